@@ -1,0 +1,17 @@
+import { createQuickstart } from './agent.js'
+
+const port = Number(process.env.PORT ?? 3000)
+const devKeys = process.env.A2A_DEV_KEYS ?? 'alice:key-alice,bob:key-bob'
+if (!process.env.A2A_DEV_KEYS) console.warn('A2A_DEV_KEYS is not set: using the development keys alice:key-alice,bob:key-bob')
+
+const { app, exchange } = createQuickstart({ devKeys })
+const server = app.listen(port, () => {
+  console.log(`A2A agent on http://localhost:${port}/a2a (card: http://localhost:${port}/.well-known/agent-card.json)`)
+})
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, async () => {
+    await exchange.shutdown({ timeoutMs: 5000 })
+    server.close(() => process.exit(0))
+  })
+}

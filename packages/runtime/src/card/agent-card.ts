@@ -1,0 +1,58 @@
+/**
+ * The public agent card, derived from the registered skills and the capabilities this server
+ * actually serves, so the card cannot promise what the exchange refuses.
+ * @module
+ */
+import type { Skill } from '../skills/skill.js'
+import type { AgentCapabilities, AgentCard, AgentProvider, AgentSkill } from '../wire/types.js'
+
+export interface CardOptions {
+  name: string
+  description: string
+  /** The agent's own version (not the protocol's). */
+  version: string
+  /** Absolute base URL callers reach this server at; derived from each request's Host when absent. */
+  publicUrl?: string
+  provider?: AgentProvider
+  documentationUrl?: string
+  iconUrl?: string
+  defaultInputModes?: string[]
+  defaultOutputModes?: string[]
+  securitySchemes?: Record<string, unknown>
+  securityRequirements?: { schemes: Record<string, { list: string[] }> }[]
+  /** Cache lifetime for the card, in seconds. */
+  maxAgeSeconds?: number
+}
+
+export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json']
+export const DEFAULT_OUTPUT_MODES = ['text/plain', 'application/json']
+
+export function skillToCard(skill: Skill): AgentSkill {
+  return {
+    id: skill.id,
+    name: skill.name ?? skill.id,
+    description: skill.description,
+    tags: skill.tags?.length ? skill.tags : [skill.id],
+    ...(skill.examples?.length ? { examples: skill.examples } : {}),
+    ...(skill.inputModes?.length ? { inputModes: skill.inputModes } : {}),
+    ...(skill.outputModes?.length ? { outputModes: skill.outputModes } : {}),
+  }
+}
+
+export function buildAgentCard(options: CardOptions, skills: Iterable<Skill>, endpointUrl: string, capabilities: AgentCapabilities): AgentCard {
+  return {
+    name: options.name,
+    description: options.description,
+    supportedInterfaces: [{ url: endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    ...(options.provider ? { provider: options.provider } : {}),
+    version: options.version,
+    ...(options.documentationUrl ? { documentationUrl: options.documentationUrl } : {}),
+    capabilities,
+    ...(options.securitySchemes ? { securitySchemes: options.securitySchemes } : {}),
+    ...(options.securityRequirements ? { securityRequirements: options.securityRequirements } : {}),
+    defaultInputModes: options.defaultInputModes ?? DEFAULT_INPUT_MODES,
+    defaultOutputModes: options.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
+    skills: [...skills].map(skillToCard),
+    ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
+  }
+}

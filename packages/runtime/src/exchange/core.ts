@@ -1,0 +1,34 @@
+/**
+ * The exchange's shared internals, handed to each method and run. Not public API.
+ * @module
+ */
+import type { Logger } from '../log/logger.js'
+import type { TaskRun } from '../run/task-run.js'
+import type { RunSlots } from '../run/run-slots.js'
+import type { Skill } from '../skills/skill.js'
+import type { Store } from '../store/store.js'
+import type { TaskEvents } from '../stream/task-events.js'
+
+export interface Limits {
+  taskTimeoutMs: number
+  /** Settled tasks kept per tier; negative = the host owns retention. */
+  settledRetention: number
+  /** Paused tasks kept per tier; negative = the host owns retention. */
+  pausedRetention: number
+}
+
+export interface ExchangeCore {
+  store: Store
+  skills: ReadonlyMap<string, Skill>
+  events: TaskEvents
+  runs: Map<string, TaskRun>
+  slots: RunSlots
+  logger: Logger
+  limits: Limits
+  acceptUrlParts: boolean
+  defaultOutputModes: readonly string[]
+  /** Sends being accepted, by owner and messageId, so a concurrent retry joins the first. */
+  accepting: Map<string, Promise<unknown>>
+  /** Set by shutdown: no new run is claimed. */
+  closing: boolean
+}

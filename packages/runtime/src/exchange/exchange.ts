@@ -1,0 +1,172 @@
+/**
+ * The exchange: skills, store, limits and identity wired into the A2A v1.0 methods. Mount it
+ * with `@a2a-agent/runtime/express`, or call {@link Exchange.handle} from any Node HTTP server.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { viewerOf, type Principal, type PrincipalResolver } from '../auth/principal.js'
+import { buildAgentCard, DEFAULT_OUTPUT_MODES, type CardOptions } from '../card/agent-card.js'
+import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
+import { handleRpc } from '../http/rpc-handler.js'
+import { normalizeOrigin } from '../http/origin.js'
+import { consoleLogger, type Logger } from '../log/logger.js'
+import { RunSlots } from '../run/run-slots.js'
+import type { Skill } from '../skills/skill.js'
+import { defineSkill } from '../skills/skill.js'
+import { MemoryStore } from '../store/memory-store.js'
+import type { Store } from '../store/store.js'
+import { TaskEvents } from '../stream/task-events.js'
+import type { AgentCapabilities, AgentCard } from '../wire/types.js'
+import type { ExchangeCore } from './core.js'
+import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
+
+export interface ExchangeOptions {
+  /** Hand-written skills; at least one. */
+  skills: Skill[]
+  /** Resolves each request to its caller; a request it cannot resolve gets 401. */
+  resolvePrincipal: PrincipalResolver
+  card: CardOptions
+  /** Defaults to a {@link MemoryStore}. */
+  store?: Store
+  /** Endpoint path; default `/a2a`. */
+  path?: string
+  /** Browser origins admitted besides the request's own (tunnels, split front ends). */
+  allowedOrigins?: string[]
+  /** Request body cap in bytes; default 1 MiB. */
+  maxBodyBytes?: number
+  /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
+  assumeVersionWhenAbsent?: '1.0'
+  /** Ceiling on one handler run; default 5 minutes. */
+  taskTimeoutMs?: number
+  /** Concurrent runs per owner; 0 = 16, negative = unlimited. */
+  maxConcurrentRunsPerOwner?: number
+  /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */
+  settledTaskRetention?: number
+  /** Paused tasks kept per tier; 0 = 64, negative = the host owns retention. */
+  pausedTaskRetention?: number
+  /** Accept `url` parts (the server never fetches them itself). Default false: -32005. */
+  acceptUrlParts?: boolean
+  /** Serves GetExtendedAgentCard to authenticated callers. */
+  extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
+  logger?: Logger
+}
+
+const MiB = 1024 * 1024
+const orDefault = (value: number | undefined, fallback: number) => (value === undefined || value === 0 ? fallback : value)
+
+export class Exchange {
+  readonly path: string
+  readonly cardPath = AGENT_CARD_PATH
+  readonly #core: ExchangeCore
+  readonly #methods: Record<string, MethodHandler>
+  readonly #options: ExchangeOptions
+  readonly #allowedOrigins: ReadonlySet<string>
+  readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => void
+
+  constructor(options: ExchangeOptions) {
+    if (typeof options.resolvePrincipal !== 'function') {
+      throw new Error('createExchange needs resolvePrincipal: the exchange serves no anonymous callers')
+    }
+    if (!options.skills?.length) throw new Error('createExchange needs at least one skill')
+    const skills = new Map<string, Skill>()
+    for (const skill of options.skills.map(defineSkill)) {
+      if (skills.has(skill.id)) throw new Error(`Two skills share the id "${skill.id}"; skill ids must be unique`)
+      skills.set(skill.id, skill)
+    }
+    this.path = options.path ?? '/a2a'
+    if (!this.path.startsWith('/')) throw new Error(`Exchange path "${this.path}" must start with "/"`)
+    this.#allowedOrigins = new Set(
+      (options.allowedOrigins ?? []).map((origin) => {
+        const normalized = normalizeOrigin(origin)
+        if (!normalized) throw new Error(`allowedOrigins entry "${origin}" is not an origin like https://app.example.com`)
+        return normalized
+      }),
+    )
+    this.#options = options
+    this.#core = {
+      store: options.store ?? new MemoryStore(),
+      skills,
+      events: new TaskEvents(),
+      runs: new Map(),
+      slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16)),
+      logger: options.logger ?? consoleLogger,
+      limits: {
+        taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
+        settledRetention: orDefault(options.settledTaskRetention, 64),
+        pausedRetention: orDefault(options.pausedTaskRetention, 64),
+      },
+      acceptUrlParts: options.acceptUrlParts ?? false,
+      defaultOutputModes: options.card.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
+      accepting: new Map(),
+      closing: false,
+    }
+    const extendedCard = options.extendedCard
+    this.#methods = methodTable({ extendedCard: extendedCard && ((caller) => extendedCard(caller.principal)) })
+    this.#serveCard = createCardHandler((base) => this.agentCard(base), options.card.publicUrl?.replace(/\/+$/, ''), options.card.maxAgeSeconds ?? 300)
+  }
+
+  /** The capabilities this server serves, exactly as the card declares them. */
+  get capabilities(): AgentCapabilities {
+    return { streaming: false, pushNotifications: false, ...(this.#options.extendedCard ? { extendedAgentCard: true } : {}) }
+  }
+
+  /** The public card for callers reaching this server at `baseUrl` (scheme://host[:port]). */
+  agentCard(baseUrl: string): AgentCard {
+    return buildAgentCard(this.#options.card, this.#core.skills.values(), `${baseUrl}${this.path}`, this.capabilities)
+  }
+
+  /** Invokes a method in-process as `principal`; throws {@link A2AError} as the wire would answer. */
+  async call(principal: Principal, method: string, params: unknown = {}): Promise<unknown> {
+    const handler = Object.hasOwn(this.#methods, method) ? this.#methods[method] : undefined
+    if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
+    return handler(this.#core, { principal, viewer: viewerOf(principal) }, params)
+  }
+
+  /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    return handleRpc(
+      {
+        resolvePrincipal: this.#options.resolvePrincipal,
+        allowedOrigins: this.#allowedOrigins,
+        maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
+        assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
+        logger: this.#core.logger,
+        call: (principal, method, params) => this.call(principal, method, params),
+      },
+      request,
+      response,
+    )
+  }
+
+  /** Serves `/.well-known/agent-card.json`. */
+  handleCard(request: IncomingMessage, response: ServerResponse): void {
+    this.#serveCard(request, response)
+  }
+
+  /** Runs in flight (started, not yet settled or paused). */
+  get activeRuns(): number {
+    return this.#core.runs.size
+  }
+
+  /**
+   * Stops claiming runs (sends answer -32004), cuts every live run and stores it CANCELED, and
+   * resolves once all have settled or `timeoutMs` passes. Reads keep answering.
+   */
+  async shutdown({ timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<void> {
+    this.#core.closing = true
+    const runs = [...this.#core.runs.values()]
+    const settled = Promise.all(runs.map(async (run) => {
+      await run.cut()
+      await run.done
+    }))
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
+    await Promise.race([settled, deadline])
+    clearTimeout(timer)
+  }
+}
+
+export function createExchange(options: ExchangeOptions): Exchange {
+  return new Exchange(options)
+}
+

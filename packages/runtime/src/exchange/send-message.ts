@@ -1,0 +1,179 @@
+/**
+ * SendMessage: a new task routed to a skill, a resume of a paused task, or (for a `messageId`
+ * the owner already sent) the task that message made. Every refusal happens before anything is
+ * written.
+ * @module
+ */
+import { randomUUID } from 'node:crypto'
+import { canSee, type Principal, type Viewer } from '../auth/principal.js'
+import { retain } from '../run/retain.js'
+import { tierOf } from '../run/retention.js'
+import { agentMessage, now, withStatus } from '../run/task-changes.js'
+import { TaskRun } from '../run/task-run.js'
+import { routeMessage } from '../skills/router.js'
+import type { Skill } from '../skills/skill.js'
+import type { TaskRecord } from '../store/store.js'
+import { writeTask } from '../store/write.js'
+import { A2AError } from '../wire/a2a-error.js'
+import type { SendMessageParams } from '../wire/params.js'
+import { isPaused, isTerminal, type Message, type SendMessageResponse } from '../wire/types.js'
+import type { ExchangeCore } from './core.js'
+import { findVisible } from './task-queries.js'
+import { toWireTask } from './to-wire.js'
+
+export interface Caller {
+  principal: Principal
+  viewer: Viewer
+}
+
+/** Accepts the message (creating or resuming a task) and returns the record to answer with. */
+export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams): Promise<TaskRecord> {
+  const { message } = params
+  refuseUrlParts(core, message)
+  const key = `${caller.viewer.owner}\u0000${message.messageId}`
+  const earlier = core.accepting.get(key)
+  if (earlier) await earlier.catch(() => undefined)
+  const prior = (await core.store.findByMessageId(caller.viewer.owner, message.messageId)).find((r) =>
+    canSee(caller.viewer, tierOf(r)),
+  )
+  if (prior) return prior
+  const accepting = message.taskId ? resume(core, caller, message, message.taskId) : start(core, caller, params)
+  core.accepting.set(key, accepting)
+  try {
+    return await accepting
+  } finally {
+    if (core.accepting.get(key) === accepting) core.accepting.delete(key)
+  }
+}
+
+/** Waits for the run unless the caller asked to return immediately, then shapes the answer. */
+export async function answerSend(core: ExchangeCore, record: TaskRecord, params: SendMessageParams): Promise<SendMessageResponse> {
+  const configuration = params.configuration ?? {}
+  if (configuration.returnImmediately) {
+    return { task: toWireTask(record, { historyLength: configuration.historyLength }) }
+  }
+  const run = core.runs.get(record.id)
+  const final = run ? await run.done : record
+  if (final.repliedWithMessage && final.task.status.message) return { message: final.task.status.message }
+  return { task: toWireTask(final, { historyLength: configuration.historyLength }) }
+}
+
+async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams): Promise<TaskRecord> {
+  const { message } = params
+  const id = randomUUID()
+  const contextId = message.contextId ?? randomUUID()
+  const userMessage: Message = { ...message, contextId, taskId: id }
+  const route = routeMessage(message, core.skills)
+  const record: TaskRecord = {
+    id,
+    contextId,
+    owner: caller.viewer.owner,
+    tenant: caller.viewer.tenant,
+    scope: caller.viewer.scope,
+    skill: 'skill' in route ? route.skill.id : '',
+    version: 1,
+    task: { id, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: now() }, history: [userMessage] },
+    messageIds: [message.messageId],
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+  }
+  if ('rejection' in route) {
+    // Born terminal: the agent declines without running anything.
+    withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection))
+    await core.store.create(record)
+    await retain(core, record)
+    return record
+  }
+  refuseUnacceptableOutput(core, route.skill, params)
+  claimRun(core, caller.viewer.owner)
+  try {
+    await core.store.create(record)
+  } catch (error) {
+    core.slots.release(caller.viewer.owner)
+    throw error
+  }
+  void new TaskRun(core, record, route.skill, caller.principal, userMessage).start()
+  return record
+}
+
+async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string): Promise<TaskRecord> {
+  const record = await findVisible(core, caller.viewer, taskId)
+  if (message.contextId !== undefined && message.contextId !== record.contextId) {
+    throw A2AError.invalidParams(
+      'params.message.contextId',
+      `does not match the contextId "${record.contextId}" of task ${taskId}; send that one or omit contextId`,
+    )
+  }
+  refuseUnless(record)
+  const skill = core.skills.get(record.skill)
+  if (!skill) throw A2AError.unsupported(`Task ${taskId} was made by skill "${record.skill}", which this server no longer serves`)
+  claimRun(core, caller.viewer.owner)
+  const userMessage: Message = { ...message, contextId: record.contextId, taskId }
+  let event
+  try {
+    const outcome = await writeTask(core.store, record, (current) => {
+      if (!isPaused(current.task.status.state)) return null
+      const next = withStatus(current.task, 'TASK_STATE_WORKING')
+      next.task.history = [...(next.task.history ?? []), userMessage]
+      event = next.event
+      return { task: next.task, messageIds: [...current.messageIds, message.messageId] }
+    })
+    if ('gone' in outcome) throw A2AError.taskNotFound(taskId)
+    if ('declined' in outcome) refuseUnless(outcome.declined)
+    if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
+    core.events.publish({ taskId, version: outcome.written.version, response: event! })
+    void new TaskRun(core, outcome.written, skill, caller.principal, userMessage).start()
+    return outcome.written
+  } catch (error) {
+    core.slots.release(caller.viewer.owner)
+    throw error
+  }
+}
+
+/** Only a paused task takes a message. */
+function refuseUnless(record: TaskRecord): void {
+  const { state } = record.task.status
+  if (isTerminal(state)) {
+    throw A2AError.unsupported(
+      `Task ${record.id} is ${state} and takes no more messages. Start a new task in the same conversation: send this message without taskId and with contextId "${record.contextId}"`,
+    )
+  }
+  if (!isPaused(state)) {
+    throw A2AError.unsupported(`Task ${record.id} is still ${state}; send a message once it asks for input, or cancel it`)
+  }
+}
+
+function claimRun(core: ExchangeCore, owner: string): void {
+  if (core.closing) throw A2AError.unsupported('The server is shutting down and starts no new runs; retry against another instance')
+  if (!core.slots.claim(owner)) {
+    throw A2AError.unsupported(`Maximum concurrent task runs reached (${core.slots.limit} per owner); retry when one of your tasks has finished`)
+  }
+}
+
+function refuseUrlParts(core: ExchangeCore, message: Message): void {
+  if (core.acceptUrlParts) return
+  const index = message.parts.findIndex((p) => 'url' in p)
+  if (index >= 0) {
+    throw new A2AError('CONTENT_TYPE_NOT_SUPPORTED', `params.message.parts[${index}]: url parts are not accepted here; send the content as text, data or raw (base64) bytes`, {
+      metadata: { field: `params.message.parts[${index}].url` },
+    })
+  }
+}
+
+function refuseUnacceptableOutput(core: ExchangeCore, skill: Skill, params: SendMessageParams): void {
+  const accepted = params.configuration?.acceptedOutputModes
+  if (!accepted?.length) return
+  const produced = skill.outputModes ?? core.defaultOutputModes
+  if (produced.some((mode) => accepted.some((want) => mediaTypeMatches(want, mode)))) return
+  throw new A2AError(
+    'CONTENT_TYPE_NOT_SUPPORTED',
+    `Skill "${skill.id}" produces ${produced.join(', ')}, none of which is in configuration.acceptedOutputModes (${accepted.join(', ')})`,
+    { metadata: { skill: skill.id } },
+  )
+}
+
+const mediaTypeMatches = (pattern: string, mediaType: string): boolean => {
+  const [type, subtype] = pattern.toLowerCase().split(';')[0]!.trim().split('/')
+  const [mType, mSubtype] = mediaType.toLowerCase().split('/')
+  return (type === '*' || type === mType) && (subtype === '*' || subtype === mSubtype)
+}

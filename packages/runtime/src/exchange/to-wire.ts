@@ -1,0 +1,22 @@
+/**
+ * Projects a stored record onto the wire Task a caller asked for: `historyLength` (unset = all,
+ * 0 = none, n = the last n) and artifacts only when wanted. Empty lists are omitted, as ProtoJSON
+ * omits unset repeated fields.
+ * @module
+ */
+import type { TaskRecord } from '../store/store.js'
+import type { Task } from '../wire/types.js'
+
+export interface TaskView {
+  historyLength?: number | undefined
+  includeArtifacts?: boolean
+}
+
+export function toWireTask(record: TaskRecord, view: TaskView = {}): Task {
+  const { history, artifacts, ...task } = record.task
+  const out: Task = task
+  const kept = view.historyLength === undefined ? history : view.historyLength === 0 ? undefined : history?.slice(-view.historyLength)
+  if (kept?.length) out.history = kept
+  if (view.includeArtifacts !== false && artifacts?.length) out.artifacts = artifacts
+  return out
+}

@@ -1,0 +1,72 @@
+/**
+ * `@a2a-agent/runtime`: the A2A v1.0 task exchange over JSON-RPC.
+ *
+ * @example
+ * ```ts
+ * import express from 'express'
+ * import { createExchange, defineSkill, devKeyResolver } from '@a2a-agent/runtime'
+ * import { a2aRouter } from '@a2a-agent/runtime/express'
+ *
+ * const echo = defineSkill({ id: 'echo', description: 'Echoes text', handler: async (ctx) => {
+ *   await ctx.artifact({ name: 'echo', parts: ctx.text })
+ * } })
+ * const exchange = createExchange({ skills: [echo], resolvePrincipal: devKeyResolver('alice:key-alice'),
+ *   card: { name: 'Echo', description: 'Echoes', version: '1.0.0' } })
+ * express().use(a2aRouter(exchange)).listen(3000)
+ * ```
+ *
+ * This file is the whole public API: named exports only.
+ * @module
+ */
+
+// The exchange
+export { createExchange, Exchange } from './exchange/exchange.js'
+export type { ExchangeOptions } from './exchange/exchange.js'
+
+// Skills and the task context handlers work with
+export { defineSkill } from './skills/skill.js'
+export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'
+export type { TaskContext, ArtifactChunk, Content } from './run/task-context.js'
+export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
+
+// Identity
+export { canSee, scopeKey, viewerOf } from './auth/principal.js'
+export type { Principal, PrincipalResolver, Viewer } from './auth/principal.js'
+export { devKeyResolver, parseDevKeys } from './auth/dev-keys.js'
+
+// Stores
+export { MemoryStore } from './store/memory-store.js'
+export { InvalidCursorError } from './store/store.js'
+export type { ListPage, ListQuery, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
+export { NotJsonEncodableError } from './wire/json-safe.js'
+
+// Agent card
+export { buildAgentCard } from './card/agent-card.js'
+export type { CardOptions } from './card/agent-card.js'
+
+// Wire errors and types
+export { A2AError, isA2AError } from './wire/a2a-error.js'
+export type { A2AErrorReason, FieldViolation, JsonRpcErrorObject } from './wire/a2a-error.js'
+export type { Logger } from './log/logger.js'
+export { isPaused, isTerminal, TASK_STATES } from './wire/types.js'
+export type {
+  AgentCard,
+  AgentCapabilities,
+  AgentSkill,
+  Artifact,
+  DataPart,
+  ListTasksResponse,
+  Message,
+  Part,
+  RawPart,
+  Role,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskState,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+  TextPart,
+  UrlPart,
+} from './wire/types.js'

@@ -1,0 +1,78 @@
+/**
+ * Pure task transitions: each takes the stored task and returns the next one with the event the
+ * write publishes. Agent status messages are also appended to the history, the conversation's record.
+ * @module
+ */
+import { randomUUID } from 'node:crypto'
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../wire/types.js'
+
+export interface Transition {
+  task: Task
+  event: StreamResponse
+}
+
+export type Content = string | Part[]
+
+export const toParts = (content: Content): Part[] => (typeof content === 'string' ? [{ text: content }] : content)
+
+export function agentMessage(task: Pick<Task, 'id' | 'contextId'>, content: Content): Message {
+  return { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: task.contextId, taskId: task.id }
+}
+
+export const now = (): string => new Date().toISOString()
+
+export function withStatus(task: Task, state: TaskState, message?: Message): Transition {
+  task.status = { state, ...(message ? { message } : {}), timestamp: now() }
+  if (message) task.history = [...(task.history ?? []), message]
+  return {
+    task,
+    event: { statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } },
+  }
+}
+
+export interface ArtifactChunk {
+  /** Reuse an id to replace that artifact, or to extend it with `append: true`. */
+  artifactId?: string
+  name?: string
+  description?: string
+  parts: Content
+  metadata?: Record<string, unknown>
+  /** Add these parts to the artifact already sent under `artifactId`. */
+  append?: boolean
+  /** This is the artifact's final chunk. */
+  lastChunk?: boolean
+}
+
+export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: string): Transition {
+  const parts = toParts(chunk.parts)
+  const artifacts = task.artifacts ?? []
+  const index = artifacts.findIndex((a) => a.artifactId === artifactId)
+  const sent: Artifact = {
+    artifactId,
+    ...(chunk.name !== undefined ? { name: chunk.name } : {}),
+    ...(chunk.description !== undefined ? { description: chunk.description } : {}),
+    parts,
+    ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
+  }
+  if (index >= 0 && chunk.append) {
+    const stored = artifacts[index]!
+    artifacts[index] = { ...stored, ...sent, parts: [...stored.parts, ...parts] }
+  } else if (index >= 0) {
+    artifacts[index] = sent
+  } else {
+    artifacts.push(sent)
+  }
+  task.artifacts = artifacts
+  return {
+    task,
+    event: {
+      artifactUpdate: {
+        taskId: task.id,
+        contextId: task.contextId,
+        artifact: sent,
+        ...(chunk.append ? { append: true } : {}),
+        ...(chunk.lastChunk ? { lastChunk: true } : {}),
+      },
+    },
+  }
+}

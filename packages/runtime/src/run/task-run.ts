@@ -1,0 +1,190 @@
+/**
+ * One run of a skill handler on one task: its writes, its deadline, and how it ends. A run
+ * outlives the request that started it; whoever settles the task first (the handler, a cancel,
+ * the deadline, shutdown) wins in the store, and later writes of the run are refused.
+ * @module
+ */
+import type { Principal } from '../auth/principal.js'
+import type { ExchangeCore } from '../exchange/core.js'
+import { scrub } from '../log/logger.js'
+import type { Skill, SkillResult } from '../skills/skill.js'
+import type { TaskRecord } from '../store/store.js'
+import { writeTask } from '../store/write.js'
+import { isPaused, isTerminal, type Message, type Task, type TaskState } from '../wire/types.js'
+import { retain } from './retain.js'
+import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
+import { agentMessage, withStatus, type Transition } from './task-changes.js'
+import { createTaskContext } from './task-context.js'
+
+type Stop = { why: 'ended' } | { why: 'canceled' } | { why: 'timed-out'; error: TaskTimeoutError }
+
+export class TaskRun {
+  readonly controller = new AbortController()
+  /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
+  readonly done: Promise<TaskRecord>
+  #record: TaskRecord
+  #stop: Stop | undefined
+  #queue: Promise<unknown> = Promise.resolve()
+  #timer: NodeJS.Timeout | undefined
+  #finish!: (record: TaskRecord) => void
+  #finished = false
+
+  constructor(
+    private readonly core: ExchangeCore,
+    record: TaskRecord,
+    readonly skill: Skill,
+    readonly principal: Principal,
+    readonly message: Message,
+  ) {
+    this.#record = record
+    this.done = new Promise((resolve) => (this.#finish = resolve))
+    core.runs.set(record.id, this)
+  }
+
+  get record(): TaskRecord {
+    return this.#record
+  }
+
+  get id(): string {
+    return this.#record.id
+  }
+
+  /** Runs the handler unless the task was settled (canceled) before it could start. */
+  async start(): Promise<void> {
+    try {
+      const fresh = await this.core.store.get(this.id)
+      if (this.#stop) return
+      if (!fresh || isTerminal(fresh.task.status.state)) return this.#settle(fresh ?? this.#record)
+      this.#record = fresh
+    } catch (error) {
+      this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
+      return this.#settle(this.#record)
+    }
+    this.#timer = setTimeout(() => void this.#timeout(), this.core.limits.taskTimeoutMs)
+    this.#timer.unref()
+    const startVersion = this.#record.version
+    let result: SkillResult
+    try {
+      result = await this.skill.handler(createTaskContext(this))
+    } catch (error) {
+      if (this.#stop) return
+      this.core.logger.warn(`a2a: skill "${this.skill.id}" threw on task ${this.id}: ${scrub(error)}`)
+      return this.#end((task) => withStatus(task, 'TASK_STATE_FAILED', agentMessage(task, `skill "${this.skill.id}" failed`)))
+    }
+    if (this.#stop) return
+    const untouched = this.#record.version === startVersion && !this.#record.task.artifacts?.length
+    const reply = result ? { ...result, contextId: this.#record.contextId, taskId: this.id } : undefined
+    return this.#end((task) => withStatus(task, 'TASK_STATE_COMPLETED', reply), reply !== undefined && untouched)
+  }
+
+  /** A handler write: serialized, versioned, refused once the run has stopped. */
+  change(transition: (task: Task) => Transition): Promise<TaskRecord> {
+    const write = this.#queue.then(() => this.#write(transition))
+    this.#queue = write.catch(() => undefined)
+    return write
+  }
+
+  /** Marks the run cut by a cancel the exchange already stored. */
+  canceled(record: TaskRecord): void {
+    if (this.#stop) return
+    this.#stop = { why: 'canceled' }
+    this.controller.abort(new TaskCanceledError(this.id))
+    void this.#settle(record)
+  }
+
+  /** Shutdown: store CANCELED and cut the handler. */
+  async cut(): Promise<void> {
+    if (this.#stop) return
+    this.#stop = { why: 'canceled' }
+    this.controller.abort(new TaskCanceledError(this.id))
+    await this.#settleAs('TASK_STATE_CANCELED', 'canceled: the server is shutting down')
+  }
+
+  assertOpen(): void {
+    const stop = this.#stop
+    if (!stop) return
+    if (stop.why === 'timed-out') throw stop.error
+    if (stop.why === 'canceled') throw new TaskCanceledError(this.id)
+    throw new RunEndedError(this.id, this.#record.task.status.state)
+  }
+
+  async #write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
+    this.assertOpen()
+    let event: Transition['event'] | undefined
+    const outcome = await writeTask(this.core.store, this.#record, (current) => {
+      if (isTerminal(current.task.status.state)) return null
+      const next = transition(current.task)
+      event = next.event
+      return { task: next.task, ...(repliedWithMessage ? { repliedWithMessage } : {}) }
+    })
+    if (!('written' in outcome)) {
+      // Another writer (a cancel, possibly on another replica) settled the task first.
+      this.canceled('declined' in outcome ? outcome.declined : this.#record)
+      throw new TaskCanceledError(this.id)
+    }
+    this.#record = outcome.written
+    this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
+    const state = this.#record.task.status.state
+    if (isTerminal(state) || isPaused(state)) {
+      this.#stop ??= { why: 'ended' }
+      this.controller.abort(new RunEndedError(this.id, state))
+      await this.#settle(this.#record)
+    }
+    return this.#record
+  }
+
+  /** The run's own final write after the handler returned or threw; failures are logged, not thrown. */
+  async #end(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<void> {
+    try {
+      await this.#write(transition, repliedWithMessage)
+    } catch (error) {
+      if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError) return
+      this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
+      await this.#settle(this.#record)
+    }
+  }
+
+  async #timeout(): Promise<void> {
+    if (this.#stop) return
+    const deadline = new DeadlineExceededError(this.core.limits.taskTimeoutMs)
+    const error = new TaskTimeoutError(this.id, deadline)
+    this.#stop = { why: 'timed-out', error }
+    this.controller.abort(error)
+    await this.#settleAs('TASK_STATE_FAILED', 'task timed out')
+  }
+
+  /** Stores a terminal state over whatever the task holds unless it is already terminal. */
+  async #settleAs(state: TaskState, reason: string): Promise<void> {
+    try {
+      let event: Transition['event'] | undefined
+      const outcome = await writeTask(this.core.store, this.#record, (current) => {
+        if (isTerminal(current.task.status.state)) return null
+        const next = withStatus(current.task, state, agentMessage(current.task, reason))
+        event = next.event
+        return { task: next.task }
+      })
+      if ('written' in outcome) {
+        this.#record = outcome.written
+        this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
+      } else if ('declined' in outcome) {
+        this.#record = outcome.declined
+      }
+    } catch (error) {
+      this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
+    }
+    await this.#settle(this.#record)
+  }
+
+  /** Releases the run's slot and wakes waiters; then applies retention. Runs once. */
+  async #settle(record: TaskRecord): Promise<void> {
+    if (this.#finished) return
+    this.#finished = true
+    this.#stop ??= { why: 'ended' }
+    clearTimeout(this.#timer)
+    if (this.core.runs.get(this.id) === this) this.core.runs.delete(this.id)
+    this.core.slots.release(this.#record.owner)
+    this.#record = record
+    await retain(this.core, record)
+    this.#finish(record)
+  }
+}

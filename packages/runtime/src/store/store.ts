@@ -1,0 +1,104 @@
+/**
+ * The storage contract for tasks. A store keeps records and answers queries; who may see a record
+ * is decided by the exchange, which matches every record against the caller's owner, tenant and
+ * scope set. Run the conformance suite from `@a2a-agent/runtime/testing` against any store.
+ * @module
+ */
+import type { Viewer } from '../auth/principal.js'
+import type { Task, TaskState } from '../wire/types.js'
+
+export interface TaskRecord {
+  id: string
+  contextId: string
+  /** Isolation coordinates recorded at creation; a store never changes them on update. */
+  owner: string
+  tenant: string | null
+  /** Canonical scope set of the creating credential; null when a session created it. */
+  scope: string | null
+  /** Id of the skill the task was routed to. */
+  skill: string
+  /** Starts at 1 and grows by one with every stored write. */
+  version: number
+  /** The task as the wire shows it: status, artifacts, full history, metadata. */
+  task: Task
+  /** Ids of the client messages accepted into this task; `messageId` is an idempotency key per owner. */
+  messageIds: string[]
+  /** True when the skill answered with a direct message rather than task output. */
+  repliedWithMessage?: boolean
+  /** Epoch milliseconds. */
+  createdAt: number
+  updatedAt: number
+}
+
+/** What an update may change: the task body and the accepted message ids. */
+export interface TaskChanges {
+  task: Task
+  messageIds?: string[]
+  repliedWithMessage?: boolean
+}
+
+export interface ListQuery {
+  owner: string
+  /** Exact tenant to match (null = made in no tenant). Only sent to stores that declare `filtersTenant`. */
+  tenant?: string | null
+  /** Exact scope set to match (null = a session's tasks). Only sent to stores that declare `filtersScope`. */
+  scope?: string | null
+  contextId?: string
+  states?: readonly TaskState[]
+  /** Epoch ms; only tasks whose status timestamp is at or after it. */
+  statusAfter?: number
+  /** 1..100 */
+  pageSize: number
+  /** A cursor this store returned as `nextCursor`. */
+  cursor?: string
+  /** A hint: the caller will drop artifacts, so the store may leave them out. */
+  includeArtifacts?: boolean
+}
+
+export interface ListPage {
+  /** Newest status timestamp first; ties broken by id, descending. */
+  records: TaskRecord[]
+  /** Matches before pagination. */
+  total: number
+  /** Present when more records follow. */
+  nextCursor?: string
+}
+
+export interface StoreCapabilities {
+  /** `list` honours `ListQuery.tenant`; otherwise the exchange filters the owner's tasks itself. */
+  filtersTenant?: boolean
+  /** `list` honours `ListQuery.scope`; otherwise the exchange filters the owner's tasks itself. */
+  filtersScope?: boolean
+}
+
+export interface Store {
+  readonly capabilities?: StoreCapabilities
+  /** Stores a new record (version 1). Rejects a duplicate id. */
+  create(record: TaskRecord): Promise<void>
+  get(id: string): Promise<TaskRecord | undefined>
+  /**
+   * Writes the changes when the stored version equals `expectedVersion`, bumping the version and
+   * `updatedAt`. Returns the new record, or undefined when the version moved on or the task is gone.
+   */
+  update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined>
+  list(query: ListQuery): Promise<ListPage>
+  /** Removes a record; removing an absent one is not an error. */
+  delete(id: string): Promise<void>
+  /** The owner's records that accepted a client message with this id. */
+  findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]>
+  /**
+   * Optional retention trimmer: deletes the oldest settled (terminal) records of exactly this tier
+   * beyond `keep`, and returns their ids. Without it the exchange trims through list and delete.
+   */
+  trimSettled?(tier: Viewer, keep: number): Promise<string[]>
+}
+
+/** A store rejects a cursor it did not issue. */
+export class InvalidCursorError extends Error {
+  constructor(cursor: string) {
+    super(`not a page token this server issued: ${JSON.stringify(cursor.slice(0, 64))}`)
+    this.name = 'InvalidCursorError'
+  }
+}
+
+export const statusTime = (record: TaskRecord): number => Date.parse(record.task.status.timestamp ?? '') || record.updatedAt

@@ -1,0 +1,34 @@
+/**
+ * In-process fan-out of the events each stored write produced, tagged with the task version that
+ * write made, so a subscriber can skip what a snapshot already reflects.
+ * @module
+ */
+import type { StreamResponse } from '../wire/types.js'
+
+export interface TaskEvent {
+  taskId: string
+  version: number
+  response: StreamResponse
+}
+
+type Listener = (event: TaskEvent) => void
+
+export class TaskEvents {
+  readonly #listeners = new Map<string, Set<Listener>>()
+
+  subscribe(taskId: string, listener: Listener): () => void {
+    let set = this.#listeners.get(taskId)
+    if (!set) this.#listeners.set(taskId, (set = new Set()))
+    set.add(listener)
+    return () => {
+      set.delete(listener)
+      if (set.size === 0) this.#listeners.delete(taskId)
+    }
+  }
+
+  publish(event: TaskEvent): void {
+    const set = this.#listeners.get(event.taskId)
+    if (!set) return
+    for (const listener of [...set]) listener(event)
+  }
+}

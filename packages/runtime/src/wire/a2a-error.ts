@@ -1,0 +1,105 @@
+/**
+ * The one error type that crosses the wire: a JSON-RPC code plus the `google.rpc.ErrorInfo` reason
+ * A2A v1.0 attaches to every error. Anything else thrown inside the runtime is a local error and is
+ * answered as -32603 without its text.
+ * @module
+ */
+
+export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo'
+export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest'
+export const ERROR_DOMAIN = 'a2a-protocol.org'
+
+const CODES = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL: -32603,
+  TASK_NOT_FOUND: -32001,
+  TASK_NOT_CANCELABLE: -32002,
+  PUSH_NOTIFICATION_NOT_SUPPORTED: -32003,
+  UNSUPPORTED_OPERATION: -32004,
+  CONTENT_TYPE_NOT_SUPPORTED: -32005,
+  INVALID_AGENT_RESPONSE: -32006,
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: -32007,
+  EXTENSION_SUPPORT_REQUIRED: -32008,
+  VERSION_NOT_SUPPORTED: -32009,
+  UNAUTHENTICATED: -31401,
+} as const
+
+export type A2AErrorReason = keyof typeof CODES
+
+export interface FieldViolation {
+  field: string
+  description: string
+}
+
+export interface JsonRpcErrorObject {
+  code: number
+  message: string
+  data: Record<string, unknown>[]
+}
+
+export class A2AError extends Error {
+  readonly code: number
+  readonly reason: A2AErrorReason
+  readonly metadata: Record<string, string> | undefined
+  readonly fieldViolations: FieldViolation[] | undefined
+
+  constructor(
+    reason: A2AErrorReason,
+    message: string,
+    options: { metadata?: Record<string, string>; fieldViolations?: FieldViolation[] } = {},
+  ) {
+    super(message)
+    this.name = 'A2AError'
+    this.reason = reason
+    this.code = CODES[reason]
+    this.metadata = options.metadata
+    this.fieldViolations = options.fieldViolations
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    const info: Record<string, unknown> = { '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ERROR_DOMAIN }
+    if (this.metadata) info.metadata = this.metadata
+    const data: Record<string, unknown>[] = [info]
+    if (this.fieldViolations?.length) data.push({ '@type': BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations })
+    return { code: this.code, message: this.message, data }
+  }
+
+  static parse(detail: string): A2AError {
+    return new A2AError('PARSE_ERROR', `Invalid JSON payload: ${detail}`)
+  }
+
+  static invalidRequest(message: string): A2AError {
+    return new A2AError('INVALID_REQUEST', message)
+  }
+
+  /** -32602 naming the offending field path, e.g. `message.parts[0].text`. */
+  static invalidParams(field: string, description: string, more: FieldViolation[] = []): A2AError {
+    return new A2AError('INVALID_PARAMS', `Invalid params: ${field}: ${description}`, {
+      metadata: { field },
+      fieldViolations: [{ field, description }, ...more.filter((v) => v.field !== field || v.description !== description)],
+    })
+  }
+
+  static methodNotFound(method: string, hint?: string): A2AError {
+    return new A2AError('METHOD_NOT_FOUND', `Method not found: ${method}${hint ? `. ${hint}` : ''}`, {
+      metadata: { method },
+    })
+  }
+
+  static taskNotFound(taskId: string): A2AError {
+    return new A2AError('TASK_NOT_FOUND', `Task not found: ${taskId}`, { metadata: { taskId } })
+  }
+
+  static unsupported(message: string): A2AError {
+    return new A2AError('UNSUPPORTED_OPERATION', message)
+  }
+
+  static internal(): A2AError {
+    return new A2AError('INTERNAL', 'Internal error')
+  }
+}
+
+export const isA2AError = (error: unknown): error is A2AError => error instanceof A2AError

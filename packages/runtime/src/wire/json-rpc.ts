@@ -1,0 +1,129 @@
+/**
+ * Strict decoding of the JSON-RPC 2.0 envelope. JSON.parse keeps the last of repeated keys, so a
+ * body like `{"method":"GetTask","method":"CancelTask"}` would mean different things to different
+ * parsers; we refuse any repeated top-level key, including one spelled in two cases.
+ * @module
+ */
+import { A2AError, type JsonRpcErrorObject } from './a2a-error.js'
+
+export type JsonRpcId = string | number | null
+
+export interface JsonRpcRequest {
+  id: JsonRpcId
+  method: string
+  params: Record<string, unknown>
+}
+
+export type JsonRpcResponse =
+  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
+  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorObject }
+
+/** Thrown by {@link decodeEnvelope}; carries the request id when it could be read. */
+export class EnvelopeError extends Error {
+  constructor(
+    readonly error: A2AError,
+    readonly id: JsonRpcId,
+  ) {
+    super(error.message)
+  }
+}
+
+export function decodeEnvelope(body: string): JsonRpcRequest {
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch (error) {
+    throw new EnvelopeError(A2AError.parse((error as Error).message), null)
+  }
+  if (Array.isArray(value)) {
+    throw new EnvelopeError(
+      A2AError.invalidRequest('Batch requests are not supported: send one JSON-RPC request object per HTTP POST'),
+      null,
+    )
+  }
+  if (value === null || typeof value !== 'object') {
+    throw new EnvelopeError(A2AError.invalidRequest('The body must be a JSON-RPC 2.0 request object'), null)
+  }
+  const duplicate = findRepeatedTopLevelKey(body)
+  if (duplicate) throw new EnvelopeError(A2AError.parse(duplicate), null)
+
+  const envelope = value as Record<string, unknown>
+  const id = envelope.id
+  const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || id === null
+  const replyId: JsonRpcId = validId ? (id as JsonRpcId) : null
+  const fail = (message: string) => new EnvelopeError(A2AError.invalidRequest(message), replyId)
+
+  if (envelope.jsonrpc !== '2.0') throw fail('"jsonrpc" must be the string "2.0"')
+  if (!('id' in envelope)) {
+    throw fail('"id" is required: notifications are not supported, every A2A method answers')
+  }
+  if (!validId) throw fail('"id" must be a string, a number or null')
+  if (typeof envelope.method !== 'string' || envelope.method === '') throw fail('"method" must be a non-empty string')
+  const params = envelope.params ?? {}
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
+    throw fail('"params" must be a JSON object')
+  }
+  return { id: replyId, method: envelope.method, params: params as Record<string, unknown> }
+}
+
+export const rpcResult = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result })
+
+export const rpcError = (id: JsonRpcId, error: A2AError): JsonRpcResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error: error.toJSON(),
+})
+
+/**
+ * Returns a description of the first top-level key that repeats (exactly or case-insensitively),
+ * or undefined. Expects text that JSON.parse already accepted as an object.
+ */
+export function findRepeatedTopLevelKey(text: string): string | undefined {
+  const seen = new Map<string, string>()
+  let i = skipSpace(text, 0) + 1 // past '{'
+  for (;;) {
+    i = skipSpace(text, i)
+    if (text[i] === '}') return undefined
+    const end = stringEnd(text, i)
+    const key = JSON.parse(text.slice(i, end)) as string
+    const folded = key.toLowerCase()
+    const earlier = seen.get(folded)
+    if (earlier === key) return `top-level key "${key}" appears more than once`
+    if (earlier !== undefined) return `top-level key "${key}" repeats "${earlier}" in another case`
+    seen.set(folded, key)
+    i = skipSpace(text, end) + 1 // past ':'
+    i = valueEnd(text, skipSpace(text, i))
+    i = skipSpace(text, i)
+    if (text[i] === ',') i++
+  }
+}
+
+const skipSpace = (text: string, i: number): number => {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++
+  return i
+}
+
+/** Index just past the closing quote of the string starting at `i`. */
+const stringEnd = (text: string, i: number): number => {
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === '\\') j++
+    else if (text[j] === '"') return j + 1
+  }
+  return text.length
+}
+
+const valueEnd = (text: string, i: number): number => {
+  if (text[i] === '"') return stringEnd(text, i)
+  let depth = 0
+  for (let j = i; j < text.length; j++) {
+    const c = text[j]
+    if (c === '"') j = stringEnd(text, j) - 1
+    else if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') {
+      if (depth === 0) return j
+      depth--
+      if (depth === 0) return j + 1
+    } else if (c === ',' && depth === 0) return j
+  }
+  return text.length
+}
