@@ -1,0 +1,7 @@
+/**
+ * `@a2a-agent/runtime/testing`: a listening test server with a JSON-RPC client, a fixed-token
+ * principal resolver, and the store conformance suite every {@link Store} must pass.
+ * @module
+ */
+export { startTestServer, tokenResolver, userMessage } from './testing/test-server.js'
+export type { RpcOptions, RpcReply, TestServer, TestServerOptions } from './testing/test-server.js'

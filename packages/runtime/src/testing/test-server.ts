@@ -1,0 +1,112 @@
+/**
+ * A real listening server for tests: an Express app with the exchange mounted on 127.0.0.1 and
+ * a small JSON-RPC client that speaks to it over HTTP.
+ * @module
+ */
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
+import { a2aRouter } from '../express.js'
+
+/** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
+export function tokenResolver(tokens: Record<string, Principal>): PrincipalResolver {
+  const table = new Map(Object.entries(tokens))
+  return (request) => {
+    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')
+    return match ? table.get(match[1]!) : undefined
+  }
+}
+
+export interface RpcOptions {
+  token?: string
+  headers?: Record<string, string>
+  id?: string | number
+}
+
+export interface RpcReply {
+  status: number
+  headers: Headers
+  body: any
+}
+
+export interface TestServer {
+  url: string
+  exchange: Exchange
+  /** POSTs a JSON-RPC request and returns status, headers and parsed body. */
+  rpc(method: string, params?: unknown, options?: RpcOptions): Promise<RpcReply>
+  /** The `result` of a successful call; throws with the error body otherwise. */
+  result(method: string, params?: unknown, options?: RpcOptions): Promise<any>
+  /** POSTs a raw body to the endpoint. */
+  post(body: string, headers?: Record<string, string>): Promise<RpcReply>
+  close(): Promise<void>
+}
+
+export type TestServerOptions = Omit<ExchangeOptions, 'card' | 'resolvePrincipal'> & {
+  card?: ExchangeOptions['card']
+  resolvePrincipal?: PrincipalResolver
+  /** Token table used when no resolver is given; default token "alice" → owner alice, "bob" → bob. */
+  tokens?: Record<string, Principal>
+  /** Default bearer token for rpc(); default "alice". */
+  token?: string
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const { tokens, token: defaultToken = 'alice', ...rest } = options
+  const exchange = createExchange({
+    card: { name: 'Test agent', description: 'An agent under test', version: '0.0.0' },
+    resolvePrincipal: tokenResolver(tokens ?? { alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
+    ...rest,
+  })
+  const app = express()
+  app.use(a2aRouter(exchange))
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => server.once('listening', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const endpoint = `${url}${exchange.path}`
+
+  const post = async (body: string, headers: Record<string, string> = {}): Promise<RpcReply> => {
+    const response = await fetch(endpoint, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
+  }
+  let nextId = 1
+  const rpc = (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
+    const token = rpcOptions.token ?? defaultToken
+    return post(JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
+      'A2A-Version': '1.0',
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...rpcOptions.headers,
+    })
+  }
+  return {
+    url,
+    exchange,
+    rpc,
+    post,
+    async result(method, params, rpcOptions) {
+      const reply = await rpc(method, params, rpcOptions)
+      if (reply.status !== 200 || reply.body?.error) throw new Error(`${method} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+      return reply.body.result
+    },
+    async close() {
+      await exchange.shutdown({ timeoutMs: 1000 })
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+let messageCounter = 0
+
+/** A user message with a fresh id; `skill` goes into metadata. */
+export function userMessage(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const { skill, ...rest } = extra
+  return {
+    messageId: `m-${process.pid}-${++messageCounter}-${Date.now()}`,
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...(skill ? { metadata: { skill } } : {}),
+    ...rest,
+  }
+}
