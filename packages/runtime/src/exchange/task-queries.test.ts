@@ -1,0 +1,113 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterEach, describe, expect, it } from 'vitest'
+import { defineSkill } from '../skills/skill.js'
+import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+
+const echo = defineSkill({
+  id: 'echo',
+  description: 'echo',
+  handler: async (ctx) => {
+    await ctx.artifact({ name: 'echo', parts: ctx.text })
+  },
+})
+const ask = defineSkill({ id: 'ask', description: 'asks', handler: (ctx) => ctx.requireInput('?') })
+const fail = defineSkill({ id: 'fail', description: 'fails', handler: (ctx) => ctx.fail('no') })
+
+let server: TestServer
+afterEach(() => server?.close())
+
+const send = async (skill: string, extra: Record<string, unknown> = {}) =>
+  (await server.result('SendMessage', { message: userMessage(skill, { skill, ...extra }) })).task
+
+describe('ListTasks', () => {
+  it('lists newest status first, with totalSize and an opaque cursor that walks every task once', async () => {
+    server = await startTestServer({ skills: [echo] })
+    const made: string[] = []
+    for (let i = 0; i < 7; i++) {
+      made.push((await send('echo')).id)
+      await sleep(2) // distinct status timestamps, so the order is observable
+    }
+    const seen: string[] = []
+    let pageToken = ''
+    do {
+      const page = await server.result('ListTasks', { pageSize: 3, ...(pageToken ? { pageToken } : {}) })
+      expect(page.totalSize).toBe(7)
+      expect(page.pageSize).toBe(3)
+      expect(page.tasks.length).toBeLessThanOrEqual(3)
+      seen.push(...page.tasks.map((t: any) => t.id))
+      pageToken = page.nextPageToken
+      expect(typeof pageToken).toBe('string')
+    } while (pageToken)
+    expect(seen).toEqual([...made].reverse())
+  })
+
+  it('defaults pageSize to 50 and refuses values outside 1..100', async () => {
+    server = await startTestServer({ skills: [echo] })
+    expect((await server.result('ListTasks', {})).pageSize).toBe(50)
+    for (const pageSize of [0, 101, 1.5]) {
+      const reply = await server.rpc('ListTasks', { pageSize })
+      expect(reply.body.error.data[0].metadata.field).toBe('params.pageSize')
+    }
+  })
+
+  it('refuses a page token it did not issue, naming the field', async () => {
+    server = await startTestServer({ skills: [echo] })
+    const reply = await server.rpc('ListTasks', { pageToken: 'forged' })
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.data[0].metadata.field).toBe('params.pageToken')
+  })
+
+  it('filters by contextId, status and statusTimestampAfter', async () => {
+    server = await startTestServer({ skills: [echo, ask, fail] })
+    await send('echo', { contextId: 'c1' })
+    await send('ask', { contextId: 'c1' })
+    await sleep(5)
+    const cutoff = new Date().toISOString()
+    await sleep(5)
+    const failed = await send('fail', { contextId: 'c2' })
+    const ids = async (params: object) => (await server.result('ListTasks', params)).tasks.map((t: any) => t.status.state)
+    expect(await ids({ contextId: 'c1' })).toHaveLength(2)
+    expect(await ids({ status: 'TASK_STATE_INPUT_REQUIRED' })).toEqual(['TASK_STATE_INPUT_REQUIRED'])
+    const recent = await server.result('ListTasks', { statusTimestampAfter: cutoff })
+    expect(recent.tasks.map((t: any) => t.id)).toEqual([failed.id])
+    expect(recent.totalSize).toBe(1)
+    const bad = await server.rpc('ListTasks', { statusTimestampAfter: 'yesterday' })
+    expect(bad.body.error.data[0].metadata.field).toBe('params.statusTimestampAfter')
+    const badState = await server.rpc('ListTasks', { status: 'done' })
+    expect(badState.body.error.data[0].metadata.field).toBe('params.status')
+  })
+
+  it('leaves artifacts out unless includeArtifacts, and applies historyLength', async () => {
+    server = await startTestServer({ skills: [echo] })
+    await send('echo')
+    const plain = (await server.result('ListTasks', {})).tasks[0]
+    expect(plain).not.toHaveProperty('artifacts')
+    const full = (await server.result('ListTasks', { includeArtifacts: true, historyLength: 0 })).tasks[0]
+    expect(full.artifacts[0].name).toBe('echo')
+    expect(full).not.toHaveProperty('history')
+  })
+
+  it('answers an empty list with tasks: [] and an empty nextPageToken', async () => {
+    server = await startTestServer({ skills: [echo] })
+    expect(await server.result('ListTasks', {})).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 })
+  })
+})
+
+describe('CancelTask', () => {
+  it('cancels a paused task and answers -32002 for a terminal one', async () => {
+    server = await startTestServer({ skills: [echo, ask] })
+    const paused = await send('ask')
+    const canceled = await server.result('CancelTask', { id: paused.id })
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
+    const again = await server.rpc('CancelTask', { id: paused.id })
+    expect(again.body.error).toMatchObject({ code: -32002, data: [{ reason: 'TASK_NOT_CANCELABLE' }] })
+    const done = await send('echo')
+    expect((await server.rpc('CancelTask', { id: done.id })).body.error.code).toBe(-32002)
+  })
+
+  it('answers -32001 for an unknown task', async () => {
+    server = await startTestServer({ skills: [echo] })
+    expect((await server.rpc('CancelTask', { id: 'missing' })).body.error.code).toBe(-32001)
+    expect((await server.rpc('GetTask', { id: 'missing' })).body.error).toMatchObject({ code: -32001, message: 'Task not found: missing' })
+  })
+})

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defineSkill } from '../skills/skill.js'
+import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+
+const echo = defineSkill({
+  id: 'echo',
+  description: 'echo',
+  handler: async (ctx) => {
+    await ctx.artifact({ parts: ctx.text })
+  },
+})
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ skills: [echo], allowedOrigins: ['https://tunnel.example.dev'] })
+})
+afterAll(() => server.close())
+
+const AUTH = { Authorization: 'Bearer alice', 'A2A-Version': '1.0' }
+const getTask = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } })
+
+describe('transport', () => {
+  it('takes POST only', async () => {
+    const response = await fetch(`${server.url}/a2a`, { headers: AUTH })
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('POST')
+  })
+
+  it('accepts application/json and application/a2a+json, refuses other types with 415', async () => {
+    expect((await server.post(getTask, { ...AUTH, 'Content-Type': 'application/a2a+json' })).body.error.code).toBe(-32001)
+    expect((await server.post(getTask, { ...AUTH, 'Content-Type': 'application/json; charset=utf-8' })).body.error.code).toBe(-32001)
+    const refused = await server.post(getTask, { ...AUTH, 'Content-Type': 'text/plain' })
+    expect(refused.status).toBe(415)
+    expect(refused.body.error.message).toContain('application/json')
+  })
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('x'.repeat(1024 * 1024)) } })
+    const reply = await server.post(big, AUTH)
+    expect(reply.status).toBe(413)
+  })
+
+  it('refuses a foreign browser Origin with 403, passes same-origin, absent and allow-listed origins', async () => {
+    const foreign = await server.post(getTask, { ...AUTH, Origin: 'https://evil.example' })
+    expect(foreign.status).toBe(403)
+    expect((await server.post(getTask, { ...AUTH, Origin: 'null' })).status).toBe(403)
+    expect((await server.post(getTask, { ...AUTH, Origin: server.url })).status).toBe(200)
+    expect((await server.post(getTask, AUTH)).status).toBe(200)
+    expect((await server.post(getTask, { ...AUTH, Origin: 'https://tunnel.example.dev' })).status).toBe(200)
+  })
+
+  it('refuses the Origin before reading the body or the credentials', async () => {
+    const reply = await server.post('not json', { Origin: 'https://evil.example', 'Content-Type': 'text/plain' })
+    expect(reply.status).toBe(403)
+  })
+
+  it('answers 401 with JSON-RPC -31401 when no principal resolves, before any method runs', async () => {
+    for (const headers of [{ 'A2A-Version': '1.0' }, { 'A2A-Version': '1.0', Authorization: 'Bearer wrong' }] as Record<string, string>[]) {
+      const reply = await server.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('hi') } }), headers)
+      expect(reply.status).toBe(401)
+      expect(reply.body.error.code).toBe(-31401)
+      expect(reply.headers.get('www-authenticate')).toBe('Bearer')
+    }
+    const list = await server.result('ListTasks', {})
+    expect(list.totalSize).toBe(0)
+  })
+})
+
+describe('strict envelope', () => {
+  it('refuses a repeated top-level key as a parse error', async () => {
+    const reply = await server.post('{"jsonrpc":"2.0","id":1,"method":"GetTask","method":"CancelTask","params":{"id":"x"}}', AUTH)
+    expect(reply.body.error.code).toBe(-32700)
+    expect(reply.body.error.message).toContain('"method"')
+  })
+
+  it('refuses one key spelled in two cases', async () => {
+    const reply = await server.post('{"jsonrpc":"2.0","id":1,"method":"GetTask","Method":"CancelTask","params":{"id":"x"}}', AUTH)
+    expect(reply.body.error.code).toBe(-32700)
+    expect(reply.body.error.message).toContain('"Method"')
+  })
+
+  it('keeps repeated keys inside nested values out of the top-level check', async () => {
+    const reply = await server.post('{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x","tenant":"a","x":{"id":1}}}', AUTH)
+    expect(reply.body.error.code).toBe(-32001)
+  })
+
+  it('answers malformed JSON with -32700', async () => {
+    const reply = await server.post('{"jsonrpc":"2.0",', AUTH)
+    expect(reply.status).toBe(200)
+    expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
+  })
+
+  it('refuses batches with a clear -32600', async () => {
+    const reply = await server.post(`[${getTask}]`, AUTH)
+    expect(reply.body.error.code).toBe(-32600)
+    expect(reply.body.error.message).toMatch(/batch/i)
+  })
+
+  it.each([
+    ['wrong jsonrpc', '{"jsonrpc":"1.0","id":1,"method":"GetTask","params":{"id":"x"}}', 'jsonrpc'],
+    ['missing id', '{"jsonrpc":"2.0","method":"GetTask","params":{"id":"x"}}', 'id'],
+    ['object id', '{"jsonrpc":"2.0","id":{},"method":"GetTask","params":{"id":"x"}}', 'id'],
+    ['missing method', '{"jsonrpc":"2.0","id":1,"params":{}}', 'method'],
+    ['array params', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[]}', 'params'],
+  ])('refuses %s with -32600 naming the field', async (_name, body, field) => {
+    const reply = await server.post(body, AUTH)
+    expect(reply.body.error.code).toBe(-32600)
+    expect(reply.body.error.message).toContain(`"${field}"`)
+  })
+
+  it('echoes the request id on errors', async () => {
+    const reply = await server.rpc('GetTask', { id: 'x' }, { id: 'abc' })
+    expect(reply.body).toMatchObject({ id: 'abc', error: { code: -32001 } })
+  })
+})
+
+describe('method table', () => {
+  it.each(['SendStreamingMessage', 'SubscribeToTask'])('%s answers -32004 while streaming is off', async (method) => {
+    const reply = await server.rpc(method, { id: 'x', message: userMessage('hi') })
+    expect(reply.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' }] })
+  })
+
+  it.each([
+    'CreateTaskPushNotificationConfig',
+    'GetTaskPushNotificationConfig',
+    'ListTaskPushNotificationConfigs',
+    'DeleteTaskPushNotificationConfig',
+  ])('%s answers -32003 while push is off', async (method) => {
+    const reply = await server.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
+    expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
+  })
+
+  it('GetExtendedAgentCard answers -32004 when no extended card is configured', async () => {
+    expect((await server.rpc('GetExtendedAgentCard')).body.error.code).toBe(-32004)
+  })
+
+  it.each(['message/send', 'tasks/get', 'tasks/cancel', 'sendMessage', 'Nope', '__proto__', 'toString'])('%s answers -32601', async (method) => {
+    const reply = await server.rpc(method, {})
+    expect(reply.body.error).toMatchObject({ code: -32601, data: [{ reason: 'METHOD_NOT_FOUND' }] })
+  })
+
+  it('points v0.x callers at the v1.0 names', async () => {
+    const reply = await server.rpc('message/send', {})
+    expect(reply.body.error.message).toContain('SendMessage')
+  })
+})
+
+describe('A2A-Version', () => {
+  it('refuses an absent or empty version as 0.3 with -32009 naming the version to send', async () => {
+    for (const version of [undefined, '']) {
+      const headers: Record<string, string> = { Authorization: 'Bearer alice' }
+      if (version !== undefined) headers['A2A-Version'] = version
+      const reply = await server.post(getTask, headers)
+      expect(reply.body.error).toMatchObject({ code: -32009, data: [{ reason: 'VERSION_NOT_SUPPORTED' }] })
+      expect(reply.body.error.message).toContain('A2A-Version: 1.0')
+    }
+  })
+
+  it.each(['1.0', '1', '1.3', '1.0.3'])('serves %s', async (version) => {
+    const reply = await server.post(getTask, { Authorization: 'Bearer alice', 'A2A-Version': version })
+    expect(reply.body.error.code).toBe(-32001)
+  })
+
+  it.each(['0.3', '2.0', 'latest'])('refuses %s with -32009', async (version) => {
+    const reply = await server.post(getTask, { Authorization: 'Bearer alice', 'A2A-Version': version })
+    expect(reply.body.error.code).toBe(-32009)
+  })
+
+  it('honours the query form', async () => {
+    const response = await fetch(`${server.url}/a2a?A2A-Version=1.0`, {
+      method: 'POST',
+      body: getTask,
+      headers: { Authorization: 'Bearer alice', 'Content-Type': 'application/json' },
+    })
+    expect(((await response.json()) as any).error.code).toBe(-32001)
+  })
+
+  it('serves header-less clients when assumeVersionWhenAbsent is set', async () => {
+    const lenient = await startTestServer({ skills: [echo], assumeVersionWhenAbsent: '1.0' })
+    try {
+      const reply = await lenient.post(getTask, { Authorization: 'Bearer alice' })
+      expect(reply.body.error.code).toBe(-32001)
+    } finally {
+      await lenient.close()
+    }
+  })
+})
+
+describe('params', () => {
+  it('names the offending field path in -32602', async () => {
+    const reply = await server.rpc('SendMessage', { message: { ...userMessage('hi'), parts: [{ text: 'a' }, { text: 'b', data: 1 }] } })
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.message).toContain('params.message.parts[1]')
+    expect(reply.body.error.data[0]).toMatchObject({ reason: 'INVALID_PARAMS', metadata: { field: 'params.message.parts[1]' } })
+    expect(reply.body.error.data[1]['@type']).toBe('type.googleapis.com/google.rpc.BadRequest')
+  })
+
+  it.each([
+    ['a missing message', {}, 'params.message'],
+    ['empty parts', { message: { ...userMessage('x'), parts: [] } }, 'params.message.parts'],
+    ['an agent role', { message: { ...userMessage('x'), role: 'ROLE_AGENT' } }, 'params.message.role'],
+    ['a missing messageId', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } }, 'params.message.messageId'],
+    ['a negative historyLength', { message: userMessage('x'), configuration: { historyLength: -1 } }, 'params.configuration.historyLength'],
+    ['v0.3 blocking', { message: userMessage('x'), configuration: { blocking: true } }, 'params.configuration.blocking'],
+    ['bad base64', { message: { ...userMessage('x'), parts: [{ raw: '%%%' }] } }, 'params.message.parts[0].raw'],
+  ])('SendMessage with %s', async (_name, params, field) => {
+    const reply = await server.rpc('SendMessage', params)
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.data[0].metadata.field).toBe(field)
+  })
+
+  it('refuses the pre-1.0 "content" field and says to send "parts"', async () => {
+    const { parts, ...message } = userMessage('x') as { parts: unknown; [key: string]: unknown }
+    const reply = await server.rpc('SendMessage', { message: { ...message, content: parts, parts } })
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.message).toContain('"parts"')
+  })
+
+  it('declines url parts with -32005', async () => {
+    const reply = await server.rpc('SendMessage', { message: { ...userMessage('x'), parts: [{ url: 'https://example.com/a.pdf' }] } })
+    expect(reply.body.error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] })
+  })
+
+  it('accepts ProtoJSON enum numbers', async () => {
+    const reply = await server.rpc('SendMessage', { message: { ...userMessage('x'), role: 1 } })
+    expect(reply.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+    const list = await server.result('ListTasks', { status: 3 })
+    expect(list.tasks.every((t: any) => t.status.state === 'TASK_STATE_COMPLETED')).toBe(true)
+  })
+
+  it('ignores unknown fields', async () => {
+    const reply = await server.rpc('SendMessage', { message: { ...userMessage('x'), futureField: 1 }, futureParam: true })
+    expect(reply.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+})
