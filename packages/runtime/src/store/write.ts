@@ -24,7 +24,8 @@ export async function writeTask(
 ): Promise<WriteOutcome> {
   let current = record
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const changes = decide(current)
+    // Decisions edit the task they are given; give them a copy so a failed write changes nothing.
+    const changes = decide(structuredClone(current))
     if (!changes) return { declined: current }
     const written = await store.update(current.id, current.version, changes)
     if (written) return { written }
