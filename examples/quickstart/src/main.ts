@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import { createQuickstart } from './agent.js'
 
 const port = Number(process.env.PORT ?? 3000)
@@ -6,7 +7,8 @@ if (!process.env.A2A_DEV_KEYS) console.warn('A2A_DEV_KEYS is not set: using the 
 
 const { app, exchange } = createQuickstart({ devKeys })
 const server = app.listen(port, () => {
-  console.log(`A2A agent on http://localhost:${port}/a2a (card: http://localhost:${port}/.well-known/agent-card.json)`)
+  const { port: bound } = server.address() as AddressInfo
+  console.log(`A2A agent on http://localhost:${bound}/a2a (card: http://localhost:${bound}/.well-known/agent-card.json)`)
 })
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { defineSkill } from '../skills/skill.js'
+import { startTestServer, type TestServer } from '../testing/test-server.js'
+
+const echo = defineSkill({
+  id: 'echo',
+  name: 'Echo',
+  description: 'Echoes text',
+  tags: ['text'],
+  examples: ['hello'],
+  handler: () => {},
+})
+const chart = defineSkill({ id: 'chart', description: 'Draws a chart', outputModes: ['image/png'], handler: () => {} })
+
+let server: TestServer
+afterEach(() => server?.close())
+
+const card = { name: 'Card agent', description: 'Serves a card', version: '2.1.0', provider: { organization: 'Acme', url: 'https://acme.example' } }
+
+describe('agent card', () => {
+  it('is built from the registered skills with the absolute JSON-RPC URL and the capabilities served', async () => {
+    server = await startTestServer({ skills: [echo, chart], card })
+    const response = await fetch(`${server.url}/.well-known/agent-card.json`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('application/json')
+    expect(await response.json()).toEqual({
+      name: 'Card agent',
+      description: 'Serves a card',
+      supportedInterfaces: [{ url: `${server.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      provider: { organization: 'Acme', url: 'https://acme.example' },
+      version: '2.1.0',
+      capabilities: { streaming: false, pushNotifications: false },
+      defaultInputModes: ['text/plain', 'application/json'],
+      defaultOutputModes: ['text/plain', 'application/json'],
+      skills: [
+        { id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['text'], examples: ['hello'] },
+        { id: 'chart', name: 'chart', description: 'Draws a chart', tags: ['chart'], outputModes: ['image/png'] },
+      ],
+    })
+  })
+
+  it('sends an ETag and Cache-Control, and 304 on a matching If-None-Match', async () => {
+    server = await startTestServer({ skills: [echo], card: { ...card, maxAgeSeconds: 60 } })
+    const first = await fetch(`${server.url}/.well-known/agent-card.json`)
+    const etag = first.headers.get('etag')!
+    expect(etag).toMatch(/^".+"$/)
+    expect(first.headers.get('cache-control')).toBe('public, max-age=60')
+    const cached = await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'If-None-Match': `W/"other", ${etag}` } })
+    expect(cached.status).toBe(304)
+    expect(cached.headers.get('etag')).toBe(etag)
+    const stale = await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { 'If-None-Match': '"other"' } })
+    expect(stale.status).toBe(200)
+  })
+
+  it('uses publicUrl when the app sits behind a proxy', async () => {
+    server = await startTestServer({ skills: [echo], card: { ...card, publicUrl: 'https://agent.example.com/' }, path: '/rpc' })
+    const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any
+    expect(body.supportedInterfaces[0].url).toBe('https://agent.example.com/rpc')
+  })
+
+  it('declares the extended card when one is configured, and serves it to the caller', async () => {
+    server = await startTestServer({
+      skills: [echo],
+      card,
+      extendedCard: (principal) => ({ ...server.exchange.agentCard(server.url), description: `for ${principal.owner}` }),
+    })
+    const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any
+    expect(body.capabilities).toEqual({ streaming: false, pushNotifications: false, extendedAgentCard: true })
+    expect((await server.result('GetExtendedAgentCard')).description).toBe('for alice')
+  })
+})
+
+describe('configuration errors name the fix', () => {
+  it.each([
+    [{ skills: [] }, 'at least one skill'],
+    [{ skills: [echo, echo] }, 'share the id "echo"'],
+    [{ skills: [{ ...echo, id: 'bad id' }] }, 'Skill id "bad id"'],
+    [{ skills: [echo], path: 'a2a' }, 'must start with "/"'],
+    [{ skills: [echo], allowedOrigins: ['*.example.com'] }, 'allowedOrigins entry'],
+  ])('%#', async (options, message) => {
+    await expect(startTestServer(options as never)).rejects.toThrow(message)
+  })
+})
