@@ -76,7 +76,12 @@ describe('quickstart agent', () => {
 describe('the README run command', () => {
   it('starts the agent on PORT with the A2A_DEV_KEYS map', async () => {
     const root = fileURLToPath(new URL('../../..', import.meta.url))
-    const child = spawn('npm', ['start', '--silent'], { cwd: root, env: { ...process.env, PORT: '0', A2A_DEV_KEYS: 'carol:key-carol' } })
+    // Its own process group, so stopping it also stops the nested npm → tsx → node chain.
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, PORT: '0', A2A_DEV_KEYS: 'carol:key-carol' },
+    })
     try {
       const base = await new Promise<string>((resolve, reject) => {
         let out = ''
@@ -96,7 +101,7 @@ describe('the README run command', () => {
       })
       expect(((await response.json()) as any).result.totalSize).toBe(0)
     } finally {
-      child.kill('SIGTERM')
+      process.kill(-child.pid!, 'SIGTERM')
     }
   })
 })
