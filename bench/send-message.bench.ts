@@ -1,0 +1,234 @@
+/**
+ * SendMessage throughput: our exchange vs the official SDK's DefaultRequestHandler, both on
+ * Express 5, same request, same trivial work (task → one artifact → completed).
+ *
+ *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
+ *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench
+ *
+ * Each server runs in its own child process so autocannon does not compete for its event loop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import { BENCH_TOKEN } from './servers/shared.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const seconds = positiveInt('BENCH_SECONDS', 10)
+const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2)
+const connections = positiveInt('BENCH_CONNECTIONS', 32)
+
+const headers = {
+  'Content-Type': 'application/json',
+  'A2A-Version': '1.0',
+  Authorization: `Bearer ${BENCH_TOKEN}`,
+}
+
+// messageId is an idempotency key per owner on our server, so every request needs a fresh one.
+let counter = 0
+const runId = `${process.pid}-${Date.now()}`
+function requestBody(): string {
+  const n = ++counter
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: n,
+    method: 'SendMessage',
+    params: { message: { messageId: `bench-${runId}-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+  })
+}
+
+/** A 200 that is not a completed task (a JSON-RPC error, a paused task) counts as an error. */
+const isCompleted = (body: string) => body.includes('"TASK_STATE_COMPLETED"') && !body.includes('"error":')
+
+interface Target {
+  name: string
+  child: ChildProcess
+  endpoint: string
+}
+
+interface Row {
+  name: string
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  requests: number
+  /** Server CPU per request; steadier than req/s when neighbours share the cores. */
+  cpuUsPerRequest: number | undefined
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+  return value
+}
+
+/** Spawns `bench/servers/<file>` under tsx and waits for the `{"port":N}` line it prints. */
+async function startServer(name: string, file: string): Promise<Target> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./servers/${file}`, import.meta.url))], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  })
+  const lines = createInterface({ input: child.stdout! })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
+    child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
+    lines.once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolve((JSON.parse(line) as { port: number }).port)
+      } catch {
+        reject(new Error(`${name} server printed ${JSON.stringify(line)} instead of {"port":N}`))
+      }
+    })
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL')
+    throw error
+  })
+  // Anything else a server prints is passed through, marked with its name.
+  lines.on('line', (line) => console.error(`[${name}] ${line}`))
+  return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
+}
+
+/** user+system CPU ms of a process from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    // Fields after the parenthesised command name; utime and stime are the 12th and 13th, in USER_HZ (100) ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
+}
+
+async function stopServer(target: Target): Promise<void> {
+  const { child } = target
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** One real request before measuring: a server that does not complete the task is not benchmarked. */
+async function verify(target: Target): Promise<void> {
+  const response = await fetch(target.endpoint, { method: 'POST', headers, body: requestBody() })
+  const text = await response.text()
+  let state: unknown
+  try {
+    state = JSON.parse(text)?.result?.task?.status?.state
+  } catch {
+    // Reported below with the raw text.
+  }
+  if (response.status !== 200 || state !== 'TASK_STATE_COMPLETED' || !isCompleted(text)) {
+    throw new Error(`${target.name} did not answer SendMessage with a COMPLETED task: HTTP ${response.status} ${text.slice(0, 500)}`)
+  }
+}
+
+/** Runs autocannon; `failed` counts responses that are not a 200 carrying a COMPLETED task. */
+function load(target: Target, duration: number): Promise<{ result: autocannon.Result; failed: number }> {
+  let failed = 0
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: target.endpoint,
+        method: 'POST',
+        headers,
+        connections,
+        duration,
+        timeout: 10,
+        requests: [{
+          method: 'POST',
+          setupRequest: (request) => ({ ...request, body: requestBody() }),
+          // Counted here rather than with verifyBody, which would count a non-2xx twice.
+          onResponse: (status, body) => {
+            if (status !== 200 || !isCompleted(body)) failed++
+          },
+        }],
+      },
+      (error, result) => (error ? reject(error) : resolve({ result, failed })),
+    )
+  })
+}
+
+async function measure(target: Target): Promise<Row> {
+  await verify(target)
+  console.log(`${target.name}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
+  await load(target, warmupSeconds)
+  const cpuBefore = cpuMs(target.child.pid)
+  const { result, failed } = await load(target, seconds)
+  const cpuAfter = cpuMs(target.child.pid)
+  const requests = result.latency.totalCount
+  return {
+    name: target.name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    // Bad responses plus connection errors and timeouts (which produce no response).
+    errors: failed + result.errors + result.timeouts,
+    requests,
+    cpuUsPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / requests : undefined,
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const cells = [
+    ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
+    ...rows.map((row) => [
+      row.name,
+      row.rps.toFixed(0),
+      row.p50.toFixed(1),
+      row.p99.toFixed(1),
+      String(row.errors),
+      String(row.requests),
+      row.cpuUsPerRequest === undefined ? 'n/a' : row.cpuUsPerRequest.toFixed(0),
+    ]),
+  ]
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
+  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  console.log(line(cells[0]!))
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '))
+  for (const row of cells.slice(1)) console.log(line(row))
+}
+
+async function main(): Promise<void> {
+  const targets: Target[] = []
+  // Hard ceiling so a wedged server or load run cannot hang CI.
+  const budgetMs = 2 * (warmupSeconds + seconds) * 1000 + 90_000
+  const watchdog = setTimeout(() => {
+    console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
+    for (const target of targets) target.child.kill('SIGKILL')
+    process.exit(1)
+  }, budgetMs)
+  watchdog.unref()
+
+  try {
+    targets.push(await startServer('ours', 'ours.ts'))
+    targets.push(await startServer('sdk', 'sdk.ts'))
+    const rows: Row[] = []
+    // One at a time: the idle server costs nothing while the other is under load.
+    for (const target of targets) rows.push(await measure(target))
+    console.log()
+    console.log(`SendMessage, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up (Node ${process.version})`)
+    printTable(rows)
+    const [ours, sdk] = rows
+    if (ours && sdk && sdk.rps > 0) console.log(`\nours/sdk throughput: ${(ours.rps / sdk.rps).toFixed(2)}x`)
+    if (ours?.cpuUsPerRequest && sdk?.cpuUsPerRequest) {
+      console.log(`ours/sdk server CPU per request: ${(ours.cpuUsPerRequest / sdk.cpuUsPerRequest).toFixed(2)}x (lower is cheaper)`)
+    }
+  } finally {
+    await Promise.all(targets.map(stopServer))
+    clearTimeout(watchdog)
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  process.exit(1)
+})

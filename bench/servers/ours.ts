@@ -1,0 +1,39 @@
+/**
+ * Bench target: our exchange with one trivial skill. Prints `{"port":N}` on stdout once
+ * listening; runs until killed. Started by send-message.bench.ts in its own process so the load
+ * generator does not share this event loop.
+ */
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createExchange, defineSkill } from '@a2a-agent/runtime'
+import { a2aRouter } from '@a2a-agent/runtime/express'
+import { BENCH_TOKEN } from './shared.js'
+
+const done = defineSkill({
+  id: 'done',
+  description: 'Completes at once with a small text artifact.',
+  handler: async (ctx) => {
+    await ctx.artifact({ name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] })
+    await ctx.complete()
+  },
+})
+
+const exchange = createExchange({
+  skills: [done],
+  resolvePrincipal: (request) => (request.headers.authorization === `Bearer ${BENCH_TOKEN}` ? { owner: 'bench' } : undefined),
+  card: { name: 'Bench (ours)', description: 'SendMessage throughput target', version: '0.0.0' },
+  // The bench measures throughput, not the per-owner concurrency cap.
+  maxConcurrentRunsPerOwner: -1,
+})
+
+const app = express()
+app.use(a2aRouter(exchange))
+const server = app.listen(0, '127.0.0.1', () => {
+  console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
+})
+
+process.once('SIGTERM', async () => {
+  await exchange.shutdown({ timeoutMs: 1000 })
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})

@@ -1,0 +1,61 @@
+/**
+ * Bench target: the official SDK's DefaultRequestHandler with an executor doing the same work as
+ * ours (task, one artifact, completed). Prints `{"port":N}` on stdout once listening.
+ */
+import { randomUUID } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk'
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
+import type { AgentExecutor } from '@a2a-js/sdk/server'
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+
+const executor: AgentExecutor = {
+  async execute(context, bus) {
+    const { taskId, contextId } = context
+    // The SDK works on ts-proto objects: build them from wire JSON, then attach the user message.
+    const task = Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() } })
+    task.history = [context.userMessage]
+    bus.publish(AgentEvent.task(task))
+    bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({
+      taskId,
+      contextId,
+      artifact: { artifactId: randomUUID(), name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] },
+      lastChunk: true,
+    })))
+    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
+      taskId,
+      contextId,
+      status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
+    })))
+    bus.finished()
+  },
+  async cancelTask() {},
+}
+
+const card = AgentCard.fromJSON({
+  name: 'Bench (sdk)',
+  description: 'SendMessage throughput target',
+  version: '0.0.0',
+  // The url is filled in once the port is known; the handler reads protocolVersion for its version check.
+  supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  capabilities: { streaming: false, pushNotifications: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'done', name: 'done', description: 'Completes at once', tags: ['done'] }],
+})
+
+const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor)
+const app = express()
+app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
+app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
+const server = app.listen(0, '127.0.0.1', () => {
+  const port = (server.address() as AddressInfo).port
+  card.supportedInterfaces[0]!.url = `http://127.0.0.1:${port}/a2a`
+  console.log(JSON.stringify({ port }))
+})
+
+process.once('SIGTERM', () => {
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})

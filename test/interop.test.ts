@@ -1,0 +1,160 @@
+/**
+ * Interop: the official `@a2a-js/sdk` client against the quickstart agent over real HTTP.
+ * The SDK is an independent v1.0 implementation, so whatever it accepts is evidence our wire
+ * shapes (card, ProtoJSON results, error codes) match the spec as others read it.
+ */
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, Task } from '@a2a-js/sdk'
+import type { SendMessageResult } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import type { Client } from '@a2a-js/sdk/client'
+import { A2A_ERROR_CODE, JsonRpcTaskNotCancelableError, JsonRpcTaskNotFoundError } from '@a2a-js/sdk/errors'
+import type { Exchange } from '@a2a-agent/runtime'
+import { createQuickstart } from '../examples/quickstart/src/agent.js'
+
+let server: Server
+let exchange: Exchange
+let baseUrl: string
+let alice: Client
+let bob: Client
+
+/** A fetch that authenticates every call (card and JSON-RPC) as the given dev key. */
+function bearerFetch(token: string): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers)
+    headers.set('Authorization', `Bearer ${token}`)
+    return fetch(input, { ...init, headers })
+  }
+}
+
+function clientFactory(token: string): ClientFactory {
+  const fetchImpl = bearerFetch(token)
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      preferredTransports: ['JSONRPC'],
+    }),
+  )
+}
+
+let messageCounter = 0
+
+/** A SendMessage request built from its wire (ProtoJSON) shape, as a client author would write it. */
+function send(text: string, extra: { skill?: string; taskId?: string; returnImmediately?: boolean } = {}): SendMessageRequest {
+  return SendMessageRequest.fromJSON({
+    message: {
+      messageId: `interop-${process.pid}-${++messageCounter}`,
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      ...(extra.skill ? { metadata: { skill: extra.skill } } : {}),
+      ...(extra.taskId ? { taskId: extra.taskId } : {}),
+    },
+    ...(extra.returnImmediately ? { configuration: { returnImmediately: true } } : {}),
+  })
+}
+
+function asTask(result: SendMessageResult): Task {
+  // Tasks carry a status; a bare Message does not.
+  if (!('status' in result)) throw new Error(`expected a Task, got a Message: ${JSON.stringify(result)}`)
+  return result
+}
+
+/** Wire shape of a task, so assertions read like the spec rather than ts-proto internals. */
+const wire = (task: Task): any => Task.toJSON(task)
+
+/** Runs `call`, expecting it to reject; returns the error for typed assertions. */
+async function rejection(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the call to fail')
+}
+
+beforeAll(async () => {
+  const quickstart = createQuickstart({ devKeys: 'alice:key-alice,bob:key-bob' })
+  exchange = quickstart.exchange
+  server = quickstart.app.listen(0, '127.0.0.1')
+  await new Promise<void>((resolve) => server.once('listening', resolve))
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  alice = await clientFactory('key-alice').createFromUrl(baseUrl)
+  bob = await clientFactory('key-bob').createFromUrl(baseUrl)
+})
+
+afterAll(async () => {
+  await exchange?.shutdown({ timeoutMs: 2000 })
+  server?.closeAllConnections()
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
+})
+
+describe('@a2a-js/sdk client against the quickstart agent', () => {
+  it('resolves the card and picks the JSONRPC interface', async () => {
+    expect(alice.transport.protocolName).toBe('JSONRPC')
+    expect(alice.protocolVersion).toBe('1.0')
+    const card = await alice.getAgentCard()
+    expect(card.name).toBe('Quickstart agent')
+    expect(card.supportedInterfaces[0]).toMatchObject({ url: `${baseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
+    expect(card.skills.map((skill) => skill.id)).toEqual(['echo', 'ask', 'slow', 'fail'])
+  })
+
+  let echoed: Task
+
+  it('sendMessage to echo returns a completed task with the echoed artifact', async () => {
+    echoed = asTask(await alice.sendMessage(send('hello interop', { skill: 'echo' })))
+    const json = wire(echoed)
+    expect(json.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(json.artifacts).toHaveLength(1)
+    expect(json.artifacts[0]).toMatchObject({ name: 'echo', parts: [{ text: 'hello interop', mediaType: 'text/plain' }] })
+    expect(json.history?.[0]).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello interop' }], taskId: json.id })
+  })
+
+  it('getTask returns the same task and listTasks includes it', async () => {
+    const got = wire(await alice.getTask(GetTaskRequest.fromJSON({ id: echoed.id })))
+    expect(got.id).toBe(echoed.id)
+    expect(got.contextId).toBe(echoed.contextId)
+    expect(got.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(got.artifacts).toEqual(wire(echoed).artifacts)
+
+    const listed = await alice.listTasks(ListTasksRequest.fromJSON({}))
+    expect(listed.totalSize).toBeGreaterThanOrEqual(1)
+    expect(listed.tasks.map((task) => task.id)).toContain(echoed.id)
+  })
+
+  it('cancels a slow task; a second cancel is a typed not-cancelable error', async () => {
+    const started = wire(asTask(await alice.sendMessage(send('count', { skill: 'slow', returnImmediately: true }))))
+    expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(started.status.state)
+
+    const canceled = wire(await alice.cancelTask(CancelTaskRequest.fromJSON({ id: started.id })))
+    expect(canceled.id).toBe(started.id)
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
+
+    const error = await rejection(alice.cancelTask(CancelTaskRequest.fromJSON({ id: started.id })))
+    expect(error).toBeInstanceOf(JsonRpcTaskNotCancelableError)
+    expect((error as JsonRpcTaskNotCancelableError).envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_CANCELABLE)
+  })
+
+  it('getTask of an unknown id is a typed task-not-found error', async () => {
+    const error = await rejection(alice.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' })))
+    expect(error).toBeInstanceOf(JsonRpcTaskNotFoundError)
+    expect((error as JsonRpcTaskNotFoundError).envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_FOUND)
+  })
+
+  it('ask pauses for input, then completes when resumed with the taskId', async () => {
+    const asked = wire(asTask(await alice.sendMessage(send('hi', { skill: 'ask' }))))
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+
+    const answered = wire(asTask(await alice.sendMessage(send('Ada', { taskId: asked.id }))))
+    expect(answered.id).toBe(asked.id)
+    expect(answered.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(answered.artifacts).toEqual([expect.objectContaining({ name: 'greeting', parts: [expect.objectContaining({ text: 'Hello, Ada!' })] })])
+  })
+
+  it("bob cannot see alice's task", async () => {
+    const error = await rejection(bob.getTask(GetTaskRequest.fromJSON({ id: echoed.id })))
+    expect(error).toBeInstanceOf(JsonRpcTaskNotFoundError)
+  })
+})
