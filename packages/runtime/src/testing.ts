@@ -5,3 +5,5 @@
  */
 export { startTestServer, tokenResolver, userMessage } from './testing/test-server.js'
 export type { RpcOptions, RpcReply, TestServer, TestServerOptions } from './testing/test-server.js'
+export { describeStoreConformance } from './store/conformance.js'
+export type { StoreConformanceOptions } from './store/conformance.js'

@@ -16,7 +16,9 @@ export function decodeCursor(cursor: string): Keyset {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
     if (Array.isArray(value) && value.length === 2 && Number.isFinite(value[0]) && typeof value[1] === 'string') {
-      return { time: value[0] as number, id: value[1] }
+      const key = { time: value[0] as number, id: value[1] }
+      // Base64 decoding skips stray characters, so only the exact encoding this module emits counts.
+      if (encodeCursor(key) === cursor) return key
     }
   } catch {
     // fall through to the error below

@@ -1,0 +1,229 @@
+/**
+ * The store conformance suite: one call registers every behaviour the exchange relies on from a
+ * {@link Store}. Checks tied to an optional capability are skipped when the store lacks it.
+ * @module
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as f from './conformance-fixtures.js'
+import { InvalidCursorError, type Store } from './store.js'
+
+const { T0, ids, makeRecord, nextTask, seed } = f
+
+export interface StoreConformanceOptions {
+  /** Runs after each test, e.g. to drop tables or close a connection. */
+  cleanup?: (store: Store) => Promise<void>
+}
+
+export function describeStoreConformance(name: string, makeStore: () => Store | Promise<Store>, options: StoreConformanceOptions = {}): void {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store
+    beforeEach(async () => {
+      store = await makeStore()
+    })
+    afterEach(async () => {
+      await options.cleanup?.(store)
+    })
+
+    it('create then get returns an equal record that is a copy', async () => {
+      const record = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', messageIds: ['m1', 'm2'] })
+      const snapshot = structuredClone(record)
+      await store.create(record)
+      // Neither the object passed in nor the one handed out is kept by reference.
+      record.task.status.state = 'TASK_STATE_FAILED'
+      record.messageIds.push('m3')
+      const got = await store.get('t1')
+      expect(got).toEqual(snapshot)
+      got!.task.history!.push({ messageId: 'x', role: 'ROLE_AGENT', parts: [] })
+      got!.messageIds.length = 0
+      expect(await store.get('t1')).toEqual(snapshot)
+    })
+
+    it('create rejects a duplicate id and keeps the stored record', async () => {
+      const first = makeRecord({ id: 't1' })
+      await store.create(first)
+      await expect(store.create(makeRecord({ id: 't1', owner: 'bob', contextId: 'ctx-2' }))).rejects.toThrow()
+      expect(await store.get('t1')).toEqual(first)
+      expect(await store.findByMessageId('bob', 'msg-t1')).toEqual([])
+    })
+
+    it('get of an unknown id is undefined', async () => {
+      expect(await store.get('nope')).toBeUndefined()
+    })
+
+    it('update writes the task body and bumps the version, never the coordinates', async () => {
+      const before = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1'], repliedWithMessage: true })
+      await store.create(before)
+      const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
+      const next = await store.update('t1', 1, f.sneakyChanges(task))
+      expect(next).toMatchObject({ version: 2, task, messageIds: ['m1'], repliedWithMessage: true })
+      expect(next!.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
+      expect(f.coordinates(next!)).toEqual(f.coordinates(before))
+      expect(await store.get('t1')).toEqual(next)
+      expect(await store.get('other')).toBeUndefined()
+      const third = await store.update('t1', 2, { task, messageIds: ['m1', 'm2'], repliedWithMessage: false })
+      expect(third).toMatchObject({ version: 3, messageIds: ['m1', 'm2'], repliedWithMessage: false })
+      expect(third!.updatedAt).toBeGreaterThanOrEqual(next!.updatedAt)
+      expect(f.coordinates(third!)).toEqual(f.coordinates(before))
+    })
+
+    it('update returns and stores copies', async () => {
+      const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
+      await store.create(record)
+      const task = nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000)
+      const next = (await store.update('t1', 1, { task, messageIds: ['m1'] }))!
+      const stored = structuredClone(next)
+      task.status.state = 'TASK_STATE_FAILED'
+      next.messageIds.push('m2')
+      expect(await store.get('t1')).toEqual(stored)
+    })
+
+    it('update with a stale or future expectedVersion is undefined and changes nothing', async () => {
+      const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
+      await store.create(record)
+      const v2 = await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_INPUT_REQUIRED', T0 + 1000) })
+      expect(v2?.version).toBe(2)
+      const other = nextTask(record, 'TASK_STATE_FAILED', T0 + 2000)
+      expect(await store.update('t1', 1, { task: other, messageIds: ['x'] })).toBeUndefined()
+      expect(await store.update('t1', 3, { task: other })).toBeUndefined()
+      expect(await store.get('t1')).toEqual(v2)
+    })
+
+    it('update of an unknown id is undefined and creates nothing', async () => {
+      expect(await store.update('ghost', 1, { task: makeRecord({ id: 'ghost' }).task })).toBeUndefined()
+      expect(await store.get('ghost')).toBeUndefined()
+    })
+
+    for (const kind of ['nan', 'cycle'] as const) {
+      it(`update rejects a task that cannot be JSON-encoded (${kind}) and keeps task and version`, async () => {
+        const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
+        await store.create(record)
+        await expect(store.update('t1', 1, { task: f.unencodableTask(record, kind), messageIds: ['x'] })).rejects.toThrow()
+        expect(await store.get('t1')).toEqual(record)
+        // The version did not move: a write expecting version 1 still lands.
+        expect((await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1) }))?.version).toBe(2)
+      })
+
+      it(`create rejects a task that cannot be JSON-encoded (${kind}) and stores nothing`, async () => {
+        const record = makeRecord({ id: 't1' })
+        await expect(store.create({ ...record, task: f.unencodableTask(record, kind) })).rejects.toThrow()
+        expect(await store.get('t1')).toBeUndefined()
+        expect((await store.list({ owner: 'alice', pageSize: 10 })).total).toBe(0)
+        await store.create(record)
+        expect(await store.get('t1')).toEqual(record)
+      })
+    }
+
+    it('list returns only the owner\'s records, newest status first, ties by id descending', async () => {
+      const { records, order } = f.orderingFixture()
+      await seed(store, records)
+      const page = await store.list({ owner: 'alice', pageSize: 100 })
+      expect(ids(page)).toEqual(order)
+      expect(page.total).toBe(order.length)
+      expect(page.nextCursor).toBeUndefined()
+      await f.expectCases(store, [[{ owner: 'bob' }, ['bob-1']], [{ owner: 'carol' }, []]])
+    })
+
+    it('list counts every match in total and respects pageSize', async () => {
+      const { records, order } = f.orderingFixture()
+      await seed(store, records)
+      const page = await store.list({ owner: 'alice', pageSize: 2 })
+      expect(ids(page)).toEqual(order.slice(0, 2))
+      expect(page.total).toBe(order.length)
+      expect(page.nextCursor).toEqual(expect.any(String))
+    })
+
+    it('paging with nextCursor walks every record exactly once, for any page size', async () => {
+      const { records, order } = f.orderingFixture()
+      await seed(store, records)
+      for (const pageSize of [1, 2, 3, 6, 7, 8, 100]) {
+        const pages = await f.walk(store, { owner: 'alice', pageSize })
+        expect(pages.flatMap(ids), `pageSize ${pageSize}`).toEqual(order)
+        // No empty trailing page: the cursor is absent exactly when nothing follows.
+        expect(pages).toHaveLength(Math.ceil(order.length / pageSize))
+        for (const page of pages) expect(page.total).toBe(order.length)
+        expect(pages.at(-1)!.nextCursor).toBeUndefined()
+      }
+    })
+
+    it('list filters by contextId, several states and statusAfter (inclusive)', async () => {
+      await seed(store, f.filterFixture())
+      await f.expectCases(store, f.filterCases)
+    })
+
+    it('list filters by tenant exactly, null meaning no tenant (filtersTenant)', async ({ skip }) => {
+      // Without the capability the exchange never sends `tenant`, so there is nothing to check.
+      skip(!store.capabilities?.filtersTenant, 'store does not declare filtersTenant')
+      await seed(store, f.tenantFixture())
+      await f.expectCases(store, f.tenantCases)
+      const pages = await f.walk(store, { owner: 'alice', tenant: 'acme', pageSize: 1 })
+      expect(pages.flatMap(ids)).toEqual(['acme-2', 'acme-1'])
+      expect(pages.map((p) => p.total)).toEqual([2, 2])
+    })
+
+    it('list filters by scope exactly, null meaning a session (filtersScope)', async ({ skip }) => {
+      skip(!store.capabilities?.filtersScope, 'store does not declare filtersScope')
+      await seed(store, f.scopeFixture())
+      await f.expectCases(store, f.scopeCases)
+      // Both filters at once, when the store honours both.
+      if (store.capabilities?.filtersTenant) await f.expectCases(store, [[{ scope: 'read', tenant: null }, ['read-1']]])
+    })
+
+    it('list rejects a cursor it did not issue with InvalidCursorError', async () => {
+      await seed(store, f.orderingFixture().records)
+      const issued = (await store.list({ owner: 'alice', pageSize: 2 })).nextCursor!
+      for (const cursor of f.forgedCursors(issued)) {
+        await expect(store.list({ owner: 'alice', pageSize: 2, cursor }), JSON.stringify(cursor)).rejects.toBeInstanceOf(InvalidCursorError)
+      }
+    })
+
+    it('delete removes a record; deleting an absent id does not throw', async () => {
+      await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2' })])
+      await store.delete('t1')
+      expect(await store.get('t1')).toBeUndefined()
+      await f.expectCases(store, [[{}, ['t2']]])
+      expect(await store.findByMessageId('alice', 'm1')).toEqual([])
+      await expect(store.delete('t1')).resolves.toBeUndefined()
+      await expect(store.delete('never-existed')).resolves.toBeUndefined()
+      expect(await store.get('t2')).toBeDefined()
+    })
+
+    it('findByMessageId returns only that owner\'s records holding the message id', async () => {
+      const r3 = makeRecord({ id: 't3', messageIds: ['m2'] })
+      await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }), r3])
+      expect(ids(await store.findByMessageId('alice', 'm1'))).toEqual(['t1'])
+      expect(ids(await store.findByMessageId('bob', 'm1'))).toEqual(['b1'])
+      expect(await store.findByMessageId('alice', 'm-none')).toEqual([])
+      expect(await store.findByMessageId('carol', 'm1')).toEqual([])
+      // An update that accepts a second message makes the task findable by it too.
+      await store.update('t3', 1, { task: r3.task, messageIds: ['m2', 'm1'] })
+      expect(ids(await store.findByMessageId('alice', 'm1')).sort()).toEqual(['t1', 't3'])
+      expect(await store.findByMessageId('alice', 'm2')).toMatchObject([{ id: 't3', version: 2, messageIds: ['m2', 'm1'] }])
+      expect(await store.findByMessageId('bob', 'm2')).toEqual([])
+    })
+
+    it('trimSettled keeps the newest terminal records of exactly one tier', async ({ skip }) => {
+      skip(!store.trimSettled, 'store does not implement trimSettled')
+      const tier = f.TRIM_TIER
+      const { inFlight, settled, others } = f.trimFixture()
+      await seed(store, [...inFlight, ...settled, ...others])
+      expect(await f.sortedIds(store.trimSettled!(tier, 2))).toEqual(['done-0', 'done-1'])
+      for (const id of ['done-0', 'done-1']) expect(await store.get(id)).toBeUndefined()
+      await f.expectStored(store, [...inFlight, ...others, ...settled.slice(2)])
+      expect(await store.trimSettled!(tier, 2)).toEqual([])
+      expect(await f.sortedIds(store.trimSettled!(tier, 0))).toEqual(['done-2', 'done-3'])
+      await f.expectStored(store, [...inFlight, ...others])
+      // A scoped tier trims only its own records, never the session tier's.
+      await store.create(makeRecord({ id: 'session-done', ...tier, time: T0 + 9000 }))
+      expect(await store.trimSettled!({ ...tier, scope: 'read' }, 0)).toEqual(['scoped'])
+      expect(await store.get('session-done')).toBeDefined()
+    })
+
+    it('trimSettled breaks status-time ties by id, keeping the higher id', async ({ skip }) => {
+      skip(!store.trimSettled, 'store does not implement trimSettled')
+      const tier = { owner: 'alice', tenant: null, scope: 'read' }
+      await seed(store, ['tie-a', 'tie-c', 'tie-b'].map((id) => makeRecord({ id, ...tier, time: T0 + 1000 })))
+      expect(await f.sortedIds(store.trimSettled!(tier, 1))).toEqual(['tie-a', 'tie-b'])
+      expect(await store.get('tie-c')).toBeDefined()
+    })
+  })
+}
