@@ -79,10 +79,10 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   }
   if ('rejection' in route) {
     // Born terminal: the agent declines without running anything.
-    withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection))
-    await core.store.create(record)
-    await retain(core, record)
-    return record
+    const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
+    await core.store.create(rejected)
+    await retain(core, rejected)
+    return rejected
   }
   refuseUnacceptableOutput(core, route.skill, params)
   claimRun(core, caller.viewer.owner)
@@ -114,9 +114,11 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     const outcome = await writeTask(core.store, record, (current) => {
       if (!isPaused(current.task.status.state)) return null
       const next = withStatus(current.task, 'TASK_STATE_WORKING')
-      next.task.history = [...(next.task.history ?? []), userMessage]
       event = next.event
-      return { task: next.task, messageIds: [...current.messageIds, message.messageId] }
+      return {
+        task: { ...next.task, history: [...(next.task.history ?? []), userMessage] },
+        messageIds: [...current.messageIds, message.messageId],
+      }
     })
     if ('gone' in outcome) throw A2AError.taskNotFound(taskId)
     if ('declined' in outcome) refuseUnless(outcome.declined)

@@ -21,13 +21,11 @@ export function agentMessage(task: Pick<Task, 'id' | 'contextId'>, content: Cont
 
 export const now = (): string => new Date().toISOString()
 
+/** The next task in `state`; the given task is left as it was. */
 export function withStatus(task: Task, state: TaskState, message?: Message): Transition {
-  task.status = { state, ...(message ? { message } : {}), timestamp: now() }
-  if (message) task.history = [...(task.history ?? []), message]
-  return {
-    task,
-    event: { statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } },
-  }
+  const status = { state, ...(message ? { message } : {}), timestamp: now() }
+  const next: Task = { ...task, status, ...(message ? { history: [...(task.history ?? []), message] } : {}) }
+  return { task: next, event: { statusUpdate: { taskId: task.id, contextId: task.contextId, status } } }
 }
 
 export interface ArtifactChunk {
@@ -43,9 +41,10 @@ export interface ArtifactChunk {
   lastChunk?: boolean
 }
 
+/** The next task with this artifact chunk applied; the given task is left as it was. */
 export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: string): Transition {
   const parts = toParts(chunk.parts)
-  const artifacts = task.artifacts ?? []
+  const artifacts = [...(task.artifacts ?? [])]
   const index = artifacts.findIndex((a) => a.artifactId === artifactId)
   const sent: Artifact = {
     artifactId,
@@ -62,9 +61,8 @@ export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: strin
   } else {
     artifacts.push(sent)
   }
-  task.artifacts = artifacts
   return {
-    task,
+    task: { ...task, artifacts },
     event: {
       artifactUpdate: {
         taskId: task.id,

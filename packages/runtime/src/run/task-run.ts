@@ -127,7 +127,6 @@ export class TaskRun {
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
       this.#stop ??= { why: 'ended' }
-      this.controller.abort(new RunEndedError(this.id, state))
       await this.#settle(this.#record)
     }
     return this.#record

@@ -101,4 +101,7 @@ export class InvalidCursorError extends Error {
   }
 }
 
-export const statusTime = (record: TaskRecord): number => Date.parse(record.task.status.timestamp ?? '') || record.updatedAt
+export function statusTime(record: TaskRecord): number {
+  const parsed = Date.parse(record.task.status.timestamp ?? '')
+  return Number.isNaN(parsed) ? record.updatedAt : parsed
+}

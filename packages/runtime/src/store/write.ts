@@ -15,7 +15,8 @@ export type WriteOutcome =
 
 /**
  * Applies `decide` to `record` and writes its changes with the record's version, retrying on the
- * freshly read record when the version moved. `decide` returns null to write nothing.
+ * freshly read record when the version moved. `decide` returns null to write nothing; it must not
+ * change the record it is given (build the next task as a new object), so a failed write changes nothing.
  */
 export async function writeTask(
   store: Store,
@@ -24,8 +25,7 @@ export async function writeTask(
 ): Promise<WriteOutcome> {
   let current = record
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    // Decisions edit the task they are given; give them a copy so a failed write changes nothing.
-    const changes = decide(structuredClone(current))
+    const changes = decide(current)
     if (!changes) return { declined: current }
     const written = await store.update(current.id, current.version, changes)
     if (written) return { written }
