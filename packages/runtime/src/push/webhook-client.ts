@@ -57,7 +57,10 @@ export async function deliverWebhook(
   const host = bareHost(url)
   if (!options.allowPrivate) {
     // A literal IP never reaches `lookup` (node:net dials it directly), so check it here.
-    const reason = isIP(host) !== 0 ? isForbiddenAddress(host) : isLocalhostName(host) ? 'loopback (a localhost name)' : undefined
+    const reason =
+      isIP(host) !== 0 ? isForbiddenAddress(host)
+      : isLocalhostName(host) ? 'loopback (a localhost name)'
+      : undefined
     if (reason) throw new PushUrlError(`push delivery refused: host ${url.hostname} is ${reason}; ${PUSH_FIX}`)
   }
   const payload = Buffer.from(JSON.stringify(body) ?? 'null')
