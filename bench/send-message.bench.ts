@@ -5,13 +5,16 @@
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench
  *
- * Each server runs in its own child process so autocannon does not compete for its event loop.
+ * Each server runs in its own child process so the load generator does not compete for its event
+ * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared
+ * cores, so the server is what saturates), else from autocannon; BENCH_LOAD=autocannon forces it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { runWrk, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -157,8 +160,19 @@ function load(target: Target, duration: number): Promise<{ result: autocannon.Re
   })
 }
 
+const useWrk = process.env.BENCH_LOAD !== 'autocannon' && wrkAvailable()
+
 async function measure(target: Target): Promise<Row> {
   await verify(target)
+  if (useWrk) {
+    console.log(`${target.name}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections (wrk)`)
+    runWrk(target.endpoint, headers, connections, warmupSeconds)
+    const cpuBefore = cpuMs(target.child.pid)
+    const result = runWrk(target.endpoint, headers, connections, seconds)
+    const cpuAfter = cpuMs(target.child.pid)
+    const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
+    return { name: target.name, ...result, cpuUsPerRequest }
+  }
   console.log(`${target.name}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
   await load(target, warmupSeconds)
   const cpuBefore = cpuMs(target.child.pid)
@@ -215,7 +229,7 @@ async function main(): Promise<void> {
     // One at a time: the idle server costs nothing while the other is under load.
     for (const target of targets) rows.push(await measure(target))
     console.log()
-    console.log(`SendMessage, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up (Node ${process.version})`)
+    console.log(`SendMessage, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version})`)
     printTable(rows)
     const [ours, sdk] = rows
     if (ours && sdk && sdk.rps > 0) console.log(`\nours/sdk throughput: ${(ours.rps / sdk.rps).toFixed(2)}x`)

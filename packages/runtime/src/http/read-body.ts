@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http'
 export type BodyResult = { text: string } | { tooLarge: true } | { notUtf8: true }
 
 const DRAIN_FACTOR = 16
+const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 export function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyResult> {
   return new Promise((resolve, reject) => {
@@ -28,7 +29,7 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
     request.on('end', () => {
       if (tooLarge) return resolve({ tooLarge: true })
       try {
-        resolve({ text: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)) })
+        resolve({ text: utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) })
       } catch {
         resolve({ notUtf8: true })
       }

@@ -75,8 +75,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
   try {
     const envelope = decodeEnvelope(body.text)
     id = envelope.id
-    const url = new URL(request.url ?? '/', 'http://localhost')
-    negotiateVersion(headerValue(request.headers['a2a-version']), url.searchParams.get('A2A-Version') ?? undefined, options.assumeVersionWhenAbsent)
+    negotiateVersion(headerValue(request.headers['a2a-version']), queryVersion(request.url), options.assumeVersionWhenAbsent)
     const result = await options.call(principal, envelope.method, envelope.params)
     sendJson(response, 200, rpcResult(id, result))
   } catch (error) {
@@ -86,6 +85,10 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     sendJson(response, 200, rpcError(id, A2AError.internal()))
   }
 }
+
+/** The `?A2A-Version=` form, parsed only when the URL has a query at all. */
+const queryVersion = (url: string | undefined): string | undefined =>
+  url?.includes('?') ? (new URL(url, 'http://localhost').searchParams.get('A2A-Version') ?? undefined) : undefined
 
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 

@@ -29,12 +29,17 @@ const timeOf = (task: Task, fallback: number): number => {
   return Number.isNaN(parsed) ? fallback : parsed
 }
 
+const tierKey = (owner: string, tenant: string | null, scope: string | null) => JSON.stringify([owner, tenant, scope])
+const entryTier = (entry: Entry) => tierKey(entry.meta.owner, entry.meta.tenant, entry.meta.scope)
+
 export class MemoryStore implements Store {
   readonly capabilities = { filtersTenant: true, filtersScope: true }
   readonly #entries = new Map<string, Entry>()
   readonly #byOwner = new Map<string, Set<string>>()
   /** owner + messageId → task ids, for idempotent sends. */
   readonly #byMessage = new Map<string, Set<string>>()
+  /** Per tier, its settled tasks oldest first: a settled task's status time no longer changes. */
+  readonly #settled = new Map<string, Keyset[]>()
 
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
@@ -45,6 +50,7 @@ export class MemoryStore implements Store {
     if (!ids) this.#byOwner.set(record.owner, (ids = new Set()))
     ids.add(record.id)
     this.#indexMessages(entry, entry.messageIds)
+    this.#trackSettled(undefined, entry)
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
@@ -66,6 +72,7 @@ export class MemoryStore implements Store {
       time: timeOf(changes.task, meta.updatedAt),
     }
     this.#entries.set(id, next)
+    this.#trackSettled(current, next)
     if (changes.messageIds) {
       this.#unindexMessages(current)
       this.#indexMessages(next, next.messageIds)
@@ -104,6 +111,7 @@ export class MemoryStore implements Store {
     this.#entries.delete(id)
     this.#byOwner.get(entry.meta.owner)?.delete(id)
     this.#unindexMessages(entry)
+    this.#trackSettled(entry, undefined)
   }
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
@@ -112,16 +120,31 @@ export class MemoryStore implements Store {
   }
 
   async trimSettled(tier: Viewer, keep: number): Promise<string[]> {
-    const settled: Keyset[] = []
-    for (const id of this.#byOwner.get(tier.owner) ?? []) {
-      const { meta, state, time } = this.#entries.get(id)!
-      if (meta.tenant === tier.tenant && meta.scope === tier.scope && isTerminal(state)) settled.push({ time, id })
-    }
-    if (settled.length <= keep) return []
-    settled.sort(compareNewestFirst)
-    const doomed = settled.slice(Math.max(keep, 0)).map((key) => key.id)
+    const settled = this.#settled.get(tierKey(tier.owner, tier.tenant, tier.scope))
+    if (!settled || settled.length <= keep) return []
+    const doomed = settled.slice(0, settled.length - Math.max(keep, 0)).map((key) => key.id)
     for (const id of doomed) await this.delete(id)
     return doomed
+  }
+
+  /** Keeps the per-tier settled lists in step with an entry's move between states. */
+  #trackSettled(before: Entry | undefined, after: Entry | undefined): void {
+    const was = before && isTerminal(before.state)
+    const is = after && isTerminal(after.state)
+    if (was && !(is && before.time === after!.time)) {
+      const list = this.#settled.get(entryTier(before))!
+      list.splice(list.findIndex((key) => key.id === before.meta.id), 1)
+    }
+    if (is && !(was && before!.time === after.time)) {
+      const tier = entryTier(after)
+      let list = this.#settled.get(tier)
+      if (!list) this.#settled.set(tier, (list = []))
+      const key = { time: after.time, id: after.meta.id }
+      // Usually the newest, so search from the end.
+      let at = list.length
+      while (at > 0 && compareNewestFirst(list[at - 1]!, key) < 0) at--
+      list.splice(at, 0, key)
+    }
   }
 
   #indexMessages(entry: Entry, messageIds: readonly string[]): void {

@@ -1,0 +1,59 @@
+/**
+ * wrk (Debian's `wrk` package) as the load generator when it is installed: written in C, it costs
+ * the shared two cores far less than autocannon, so the numbers describe the server, not the client.
+ * @module
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface WrkResult {
+  rps: number
+  p50: number
+  p99: number
+  requests: number
+  /** Non-2xx responses plus socket errors. */
+  errors: number
+}
+
+export function wrkAvailable(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined
+}
+
+/** A Lua script that POSTs SendMessage with a fresh messageId per request (an idempotency key). */
+function script(headers: Record<string, string>): string {
+  const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+  return `
+wrk.method = "POST"
+${headerLines.join('\n')}
+local n = 0
+local run = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
+request = function()
+  n = n + 1
+  local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":{"messageId":"wrk-' .. run .. '-' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'
+  return wrk.format(nil, nil, nil, body)
+end
+`
+}
+
+const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1)
+
+export function runWrk(url: string, headers: Record<string, string>, connections: number, seconds: number): WrkResult {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
+  try {
+    writeFileSync(join(dir, 'send.lua'), script(headers))
+    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', join(dir, 'send.lua'), url], { encoding: 'utf8' })
+    const latency = (pct: string) => {
+      const match = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
+      return match ? toMs(match[1]!, match[2]!) : Number.NaN
+    }
+    const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+    const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+    const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0
+    return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: latency('50'), p99: latency('99'), requests, errors: non2xx + socketErrors }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
