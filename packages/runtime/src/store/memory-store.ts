@@ -77,7 +77,8 @@ export class MemoryStore implements Store {
       this.#unindexMessages(current)
       this.#indexMessages(next, next.messageIds)
     }
-    return this.#toRecord(next)
+    // The stored copy is the text; the caller's task object can go back to it as is.
+    return { ...meta, task: changes.task, messageIds: [...next.messageIds] }
   }
 
   async list(query: ListQuery): Promise<ListPage> {
