@@ -7,3 +7,5 @@ export { startTestServer, tokenResolver, userMessage } from './testing/test-serv
 export type { RpcOptions, RpcReply, TestServer, TestServerOptions } from './testing/test-server.js'
 export { describeStoreConformance } from './store/conformance.js'
 export type { StoreConformanceOptions } from './store/conformance.js'
+export { openSse } from './testing/sse-client.js'
+export type { SseEvent, SseReply } from './testing/sse-client.js'

@@ -15,10 +15,12 @@ import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
+import { StreamSeats, type SeatOverflow } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
 import type { AgentCapabilities, AgentCard } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
+import type { Caller } from './send-message.js'
 
 export interface ExchangeOptions {
   /** Hand-written skills; at least one. */
@@ -46,6 +48,16 @@ export interface ExchangeOptions {
   pausedTaskRetention?: number
   /** Accept `url` parts (the server never fetches them itself). Default false: -32005. */
   acceptUrlParts?: boolean
+  /** SSE streaming (SendStreamingMessage, SubscribeToTask); default true. */
+  streaming?: boolean
+  /** Concurrent streams per owner; 0 = 16, negative = unlimited. */
+  maxStreamSeatsPerOwner?: number
+  /** At the seat cap: refuse the new stream with 429 (default) or close the owner's oldest. */
+  streamSeatOverflow?: SeatOverflow
+  /** Keep-alive comment interval on idle streams, which also re-checks the caller; default 15 s. */
+  streamKeepAliveMs?: number
+  /** Store polling interval for a stream whose task runs in no live run here; default 1 s. */
+  streamPollMs?: number
   /** Serves GetExtendedAgentCard to authenticated callers. */
   extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
   logger?: Logger
@@ -101,13 +113,25 @@ export class Exchange {
       closing: false,
     }
     const extendedCard = options.extendedCard
-    this.#methods = methodTable({ extendedCard: extendedCard && ((caller) => extendedCard(caller.principal)) })
+    const streaming = options.streaming !== false && {
+      seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
+      keepAliveMs: orDefault(options.streamKeepAliveMs, 15_000),
+      pollMs: orDefault(options.streamPollMs, 1000),
+    }
+    this.#methods = methodTable({
+      extendedCard: extendedCard && ((caller) => extendedCard(caller.principal)),
+      streaming: streaming || undefined,
+    })
     this.#serveCard = createCardHandler((base) => this.agentCard(base), options.card.publicUrl?.replace(/\/+$/, ''), options.card.maxAgeSeconds ?? 300)
   }
 
   /** The capabilities this server serves, exactly as the card declares them. */
   get capabilities(): AgentCapabilities {
-    return { streaming: false, pushNotifications: false, ...(this.#options.extendedCard ? { extendedAgentCard: true } : {}) }
+    return {
+      streaming: this.#options.streaming !== false,
+      pushNotifications: false,
+      ...(this.#options.extendedCard ? { extendedAgentCard: true } : {}),
+    }
   }
 
   /** The public card for callers reaching this server at `baseUrl` (scheme://host[:port]). */
@@ -115,11 +139,14 @@ export class Exchange {
     return buildAgentCard(this.#options.card, this.#core.skills.values(), `${baseUrl}${this.path}`, this.capabilities)
   }
 
-  /** Invokes a method in-process as `principal`; throws {@link A2AError} as the wire would answer. */
-  async call(principal: Principal, method: string, params: unknown = {}): Promise<unknown> {
+  /**
+   * Invokes a method in-process as `principal`; throws {@link A2AError} as the wire would answer.
+   * Streaming methods answer a {@link StreamReply} for an SSE writer.
+   */
+  async call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve']): Promise<unknown> {
     const handler = Object.hasOwn(this.#methods, method) ? this.#methods[method] : undefined
     if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
-    return handler(this.#core, { principal, viewer: viewerOf(principal) }, params)
+    return handler(this.#core, { principal, viewer: viewerOf(principal), ...(reresolve ? { reresolve } : {}) }, params)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
@@ -131,7 +158,7 @@ export class Exchange {
         maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
         assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
         logger: this.#core.logger,
-        call: (principal, method, params) => this.call(principal, method, params),
+        call: (principal, method, params, reresolve) => this.call(principal, method, params, reresolve),
       },
       request,
       response,

@@ -5,15 +5,18 @@
  */
 import type { AgentCard } from '../wire/types.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { cancelTaskParams, getTaskParams, listTasksParams, parseParams, sendMessageParams, tenantOnlyParams } from '../wire/params.js'
+import { cancelTaskParams, getTaskParams, listTasksParams, parseParams, sendMessageParams, subscribeParams, tenantOnlyParams } from '../wire/params.js'
 import type { ExchangeCore } from './core.js'
 import { acceptMessage, answerSend, type Caller } from './send-message.js'
+import { sendStreamingMessage, subscribeToTask, type StreamingOptions } from './streaming.js'
 import { cancelTask, getTask, listTasks } from './task-queries.js'
 
 export type MethodHandler = (core: ExchangeCore, caller: Caller, params: unknown) => Promise<unknown>
 
 export interface MethodOptions {
   extendedCard: ((caller: Caller) => AgentCard | Promise<AgentCard>) | undefined
+  /** Undefined when streaming is turned off. */
+  streaming: StreamingOptions | undefined
 }
 
 const noStreaming = () =>
@@ -25,6 +28,7 @@ const noPush = () =>
   )
 
 export function methodTable(options: MethodOptions): Record<string, MethodHandler> {
+  const { streaming } = options
   return {
     SendMessage: async (core, caller, raw) => {
       const params = parseParams(sendMessageParams, raw)
@@ -33,8 +37,10 @@ export function methodTable(options: MethodOptions): Record<string, MethodHandle
     GetTask: (core, caller, raw) => getTask(core, caller.viewer, parseParams(getTaskParams, raw)),
     ListTasks: (core, caller, raw) => listTasks(core, caller.viewer, parseParams(listTasksParams, raw)),
     CancelTask: (core, caller, raw) => cancelTask(core, caller.viewer, parseParams(cancelTaskParams, raw)),
-    SendStreamingMessage: noStreaming,
-    SubscribeToTask: noStreaming,
+    SendStreamingMessage: streaming
+      ? (core, caller, raw) => sendStreamingMessage(core, caller, parseParams(sendMessageParams, raw), streaming)
+      : noStreaming,
+    SubscribeToTask: streaming ? (core, caller, raw) => subscribeToTask(core, caller, parseParams(subscribeParams, raw), streaming) : noStreaming,
     CreateTaskPushNotificationConfig: noPush,
     GetTaskPushNotificationConfig: noPush,
     ListTaskPushNotificationConfigs: noPush,

@@ -24,10 +24,15 @@ import { toWireTask } from './to-wire.js'
 export interface Caller {
   principal: Principal
   viewer: Viewer
+  /** Resolves the request's credentials again; long-lived streams check them at each keep-alive. */
+  reresolve?: () => Promise<Principal | null | undefined>
 }
 
+/** Sees a task the moment it is created or resumed, before its run starts (streams subscribe here). */
+export type AcceptObserver = (record: TaskRecord) => void
+
 /** Accepts the message (creating or resuming a task) and returns the record to answer with. */
-export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams): Promise<TaskRecord> {
+export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, observe?: AcceptObserver): Promise<TaskRecord> {
   const { message } = params
   refuseUrlParts(core, message)
   const key = `${caller.viewer.owner}\u0000${message.messageId}`
@@ -37,7 +42,7 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
     canSee(caller.viewer, tierOf(r)),
   )
   if (prior) return prior
-  const accepting = message.taskId ? resume(core, caller, message, message.taskId) : start(core, caller, params)
+  const accepting = message.taskId ? resume(core, caller, message, message.taskId, observe) : start(core, caller, params, observe)
   core.accepting.set(key, accepting)
   try {
     return await accepting
@@ -58,7 +63,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
   return { task: toWireTask(final, { historyLength: configuration.historyLength }) }
 }
 
-async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams): Promise<TaskRecord> {
+async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, observe: AcceptObserver | undefined): Promise<TaskRecord> {
   const { message } = params
   const id = randomUUID()
   const contextId = message.contextId ?? randomUUID()
@@ -81,6 +86,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     // Born terminal: the agent declines without running anything.
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
     await core.store.create(rejected)
+    observe?.(rejected)
     await retain(core, rejected)
     return rejected
   }
@@ -92,11 +98,12 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     core.slots.release(caller.viewer.owner)
     throw error
   }
+  observe?.(record)
   void new TaskRun(core, record, route.skill, caller.principal, userMessage).start()
   return record
 }
 
-async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string): Promise<TaskRecord> {
+async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, observe: AcceptObserver | undefined): Promise<TaskRecord> {
   const record = await findVisible(core, caller.viewer, taskId)
   if (message.contextId !== undefined && message.contextId !== record.contextId) {
     throw A2AError.invalidParams(
@@ -124,6 +131,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     if ('declined' in outcome) refuseUnless(outcome.declined)
     if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
     core.events.publish({ taskId, version: outcome.written.version, response: event! })
+    observe?.(outcome.written)
     void new TaskRun(core, outcome.written, skill, caller.principal, userMessage).start()
     return outcome.written
   } catch (error) {

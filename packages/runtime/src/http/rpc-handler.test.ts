@@ -116,8 +116,15 @@ describe('strict envelope', () => {
 
 describe('method table', () => {
   it.each(['SendStreamingMessage', 'SubscribeToTask'])('%s answers -32004 while streaming is off', async (method) => {
-    const reply = await server.rpc(method, { id: 'x', message: userMessage('hi') })
-    expect(reply.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' }] })
+    const quiet = await startTestServer({ skills: [echo], streaming: false })
+    try {
+      const reply = await quiet.rpc(method, { id: 'x', message: userMessage('hi') })
+      expect(reply.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' }] })
+      const card = (await (await fetch(`${quiet.url}/.well-known/agent-card.json`)).json()) as any
+      expect(card.capabilities.streaming).toBe(false)
+    } finally {
+      await quiet.close()
+    }
   })
 
   it.each([

@@ -10,6 +10,9 @@ import { negotiateVersion } from '../exchange/version.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { A2AError, ERROR_DOMAIN, ERROR_INFO_TYPE } from '../wire/a2a-error.js'
 import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
+import { StreamReply } from '../exchange/streaming.js'
+import { SseWriter } from '../stream/sse-writer.js'
+import { HttpRefusal } from './http-refusal.js'
 import { originAllowed } from './origin.js'
 import { readBody } from './read-body.js'
 import { sendJson } from './respond.js'
@@ -20,7 +23,7 @@ export interface RpcHttpOptions {
   maxBodyBytes: number
   assumeVersionWhenAbsent: string | undefined
   logger: Logger
-  call: (principal: Principal, method: string, params: unknown) => Promise<unknown>
+  call: (principal: Principal, method: string, params: unknown, reresolve: () => Promise<Principal | null | undefined>) => Promise<unknown>
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
@@ -76,10 +79,13 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const envelope = decodeEnvelope(body.text)
     id = envelope.id
     negotiateVersion(headerValue(request.headers['a2a-version']), queryVersion(request.url), options.assumeVersionWhenAbsent)
-    const result = await options.call(principal, envelope.method, envelope.params)
+    const reresolve = async () => options.resolvePrincipal(request)
+    const result = await options.call(principal, envelope.method, envelope.params, reresolve)
+    if (result instanceof StreamReply) return result.start(new SseWriter(response, id))
     sendJson(response, 200, rpcResult(id, result))
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
+    if (error instanceof HttpRefusal) return refuse(response, error.status, error.code, error.reason, error.message, error.headers)
     if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))

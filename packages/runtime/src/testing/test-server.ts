@@ -8,6 +8,7 @@ import express from 'express'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { a2aRouter } from '../express.js'
+import { openSse, type SseReply } from './sse-client.js'
 
 /** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
 export function tokenResolver(tokens: Record<string, Principal>): PrincipalResolver {
@@ -37,6 +38,8 @@ export interface TestServer {
   rpc(method: string, params?: unknown, options?: RpcOptions): Promise<RpcReply>
   /** The `result` of a successful call; throws with the error body otherwise. */
   result(method: string, params?: unknown, options?: RpcOptions): Promise<any>
+  /** Calls a streaming method and reads the SSE answer with a real SSE parser. */
+  stream(method: string, params?: unknown, options?: RpcOptions): Promise<SseReply>
   /** POSTs a raw body to the endpoint. */
   post(body: string, headers?: Record<string, string>): Promise<RpcReply>
   close(): Promise<void>
@@ -79,10 +82,19 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       ...rpcOptions.headers,
     })
   }
+  const stream = (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
+    const token = rpcOptions.token ?? defaultToken
+    return openSse(endpoint, JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
+      'A2A-Version': '1.0',
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...rpcOptions.headers,
+    })
+  }
   return {
     url,
     exchange,
     rpc,
+    stream,
     post,
     async result(method, params, rpcOptions) {
       const reply = await rpc(method, params, rpcOptions)

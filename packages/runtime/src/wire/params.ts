@@ -128,6 +128,8 @@ export const sendMessageParams = z.object({
 
 export const getTaskParams = z.object({ id: nonEmpty, historyLength: historyLength.optional(), tenant })
 
+export const subscribeParams = z.object({ id: nonEmpty, tenant })
+
 export const cancelTaskParams = z.object({ id: nonEmpty, metadata: jsonObject.optional(), tenant })
 
 const timestamp = z

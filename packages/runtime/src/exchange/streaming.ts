@@ -1,0 +1,119 @@
+/**
+ * SendStreamingMessage and SubscribeToTask. A stream takes a seat first, so a caller at the seat cap
+ * is refused (HTTP 429) before anything is written: no task row, no run slot.
+ * @module
+ */
+import { canSee, viewerOf } from '../auth/principal.js'
+import { HttpRefusal } from '../http/http-refusal.js'
+import { scrub } from '../log/logger.js'
+import { tierOf } from '../run/retention.js'
+import type { SseWriter } from '../stream/sse-writer.js'
+import type { StreamSeats } from '../stream/stream-seats.js'
+import { followTask, TaskListener } from '../stream/task-stream.js'
+import type { TaskRecord } from '../store/store.js'
+import { A2AError } from '../wire/a2a-error.js'
+import type { SendMessageParams } from '../wire/params.js'
+import { isTerminal } from '../wire/types.js'
+import type { ExchangeCore } from './core.js'
+import { acceptMessage, type Caller } from './send-message.js'
+import { findVisible } from './task-queries.js'
+
+export interface StreamingOptions {
+  seats: StreamSeats
+  keepAliveMs: number
+  pollMs: number
+}
+
+/** What a streaming method answers: the HTTP layer opens the SSE response and hands it over. */
+export class StreamReply {
+  constructor(readonly start: (sink: SseWriter) => void) {}
+}
+
+export async function sendStreamingMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, options: StreamingOptions): Promise<StreamReply> {
+  const seat = takeSeat(caller, options)
+  let listener: TaskListener | undefined
+  let snapshot: TaskRecord | undefined
+  try {
+    const record = await acceptMessage(core, caller, params, (accepted) => {
+      listener = new TaskListener(core, accepted.id)
+      snapshot = accepted
+    })
+    // A retried messageId accepts nothing new: follow the task it made, from the store.
+    return stream(core, caller, listener ?? new TaskListener(core, record.id), options, seat, params.configuration?.historyLength, snapshot)
+  } catch (error) {
+    listener?.stop()
+    seat.release()
+    throw error
+  }
+}
+
+export async function subscribeToTask(core: ExchangeCore, caller: Caller, params: { id: string }, options: StreamingOptions): Promise<StreamReply> {
+  const record = await findVisible(core, caller.viewer, params.id)
+  if (isTerminal(record.task.status.state)) {
+    throw A2AError.unsupported(`Task ${record.id} is already ${record.task.status.state}; a stream ends at a terminal state, so read it with GetTask`)
+  }
+  const seat = takeSeat(caller, options)
+  return stream(core, caller, new TaskListener(core, record.id), options, seat, undefined, undefined)
+}
+
+interface HeldSeat {
+  release(): void
+  /** Set when the seat was taken away before or while streaming. */
+  bind(sink: SseWriter): void
+}
+
+function takeSeat(caller: Caller, options: StreamingOptions): HeldSeat {
+  let sink: SseWriter | undefined
+  let evicted = false
+  const evictedError = () =>
+    A2AError.unsupported(`Stream closed: you opened more than ${options.seats.limit} concurrent streams, and the oldest is closed first`)
+  const seat = options.seats.claim(caller.viewer.owner, () => {
+    evicted = true
+    sink?.fail(evictedError())
+  })
+  if (!seat) {
+    throw new HttpRefusal(429, -32004, 'TOO_MANY_STREAMS', `Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`)
+  }
+  return {
+    release: () => seat.release(),
+    bind(writer) {
+      sink = writer
+      writer.onClose(() => seat.release())
+      if (evicted) writer.fail(evictedError())
+    },
+  }
+}
+
+function stream(
+  core: ExchangeCore,
+  caller: Caller,
+  listener: TaskListener,
+  options: StreamingOptions,
+  seat: HeldSeat,
+  historyLength: number | undefined,
+  snapshot: TaskRecord | undefined,
+): StreamReply {
+  const { taskId } = listener
+  return new StreamReply((sink) => {
+    seat.bind(sink)
+    const follow = {
+      historyLength,
+      keepAliveMs: options.keepAliveMs,
+      pollMs: options.pollMs,
+      recheck: caller.reresolve && (() => recheck(core, caller, taskId)),
+    }
+    void followTask(core, listener, sink, follow, snapshot).catch((error: unknown) => {
+      core.logger.error(`a2a: stream of task ${taskId} broke: ${scrub(error)}`)
+      sink.fail(A2AError.internal())
+    })
+  })
+}
+
+/** The caller's credentials are resolved again; a caller who lost access, or moved tenant, is cut off. */
+async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Promise<A2AError | undefined> {
+  const principal = await caller.reresolve!().catch(() => undefined)
+  if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
+  const record = await core.store.get(taskId).catch(() => undefined)
+  if (!record || !canSee(viewerOf(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
+  return undefined
+}

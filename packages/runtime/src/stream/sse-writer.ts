@@ -1,0 +1,69 @@
+/**
+ * Server-sent events on a Node response, framed by eventsource-encoder. Every event's data is one
+ * complete JSON-RPC response; its SSE `id` is the task version the event's write produced.
+ * @module
+ */
+import type { ServerResponse } from 'node:http'
+import { encode, encodeComment } from 'eventsource-encoder'
+import type { A2AError } from '../wire/a2a-error.js'
+import { rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
+import type { StreamResponse } from '../wire/types.js'
+
+export class SseWriter {
+  #open = true
+  readonly #closers: (() => void)[] = []
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly id: JsonRpcId,
+  ) {
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      // Proxies such as nginx buffer responses unless told otherwise.
+      'X-Accel-Buffering': 'no',
+    })
+    response.flushHeaders()
+    response.once('close', () => this.#finish())
+  }
+
+  get open(): boolean {
+    return this.#open
+  }
+
+  /** Runs when the stream ends, whichever side ended it. */
+  onClose(closer: () => void): void {
+    if (this.#open) this.#closers.push(closer)
+    else closer()
+  }
+
+  send(result: StreamResponse, version?: number): void {
+    if (!this.#open) return
+    const data = JSON.stringify(rpcResult(this.id, result))
+    this.response.write(encode(version === undefined ? { data } : { id: String(version), data }))
+  }
+
+  keepAlive(): void {
+    if (this.#open) this.response.write(`${encodeComment('keep-alive')}\n`)
+  }
+
+  /** An error after the first event: an `error` event, then the stream ends. */
+  fail(error: A2AError): void {
+    if (!this.#open) return
+    this.response.write(encode({ event: 'error', data: JSON.stringify(rpcError(this.id, error)) }))
+    this.close()
+  }
+
+  close(): void {
+    if (!this.#open) return
+    this.response.end()
+    this.#finish()
+  }
+
+  #finish(): void {
+    if (!this.#open) return
+    this.#open = false
+    for (const closer of this.#closers.splice(0)) closer()
+  }
+}
