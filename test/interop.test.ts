@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, Task } from '@a2a-js/sdk'
+import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk'
 import type { SendMessageResult } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import type { Client } from '@a2a-js/sdk/client'
@@ -156,5 +156,26 @@ describe('@a2a-js/sdk client against the quickstart agent', () => {
   it("bob cannot see alice's task", async () => {
     const error = await rejection(bob.getTask(GetTaskRequest.fromJSON({ id: echoed.id })))
     expect(error).toBeInstanceOf(JsonRpcTaskNotFoundError)
+  })
+
+  it('sendMessageStream yields the task, then status and artifact updates, and ends at the final state', async () => {
+    const events: any[] = []
+    for await (const event of alice.sendMessageStream(send('streamed', { skill: 'echo' }))) events.push(StreamResponse.toJSON(event))
+    expect(events.map((e) => Object.keys(e)[0])).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    expect(events[1].artifactUpdate.artifact.parts[0].text).toBe('streamed')
+    expect(events[2].statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+
+  it('resubscribeTask follows a running task from its snapshot to cancel', async () => {
+    const started = wire(asTask(await alice.sendMessage(send('count', { skill: 'slow', returnImmediately: true }))))
+    const events: any[] = []
+    const follow = (async () => {
+      for await (const event of alice.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: started.id }))) events.push(StreamResponse.toJSON(event))
+    })()
+    await expect.poll(() => events.length).toBeGreaterThanOrEqual(1)
+    expect(events[0].task.id).toBe(started.id)
+    await alice.cancelTask(CancelTaskRequest.fromJSON({ id: started.id }))
+    await follow
+    expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_CANCELED')
   })
 })
