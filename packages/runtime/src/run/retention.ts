@@ -2,6 +2,7 @@
  * Retention per tier (one owner's tasks in one tenant under one scope set): the oldest settled
  * tasks beyond the bound are deleted after each settle, the oldest paused ones beyond theirs are
  * canceled after each pause. In-flight tasks are never touched, and one tier never trims another.
+ * A deleted task's push configs go with it.
  * @module
  */
 import type { Viewer } from '../auth/principal.js'
@@ -39,12 +40,16 @@ export async function listTier(core: ExchangeCore, tier: Viewer, states: Readonl
 export async function trimSettled(core: ExchangeCore, tier: Viewer): Promise<void> {
   const keep = core.limits.settledRetention
   if (keep < 0) return
+  let deleted: string[]
   if (core.store.trimSettled) {
-    await core.store.trimSettled(tier, keep)
-    return
+    deleted = await core.store.trimSettled(tier, keep)
+  } else {
+    deleted = (await listTier(core, tier, TERMINAL_STATES)).slice(keep).map((r) => r.id)
+    for (const id of deleted) await core.store.delete(id)
   }
-  const settled = await listTier(core, tier, TERMINAL_STATES)
-  for (const record of settled.slice(keep)) await core.store.delete(record.id)
+  // A store's delete should take the configs along; saying so here keeps a custom store that
+  // forgets from leaving webhooks behind. Deleting absent configs is a no-op.
+  if (deleted.length > 0) await core.store.deletePushConfigsOfTasks(deleted)
 }
 
 export async function capPaused(core: ExchangeCore, tier: Viewer): Promise<void> {

@@ -6,7 +6,7 @@
 import { expect } from 'vitest'
 import type { Viewer } from '../auth/principal.js'
 import type { Task, TaskState } from '../wire/types.js'
-import type { ListPage, ListQuery, Store, TaskChanges, TaskRecord } from './store.js'
+import type { ListPage, ListQuery, PushConfigRecord, Store, TaskChanges, TaskRecord } from './store.js'
 
 /** A query (owner alice, page of 100 unless given) and the ids it must return, in order. */
 export type ListCase = [query: Partial<ListQuery>, expected: string[]]
@@ -220,3 +220,10 @@ export async function expectStored(store: Store, records: TaskRecord[]): Promise
 }
 
 export const sortedIds = async (deleted: Promise<string[]>): Promise<string[]> => [...(await deleted)].sort()
+
+/** A push config on a task of alice's; `at` offsets createdAt from WRITTEN. */
+export function makePushConfig(taskId: string, id: string, at = 0, extra: Partial<PushConfigRecord> = {}): PushConfigRecord {
+  return { id, taskId, owner: 'alice', url: `https://hooks.example.com/${taskId}/${id}`, createdAt: WRITTEN + at, ...extra }
+}
+
+export const configIds = (configs: PushConfigRecord[]): string[] => configs.map((c) => c.id)

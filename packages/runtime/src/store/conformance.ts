@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as f from './conformance-fixtures.js'
 import { InvalidCursorError, type Store } from './store.js'
 
-const { T0, ids, makeRecord, nextTask, seed } = f
+const { T0, configIds, ids, makePushConfig, makeRecord, nextTask, seed } = f
 
 export interface StoreConformanceOptions {
   /** Runs after each test, e.g. to drop tables or close a connection. */
@@ -199,6 +199,109 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(ids(await store.findByMessageId('alice', 'm1')).sort()).toEqual(['t1', 't3'])
       expect(await store.findByMessageId('alice', 'm2')).toMatchObject([{ id: 't3', version: 2, messageIds: ['m2', 'm1'] }])
       expect(await store.findByMessageId('bob', 'm2')).toEqual([])
+    })
+
+    it('putPushConfig then get and list return equal copies; unknown ids are undefined or empty', async () => {
+      await seed(store, [makeRecord({ id: 't1' })])
+      const config = makePushConfig('t1', 'c1', 0, { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
+      const snapshot = structuredClone(config)
+      await store.putPushConfig(config)
+      // Neither the object passed in nor the ones handed out are kept by reference.
+      config.url = 'https://evil.example.com/'
+      config.authentication!.credentials = 'changed'
+      const got = await store.getPushConfig('t1', 'c1')
+      expect(got).toEqual(snapshot)
+      got!.authentication!.scheme = 'Basic'
+      got!.token = 'x'
+      const listed = await store.listPushConfigs('t1')
+      expect(listed).toEqual([snapshot])
+      listed[0]!.authentication!.credentials = 'y'
+      listed.length = 0
+      expect(await store.listPushConfigs('t1')).toEqual([snapshot])
+      expect(await store.getPushConfig('t1', 'c2')).toBeUndefined()
+      expect(await store.getPushConfig('t2', 'c1')).toBeUndefined()
+      expect(await store.listPushConfigs('t2')).toEqual([])
+    })
+
+    it('a config without token or authentication reads back without them', async () => {
+      await seed(store, [makeRecord({ id: 't1' })])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      const got = await store.getPushConfig('t1', 'c1')
+      expect(got).toEqual(makePushConfig('t1', 'c1'))
+      expect(got?.token).toBeUndefined()
+      expect(got?.authentication).toBeUndefined()
+    })
+
+    it('putPushConfig replaces the config with the same (taskId, id) and keeps the others', async () => {
+      await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
+      await store.putPushConfig(makePushConfig('t1', 'c1', 0, { token: 'old', authentication: { scheme: 'Bearer' } }))
+      await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+      // The same config id on another task is another config.
+      await store.putPushConfig(makePushConfig('t2', 'c1', 2))
+      const replacement = makePushConfig('t1', 'c1', 5, { url: 'https://other.example.com/hook' })
+      await store.putPushConfig(replacement)
+      expect(await store.getPushConfig('t1', 'c1')).toEqual(replacement)
+      expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2', 'c1'])
+      expect(await store.listPushConfigs('t2')).toEqual([makePushConfig('t2', 'c1', 2)])
+    })
+
+    it('listPushConfigs is oldest first by createdAt, ties by id', async () => {
+      await seed(store, [makeRecord({ id: 't1' })])
+      for (const [id, at] of [['c-d', 30], ['c-b', 10], ['c-c', 10], ['c-a', 20], ['c-e', 0]] as const) {
+        await store.putPushConfig(makePushConfig('t1', id, at))
+      }
+      expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c-e', 'c-b', 'c-c', 'c-a', 'c-d'])
+    })
+
+    it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
+      await seed(store, [makeRecord({ id: 't1' })])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+      await store.deletePushConfig('t1', 'c1')
+      expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
+      expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
+      await expect(store.deletePushConfig('t1', 'c1')).resolves.toBeUndefined()
+      await expect(store.deletePushConfig('t1', 'never')).resolves.toBeUndefined()
+      await expect(store.deletePushConfig('no-task', 'c2')).resolves.toBeUndefined()
+      expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
+    })
+
+    it('deleting a task deletes its push configs, and only its own', async () => {
+      await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+      await store.putPushConfig(makePushConfig('t2', 'c1'))
+      await store.delete('t1')
+      expect(await store.listPushConfigs('t1')).toEqual([])
+      expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
+      expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1'])
+    })
+
+    it('deletePushConfigsOfTasks removes every config of the given tasks only', async () => {
+      await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' }), makeRecord({ id: 't3' })])
+      for (const task of ['t1', 't2', 't3']) {
+        await store.putPushConfig(makePushConfig(task, 'c1'))
+        await store.putPushConfig(makePushConfig(task, 'c2', 1))
+      }
+      await store.deletePushConfigsOfTasks(['t1', 't3', 'no-such-task'])
+      expect(await store.listPushConfigs('t1')).toEqual([])
+      expect(await store.listPushConfigs('t3')).toEqual([])
+      expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1', 'c2'])
+      // The tasks themselves stay: this deletes configs, not tasks.
+      expect(await store.get('t1')).toBeDefined()
+      await expect(store.deletePushConfigsOfTasks([])).resolves.toBeUndefined()
+      await expect(store.deletePushConfigsOfTasks(['t1'])).resolves.toBeUndefined()
+    })
+
+    it('trimSettled deletes the push configs of the tasks it deletes', async ({ skip }) => {
+      skip(!store.trimSettled, 'store does not implement trimSettled')
+      const tier = f.TRIM_TIER
+      await seed(store, [makeRecord({ id: 'old', ...tier, time: T0 }), makeRecord({ id: 'new', ...tier, time: T0 + 1000 })])
+      await store.putPushConfig(makePushConfig('old', 'c1'))
+      await store.putPushConfig(makePushConfig('new', 'c1'))
+      expect(await store.trimSettled!(tier, 1)).toEqual(['old'])
+      expect(await store.listPushConfigs('old')).toEqual([])
+      expect(configIds(await store.listPushConfigs('new'))).toEqual(['c1'])
     })
 
     it('trimSettled keeps the newest terminal records of exactly one tier', async ({ skip }) => {

@@ -1,6 +1,6 @@
 import { describeStoreConformance } from './conformance.js'
 import { MemoryStore } from './memory-store.js'
-import type { ListPage, ListQuery, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store.js'
+import type { ListPage, ListQuery, PushConfigRecord, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store.js'
 
 describeStoreConformance('MemoryStore', () => new MemoryStore())
 
@@ -34,6 +34,26 @@ class PlainStore implements Store {
 
   findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
     return this.#inner.findByMessageId(owner, messageId)
+  }
+
+  putPushConfig(record: PushConfigRecord): Promise<void> {
+    return this.#inner.putPushConfig(record)
+  }
+
+  getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
+    return this.#inner.getPushConfig(taskId, id)
+  }
+
+  listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    return this.#inner.listPushConfigs(taskId)
+  }
+
+  deletePushConfig(taskId: string, id: string): Promise<void> {
+    return this.#inner.deletePushConfig(taskId, id)
+  }
+
+  deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void> {
+    return this.#inner.deletePushConfigsOfTasks(taskIds)
   }
 }
 

@@ -8,7 +8,7 @@ import type { Viewer } from '../auth/principal.js'
 import { assertJsonEncodable } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import type { ListPage, ListQuery, Store, TaskChanges, TaskRecord } from './store.js'
+import type { ListPage, ListQuery, PushConfigRecord, Store, TaskChanges, TaskRecord } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -29,6 +29,11 @@ const timeOf = (task: Task, fallback: number): number => {
   return Number.isNaN(parsed) ? fallback : parsed
 }
 
+const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
+  const { authentication, ...rest } = record
+  return authentication ? { ...rest, authentication: { ...authentication } } : rest
+}
+
 const tierKey = (owner: string, tenant: string | null, scope: string | null) => JSON.stringify([owner, tenant, scope])
 const entryTier = (entry: Entry) => tierKey(entry.meta.owner, entry.meta.tenant, entry.meta.scope)
 
@@ -40,6 +45,8 @@ export class MemoryStore implements Store {
   readonly #byMessage = new Map<string, Set<string>>()
   /** Per tier, its settled tasks oldest first: a settled task's status time no longer changes. */
   readonly #settled = new Map<string, Keyset[]>()
+  /** taskId → config id → config. */
+  readonly #pushConfigs = new Map<string, Map<string, PushConfigRecord>>()
 
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
@@ -113,6 +120,7 @@ export class MemoryStore implements Store {
     this.#byOwner.get(entry.meta.owner)?.delete(id)
     this.#unindexMessages(entry)
     this.#trackSettled(entry, undefined)
+    this.#pushConfigs.delete(id)
   }
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
@@ -126,6 +134,32 @@ export class MemoryStore implements Store {
     const doomed = settled.slice(0, settled.length - Math.max(keep, 0)).map((key) => key.id)
     for (const id of doomed) await this.delete(id)
     return doomed
+  }
+
+  async putPushConfig(record: PushConfigRecord): Promise<void> {
+    let configs = this.#pushConfigs.get(record.taskId)
+    if (!configs) this.#pushConfigs.set(record.taskId, (configs = new Map()))
+    configs.set(record.id, copyConfig(record))
+  }
+
+  async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
+    const record = this.#pushConfigs.get(taskId)?.get(id)
+    return record && copyConfig(record)
+  }
+
+  async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    const configs = [...(this.#pushConfigs.get(taskId)?.values() ?? [])]
+    return configs.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(copyConfig)
+  }
+
+  async deletePushConfig(taskId: string, id: string): Promise<void> {
+    const configs = this.#pushConfigs.get(taskId)
+    configs?.delete(id)
+    if (configs?.size === 0) this.#pushConfigs.delete(taskId)
+  }
+
+  async deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void> {
+    for (const id of taskIds) this.#pushConfigs.delete(id)
   }
 
   /** Keeps the per-tier settled lists in step with an entry's move between states. */

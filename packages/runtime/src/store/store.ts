@@ -71,7 +71,36 @@ export interface StoreCapabilities {
   filtersScope?: boolean
 }
 
-export interface Store {
+/** A webhook registered on one task; `owner` is the task's owner, kept for per-owner bounds. */
+export interface PushConfigRecord {
+  /** Unique within its task. */
+  id: string
+  taskId: string
+  owner: string
+  url: string
+  token?: string
+  authentication?: { scheme: string; credentials?: string }
+  /** Epoch milliseconds; the per-task bound deletes the oldest first. */
+  createdAt: number
+}
+
+/**
+ * Push-notification configs, keyed by (taskId, id). Every store keeps them: deleting a task (by
+ * `delete` or `trimSettled`) also deletes its configs, so a trimmed task leaves no webhook behind.
+ */
+export interface PushConfigStore {
+  /** Inserts, or replaces the config with the same (taskId, id). */
+  putPushConfig(record: PushConfigRecord): Promise<void>
+  getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined>
+  /** The task's configs, oldest first (createdAt, then id). */
+  listPushConfigs(taskId: string): Promise<PushConfigRecord[]>
+  /** Removing an absent config is not an error. */
+  deletePushConfig(taskId: string, id: string): Promise<void>
+  /** Removes every config of these tasks; absent ones are not an error. */
+  deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void>
+}
+
+export interface Store extends PushConfigStore {
   readonly capabilities?: StoreCapabilities
   /** Stores a new record (version 1). Rejects a duplicate id. */
   create(record: TaskRecord): Promise<void>
@@ -82,13 +111,14 @@ export interface Store {
    */
   update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined>
   list(query: ListQuery): Promise<ListPage>
-  /** Removes a record; removing an absent one is not an error. */
+  /** Removes a record and its push configs; removing an absent one is not an error. */
   delete(id: string): Promise<void>
   /** The owner's records that accepted a client message with this id. */
   findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]>
   /**
    * Optional retention trimmer: deletes the oldest settled (terminal) records of exactly this tier
-   * beyond `keep`, and returns their ids. Without it the exchange trims through list and delete.
+   * beyond `keep` (with their push configs), and returns their ids. Without it the exchange trims
+   * through list and delete.
    */
   trimSettled?(tier: Viewer, keep: number): Promise<string[]>
 }
