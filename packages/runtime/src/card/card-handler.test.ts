@@ -29,7 +29,7 @@ describe('agent card', () => {
       supportedInterfaces: [{ url: `${server.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
       provider: { organization: 'Acme', url: 'https://acme.example' },
       version: '2.1.0',
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/plain', 'application/json'],
       skills: [
@@ -65,7 +65,7 @@ describe('agent card', () => {
       extendedCard: (principal) => ({ ...server.exchange.agentCard(server.url), description: `for ${principal.owner}` }),
     })
     const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any
-    expect(body.capabilities).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true })
+    expect(body.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true })
     expect((await server.result('GetExtendedAgentCard')).description).toBe('for alice')
   })
 })

@@ -3,6 +3,7 @@
  * @module
  */
 import type { Logger } from '../log/logger.js'
+import type { PushDispatcher } from '../push/push-dispatcher.js'
 import type { TaskRun } from '../run/task-run.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
@@ -29,6 +30,8 @@ export interface ExchangeCore {
   defaultOutputModes: readonly string[]
   /** Sends being accepted, by owner and messageId, so a concurrent retry joins the first. */
   accepting: Map<string, Promise<unknown>>
+  /** Delivers events to push configs; absent when push notifications are off. */
+  push?: PushDispatcher
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

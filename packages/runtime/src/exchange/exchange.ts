@@ -10,6 +10,7 @@ import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { handleRpc } from '../http/rpc-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
 import { consoleLogger, type Logger } from '../log/logger.js'
+import { PushDispatcher } from '../push/push-dispatcher.js'
 import { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
@@ -58,6 +59,15 @@ export interface ExchangeOptions {
   streamKeepAliveMs?: number
   /** Store polling interval for a stream whose task runs in no live run here; default 1 s. */
   streamPollMs?: number
+  /** Push notifications (the four config methods and webhook delivery); default true. */
+  pushNotifications?: boolean
+  /**
+   * Allow push URLs on loopback, private, link-local and other internal addresses. For development
+   * and tests only: it lets a caller make this server send requests into its own network.
+   */
+  allowPrivatePush?: boolean
+  /** Push configs kept per task (the oldest are deleted); 0 = 8, negative = unbounded. */
+  maxPushConfigsPerTask?: number
   /** Serves GetExtendedAgentCard to authenticated callers. */
   extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
   logger?: Logger
@@ -95,13 +105,21 @@ export class Exchange {
       }),
     )
     this.#options = options
+    const store = options.store ?? new MemoryStore()
+    const logger = options.logger ?? consoleLogger
+    const push = options.pushNotifications !== false && {
+      allowPrivate: options.allowPrivatePush ?? false,
+      maxPerTask: orDefault(options.maxPushConfigsPerTask, 8),
+    }
+    const dispatcher = push ? new PushDispatcher({ store, logger, allowPrivate: push.allowPrivate }) : undefined
     this.#core = {
-      store: options.store ?? new MemoryStore(),
+      store,
       skills,
-      events: new TaskEvents(),
+      // Every stored event also goes to the task's push configs.
+      events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16)),
-      logger: options.logger ?? consoleLogger,
+      logger,
       limits: {
         taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
         settledRetention: orDefault(options.settledTaskRetention, 64),
@@ -111,6 +129,7 @@ export class Exchange {
       defaultOutputModes: options.card.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
       accepting: new Map(),
       closing: false,
+      ...(dispatcher ? { push: dispatcher } : {}),
     }
     const extendedCard = options.extendedCard
     const streaming = options.streaming !== false && {
@@ -121,6 +140,7 @@ export class Exchange {
     this.#methods = methodTable({
       extendedCard: extendedCard && ((caller) => extendedCard(caller.principal)),
       streaming: streaming || undefined,
+      push: push || undefined,
     })
     this.#serveCard = createCardHandler((base) => this.agentCard(base), options.card.publicUrl?.replace(/\/+$/, ''), options.card.maxAgeSeconds ?? 300)
   }
@@ -129,7 +149,7 @@ export class Exchange {
   get capabilities(): AgentCapabilities {
     return {
       streaming: this.#options.streaming !== false,
-      pushNotifications: false,
+      pushNotifications: this.#options.pushNotifications !== false,
       ...(this.#options.extendedCard ? { extendedAgentCard: true } : {}),
     }
   }
@@ -188,7 +208,8 @@ export class Exchange {
     }))
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
-    await Promise.race([settled, deadline])
+    // The final states are notified too, within the same deadline.
+    await Promise.race([settled.then(() => this.#core.push?.idle()), deadline])
     clearTimeout(timer)
   }
 }

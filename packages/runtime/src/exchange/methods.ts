@@ -6,7 +6,10 @@
 import type { AgentCard } from '../wire/types.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { cancelTaskParams, getTaskParams, listTasksParams, parseParams, sendMessageParams, subscribeParams, tenantOnlyParams } from '../wire/params.js'
+import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushConfigOptions } from '../push/push-configs.js'
+import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
 import type { ExchangeCore } from './core.js'
+import { pushOnSend } from './push-on-send.js'
 import { acceptMessage, answerSend, type Caller } from './send-message.js'
 import { sendStreamingMessage, subscribeToTask, type StreamingOptions } from './streaming.js'
 import { cancelTask, getTask, listTasks } from './task-queries.js'
@@ -17,6 +20,8 @@ export interface MethodOptions {
   extendedCard: ((caller: Caller) => AgentCard | Promise<AgentCard>) | undefined
   /** Undefined when streaming is turned off. */
   streaming: StreamingOptions | undefined
+  /** Undefined when push notifications are turned off. */
+  push: PushConfigOptions | undefined
 }
 
 const noStreaming = () =>
@@ -28,23 +33,29 @@ const noPush = () =>
   )
 
 export function methodTable(options: MethodOptions): Record<string, MethodHandler> {
-  const { streaming } = options
+  const { streaming, push } = options
   return {
     SendMessage: async (core, caller, raw) => {
       const params = parseParams(sendMessageParams, raw)
-      return answerSend(core, await acceptMessage(core, caller, params), params)
+      const attachPush = await pushOnSend(core, params, push)
+      return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : {}), params)
     },
     GetTask: (core, caller, raw) => getTask(core, caller.viewer, parseParams(getTaskParams, raw)),
     ListTasks: (core, caller, raw) => listTasks(core, caller.viewer, parseParams(listTasksParams, raw)),
     CancelTask: (core, caller, raw) => cancelTask(core, caller.viewer, parseParams(cancelTaskParams, raw)),
     SendStreamingMessage: streaming
-      ? (core, caller, raw) => sendStreamingMessage(core, caller, parseParams(sendMessageParams, raw), streaming)
+      ? async (core, caller, raw) => {
+          const params = parseParams(sendMessageParams, raw)
+          return sendStreamingMessage(core, caller, params, streaming, await pushOnSend(core, params, push))
+        }
       : noStreaming,
     SubscribeToTask: streaming ? (core, caller, raw) => subscribeToTask(core, caller, parseParams(subscribeParams, raw), streaming) : noStreaming,
-    CreateTaskPushNotificationConfig: noPush,
-    GetTaskPushNotificationConfig: noPush,
-    ListTaskPushNotificationConfigs: noPush,
-    DeleteTaskPushNotificationConfig: noPush,
+    CreateTaskPushNotificationConfig: push
+      ? (core, caller, raw) => createPushConfig(core, caller, parseParams(createPushConfigParams, raw), push)
+      : noPush,
+    GetTaskPushNotificationConfig: push ? (core, caller, raw) => getPushConfig(core, caller, parseParams(pushConfigRefParams, raw)) : noPush,
+    ListTaskPushNotificationConfigs: push ? (core, caller, raw) => listPushConfigs(core, caller, parseParams(listPushConfigsParams, raw)) : noPush,
+    DeleteTaskPushNotificationConfig: push ? (core, caller, raw) => deletePushConfig(core, caller, parseParams(pushConfigRefParams, raw)) : noPush,
     GetExtendedAgentCard: async (_core, caller, raw) => {
       parseParams(tenantOnlyParams, raw)
       if (!options.extendedCard) {

@@ -28,11 +28,18 @@ export interface Caller {
   reresolve?: () => Promise<Principal | null | undefined>
 }
 
-/** Sees a task the moment it is created or resumed, before its run starts (streams subscribe here). */
-export type AcceptObserver = (record: TaskRecord) => void
+export interface AcceptHooks {
+  /** Sees the task the moment it is created or resumed, before its run starts (streams subscribe here). */
+  observe?: (record: TaskRecord) => void
+  /**
+   * Registers the message's push config on the task before its run starts: after a new task is
+   * created (which is removed again if this fails), or before a paused task is resumed.
+   */
+  attachPush?: (record: TaskRecord) => Promise<void>
+}
 
 /** Accepts the message (creating or resuming a task) and returns the record to answer with. */
-export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, observe?: AcceptObserver): Promise<TaskRecord> {
+export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks = {}): Promise<TaskRecord> {
   const { message } = params
   refuseUrlParts(core, message)
   const key = `${caller.viewer.owner}\u0000${message.messageId}`
@@ -42,7 +49,7 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
     canSee(caller.viewer, tierOf(r)),
   )
   if (prior) return prior
-  const accepting = message.taskId ? resume(core, caller, message, message.taskId, observe) : start(core, caller, params, observe)
+  const accepting = message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks)
   core.accepting.set(key, accepting)
   try {
     return await accepting
@@ -63,7 +70,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
   return { task: toWireTask(final, { historyLength: configuration.historyLength }) }
 }
 
-async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, observe: AcceptObserver | undefined): Promise<TaskRecord> {
+async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks): Promise<TaskRecord> {
   const { message } = params
   const id = randomUUID()
   const contextId = message.contextId ?? randomUUID()
@@ -86,7 +93,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     // Born terminal: the agent declines without running anything.
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
     await core.store.create(rejected)
-    observe?.(rejected)
+    hooks.observe?.(rejected)
     await retain(core, rejected)
     return rejected
   }
@@ -98,12 +105,20 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     core.slots.release(caller.viewer.owner)
     throw error
   }
-  observe?.(record)
+  try {
+    await hooks.attachPush?.(record)
+  } catch (error) {
+    // As if the message never arrived: no task is left behind a refused config.
+    core.slots.release(caller.viewer.owner)
+    await core.store.delete(record.id).catch(() => undefined)
+    throw error
+  }
+  hooks.observe?.(record)
   void new TaskRun(core, record, route.skill, caller.principal, userMessage).start()
   return record
 }
 
-async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, observe: AcceptObserver | undefined): Promise<TaskRecord> {
+async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, hooks: AcceptHooks): Promise<TaskRecord> {
   const record = await findVisible(core, caller.viewer, taskId)
   if (message.contextId !== undefined && message.contextId !== record.contextId) {
     throw A2AError.invalidParams(
@@ -118,6 +133,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
   const userMessage: Message = { ...message, contextId: record.contextId, taskId }
   let event
   try {
+    await hooks.attachPush?.(record)
     const outcome = await writeTask(core.store, record, (current) => {
       if (!isPaused(current.task.status.state)) return null
       const next = withStatus(current.task, 'TASK_STATE_WORKING')
@@ -131,7 +147,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     if ('declined' in outcome) refuseUnless(outcome.declined)
     if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
     core.events.publish({ taskId, version: outcome.written.version, response: event! })
-    observe?.(outcome.written)
+    hooks.observe?.(outcome.written)
     void new TaskRun(core, outcome.written, skill, caller.principal, userMessage).start()
     return outcome.written
   } catch (error) {

@@ -15,7 +15,7 @@ import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import { isTerminal } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
-import { acceptMessage, type Caller } from './send-message.js'
+import { acceptMessage, type AcceptHooks, type Caller } from './send-message.js'
 import { findVisible } from './task-queries.js'
 
 export interface StreamingOptions {
@@ -29,15 +29,22 @@ export class StreamReply {
   constructor(readonly start: (sink: SseWriter) => void) {}
 }
 
-export async function sendStreamingMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, options: StreamingOptions): Promise<StreamReply> {
+export async function sendStreamingMessage(
+  core: ExchangeCore,
+  caller: Caller,
+  params: SendMessageParams,
+  options: StreamingOptions,
+  attachPush: AcceptHooks['attachPush'],
+): Promise<StreamReply> {
   const seat = takeSeat(caller, options)
   let listener: TaskListener | undefined
   let snapshot: TaskRecord | undefined
   try {
-    const record = await acceptMessage(core, caller, params, (accepted) => {
+    const observe = (accepted: TaskRecord) => {
       listener = new TaskListener(core, accepted.id)
       snapshot = accepted
-    })
+    }
+    const record = await acceptMessage(core, caller, params, { observe, ...(attachPush ? { attachPush } : {}) })
     // A retried messageId accepts nothing new: follow the task it made, from the store.
     return stream(core, caller, listener ?? new TaskListener(core, record.id), options, seat, params.configuration?.historyLength, snapshot)
   } catch (error) {

@@ -133,8 +133,18 @@ describe('method table', () => {
     'ListTaskPushNotificationConfigs',
     'DeleteTaskPushNotificationConfig',
   ])('%s answers -32003 while push is off', async (method) => {
-    const reply = await server.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
-    expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
+    const quiet = await startTestServer({ skills: [echo], pushNotifications: false })
+    try {
+      const reply = await quiet.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
+      expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
+      const send = await quiet.rpc('SendMessage', { message: userMessage('x'), configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } })
+      expect(send.body.error.code).toBe(-32003)
+      expect((await quiet.result('ListTasks')).totalSize).toBe(0)
+      const card = (await (await fetch(`${quiet.url}/.well-known/agent-card.json`)).json()) as any
+      expect(card.capabilities.pushNotifications).toBe(false)
+    } finally {
+      await quiet.close()
+    }
   })
 
   it('GetExtendedAgentCard answers -32004 when no extended card is configured', async () => {

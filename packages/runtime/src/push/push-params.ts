@@ -5,14 +5,7 @@
  * @module
  */
 import { z } from 'zod'
-import { sendMessageParams } from '../wire/params.js'
-
-const nonEmpty = z.string().min(1, 'must be a non-empty string')
-const tenant = z.string().optional()
-
-// wire/params.ts does not export its push config schema; reach it through SendMessage's, so
-// there is one definition of the shape.
-const pushConfig = sendMessageParams.shape.configuration.unwrap().shape.taskPushNotificationConfig.unwrap()
+import { nonEmpty, pushConfig, tenant } from '../wire/params.js'
 
 /** CreateTaskPushNotificationConfig: a flat TaskPushNotificationConfig whose taskId is required. */
 export const createPushConfigParams = pushConfig.extend({ taskId: nonEmpty })

@@ -16,6 +16,9 @@ type Listener = (event: TaskEvent) => void
 export class TaskEvents {
   readonly #listeners = new Map<string, Set<Listener>>()
 
+  /** @param tap sees every event of every task (push delivery). */
+  constructor(private readonly tap?: Listener) {}
+
   subscribe(taskId: string, listener: Listener): () => void {
     let set = this.#listeners.get(taskId)
     if (!set) this.#listeners.set(taskId, (set = new Set()))
@@ -27,6 +30,7 @@ export class TaskEvents {
   }
 
   publish(event: TaskEvent): void {
+    this.tap?.(event)
     const set = this.#listeners.get(event.taskId)
     if (!set) return
     for (const listener of [...set]) listener(event)

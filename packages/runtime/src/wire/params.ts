@@ -8,7 +8,7 @@ import { A2AError } from './a2a-error.js'
 import { TASK_STATES, type Message, type TaskState } from './types.js'
 
 const jsonObject = z.record(z.string(), z.unknown())
-const nonEmpty = z.string().min(1, 'must be a non-empty string')
+export const nonEmpty = z.string().min(1, 'must be a non-empty string')
 
 /** ProtoJSON accepts an enum's number as well as its name. */
 const taskState = z.union([
@@ -91,9 +91,9 @@ const message = z
   .transform(({ content: _content, ...rest }) => rest as Message)
 
 const historyLength = z.number().int().min(0, 'must be 0 or more')
-const tenant = z.string().optional()
+export const tenant = z.string().optional()
 
-const pushConfig = z.object({
+export const pushConfig = z.object({
   id: z.string().optional(),
   taskId: z.string().optional(),
   url: nonEmpty,

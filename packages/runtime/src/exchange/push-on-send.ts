@@ -1,0 +1,31 @@
+/**
+ * A push config sent inside SendMessage's configuration: checked (SSRF guard included) before
+ * anything is written, stored on the task before its run starts, and sent the task snapshot first.
+ * @module
+ */
+import { attachPushConfig, checkSendPushConfig, type PushConfigOptions } from '../push/push-configs.js'
+import type { TaskRecord } from '../store/store.js'
+import { A2AError } from '../wire/a2a-error.js'
+import type { SendMessageParams } from '../wire/params.js'
+import type { ExchangeCore } from './core.js'
+import type { AcceptHooks } from './send-message.js'
+import { toWireTask } from './to-wire.js'
+
+export async function pushOnSend(
+  core: ExchangeCore,
+  params: SendMessageParams,
+  push: PushConfigOptions | undefined,
+): Promise<AcceptHooks['attachPush']> {
+  if (!params.configuration?.taskPushNotificationConfig) return undefined
+  if (!push) {
+    throw new A2AError(
+      'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      'Push notifications are not enabled on this agent (capabilities.pushNotifications is false); send the message without configuration.taskPushNotificationConfig and poll GetTask',
+    )
+  }
+  const checked = (await checkSendPushConfig(params, push))!
+  return async (record: TaskRecord) => {
+    await attachPushConfig(core, record, checked, push)
+    void core.push?.notify({ taskId: record.id, version: record.version, response: { task: toWireTask(record) } })
+  }
+}
