@@ -4,9 +4,21 @@
  * shapes (card, ProtoJSON results, error codes) match the spec as others read it.
  */
 import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk'
+import {
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTasksRequest,
+  SendMessageRequest,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk'
 import type { SendMessageResult } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import type { Client } from '@a2a-js/sdk/client'
@@ -177,5 +189,63 @@ describe('@a2a-js/sdk client against the quickstart agent', () => {
     await alice.cancelTask(CancelTaskRequest.fromJSON({ id: started.id }))
     await follow
     expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_CANCELED')
+  })
+})
+
+describe('@a2a-js/sdk push-config methods against an agent that delivers to a local receiver', () => {
+  let agent: Server
+  let agentExchange: Exchange
+  let receiver: Server
+  let hookUrl: string
+  let client: Client
+  const received: any[] = []
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      let text = ''
+      request.on('data', (chunk) => (text += chunk))
+      request.on('end', () => {
+        received.push(JSON.parse(text))
+        response.writeHead(200).end()
+      })
+    }).listen(0, '127.0.0.1')
+    await new Promise<void>((resolve) => receiver.once('listening', resolve))
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    // Private targets are allowed only because this receiver listens on loopback.
+    const quickstart = createQuickstart({ devKeys: 'alice:key-alice', overrides: { allowPrivatePush: true } })
+    agentExchange = quickstart.exchange
+    agent = quickstart.app.listen(0, '127.0.0.1')
+    await new Promise<void>((resolve) => agent.once('listening', resolve))
+    client = await clientFactory('key-alice').createFromUrl(`http://127.0.0.1:${(agent.address() as AddressInfo).port}`)
+  })
+
+  afterAll(async () => {
+    await agentExchange.shutdown({ timeoutMs: 2000 })
+    agent.closeAllConnections()
+    await new Promise<void>((resolve) => agent.close(() => resolve()))
+    await new Promise<void>((resolve) => receiver.close(() => resolve()))
+  })
+
+  it('creates, gets, lists and deletes a config, and the receiver gets the task\'s events', async () => {
+    expect((await client.getAgentCard()).capabilities?.pushNotifications).toBe(true)
+    const asked = wire(asTask(await client.sendMessage(send('hi', { skill: 'ask' }))))
+    const created = TaskPushNotificationConfig.toJSON(
+      await client.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON({ taskId: asked.id, id: 'sdk-1', url: hookUrl, token: 'tok' })),
+    ) as any
+    expect(created).toMatchObject({ id: 'sdk-1', taskId: asked.id, url: hookUrl, token: 'tok' })
+    const got = TaskPushNotificationConfig.toJSON(
+      await client.getTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest.fromJSON({ taskId: asked.id, id: 'sdk-1' })),
+    ) as any
+    expect(got.url).toBe(hookUrl)
+    const listed = await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: asked.id }))
+    expect(listed.configs.map((config) => config.id)).toEqual(['sdk-1'])
+
+    await client.sendMessage(send('Ada', { taskId: asked.id }))
+    await expect.poll(() => received.at(-1)?.statusUpdate?.status?.state).toBe('TASK_STATE_COMPLETED')
+    expect(received.some((event) => event.artifactUpdate?.artifact?.name === 'greeting')).toBe(true)
+
+    await client.deleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest.fromJSON({ taskId: asked.id, id: 'sdk-1' }))
+    const after = await client.listTaskPushNotificationConfig(ListTaskPushNotificationConfigsRequest.fromJSON({ taskId: asked.id }))
+    expect(after.configs).toEqual([])
   })
 })
