@@ -37,8 +37,13 @@ export { devKeyResolver, parseDevKeys } from './auth/dev-keys.js'
 // Stores
 export { MemoryStore } from './store/memory-store.js'
 export { InvalidCursorError } from './store/store.js'
-export type { ListPage, ListQuery, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
+export type { ListPage, ListQuery, PushConfigRecord, PushConfigStore, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
 export { NotJsonEncodableError } from './wire/json-safe.js'
+
+// Streaming and push
+export { StreamReply } from './exchange/streaming.js'
+export type { SeatOverflow } from './stream/stream-seats.js'
+export { PushUrlError } from './push/address-guard.js'
 
 // Agent card
 export { buildAgentCard } from './card/agent-card.js'
@@ -64,6 +69,7 @@ export type {
   StreamResponse,
   Task,
   TaskArtifactUpdateEvent,
+  TaskPushNotificationConfig,
   TaskState,
   TaskStatus,
   TaskStatusUpdateEvent,
