@@ -5,7 +5,11 @@ const port = Number(process.env.PORT ?? 3000)
 const devKeys = process.env.A2A_DEV_KEYS ?? 'alice:key-alice,bob:key-bob'
 if (!process.env.A2A_DEV_KEYS) console.warn('A2A_DEV_KEYS is not set: using the development keys alice:key-alice,bob:key-bob')
 
-const { app, exchange } = createQuickstart({ devKeys })
+// Development only: lets push notifications reach a webhook receiver on this machine.
+const allowPrivatePush = process.env.A2A_ALLOW_PRIVATE_PUSH === '1'
+if (allowPrivatePush) console.warn('A2A_ALLOW_PRIVATE_PUSH=1: push URLs on loopback and private networks are allowed')
+
+const { app, exchange } = createQuickstart({ devKeys, overrides: { allowPrivatePush } })
 const server = app.listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`A2A agent on http://localhost:${bound}/a2a (card: http://localhost:${bound}/.well-known/agent-card.json)`)
