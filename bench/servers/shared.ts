@@ -1,2 +1,8 @@
 /** Constants the bench driver and its server processes agree on. */
 export const BENCH_TOKEN = 'bench-token'
+
+/**
+ * Wall-clock ms with sub-ms precision. The driver and its servers share this machine's clock, so
+ * a time stamped in one process can be subtracted from a time read in another.
+ */
+export const wallMs = (): number => performance.timeOrigin + performance.now()

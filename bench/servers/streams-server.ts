@@ -1,0 +1,157 @@
+/**
+ * Streams bench target: our exchange with a long-running `hold` skill. Prints `{"port":N}` on
+ * stdout once listening; runs until killed. Started by streams.bench.ts in its own process so the
+ * SSE clients do not share this event loop.
+ *
+ * Bench-only control endpoints beside the A2A one (no auth: the server listens on 127.0.0.1 only):
+ *   POST /bench/tick    every held task appends one artifact chunk carrying its emit time
+ *   POST /bench/finish  every held task completes
+ *   GET  /bench/memory  process.memoryUsage(), after a full GC when started with --expose-gc
+ *
+ * BENCH_HTTP=node serves everything on bare node:http instead of Express.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createExchange, defineSkill, type TaskContext } from '@a2a-agent/runtime'
+import { a2aRouter } from '@a2a-agent/runtime/express'
+import { wallMs } from './shared.js'
+
+type Signal = 'tick' | 'finish'
+
+/** One held task: a queue of control signals its handler takes in order. */
+class Holder {
+  readonly #queue: Signal[] = []
+  #wake: (() => void) | undefined
+
+  constructor(private readonly abort: AbortSignal) {
+    abort.addEventListener('abort', () => this.#wake?.(), { once: true })
+  }
+
+  push(signal: Signal): void {
+    this.#queue.push(signal)
+    this.#wake?.()
+  }
+
+  async next(): Promise<Signal | 'aborted'> {
+    while (this.#queue.length === 0) {
+      if (this.abort.aborted) return 'aborted'
+      await new Promise<void>((resolve) => (this.#wake = resolve))
+      this.#wake = undefined
+    }
+    return this.#queue.shift()!
+  }
+}
+
+const holders = new Set<Holder>()
+/** Writes of the current tick, so /bench/tick answers once every chunk is stored and fanned out. */
+let tickWrites: Promise<unknown>[] = []
+
+async function hold(ctx: TaskContext): Promise<void> {
+  const holder = new Holder(ctx.signal)
+  holders.add(holder)
+  try {
+    await ctx.working()
+    let artifactId: string | undefined
+    for (;;) {
+      const signal = await holder.next()
+      // A cut run (cancel, timeout, shutdown) is settled by the runtime; nothing more to write.
+      if (signal === 'aborted') return
+      if (signal === 'finish') break
+      // Stamped just before the write: the measured latency includes the store write and fan-out.
+      const write = ctx.artifact({ ...(artifactId ? { artifactId, append: true } : { name: 'ticks' }), parts: [{ text: wallMs().toFixed(3) }] })
+      tickWrites.push(write)
+      artifactId = await write
+    }
+    await ctx.complete()
+  } finally {
+    holders.delete(holder)
+  }
+}
+
+const numberEnv = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined)
+
+const exchange = createExchange({
+  skills: [defineSkill({ id: 'hold', description: 'Holds the task open, appending a timestamped chunk on every bench tick', handler: hold })],
+  // `Bearer <owner>`: the driver spreads tasks and streams over owners by token.
+  resolvePrincipal: (request) => {
+    const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')
+    return match ? { owner: match[1]! } : undefined
+  },
+  card: { name: 'Bench (streams)', description: 'SSE fan-out target', version: '0.0.0' },
+  // The bench measures the streams themselves, not the per-owner caps.
+  maxStreamSeatsPerOwner: -1,
+  maxConcurrentRunsPerOwner: -1,
+  // Held tasks must outlive the whole run, however long opening 10k streams takes.
+  taskTimeoutMs: 60 * 60_000,
+  ...(numberEnv('BENCH_KEEPALIVE_MS') ? { streamKeepAliveMs: numberEnv('BENCH_KEEPALIVE_MS')! } : {}),
+})
+
+/** The control endpoints, on plain node:http types so either front below can serve them. */
+const control: Record<string, (request: IncomingMessage, response: ServerResponse) => void | Promise<void>> = {
+  'POST /bench/tick': async (_request, response) => {
+    const started = wallMs()
+    tickWrites = []
+    for (const holder of holders) holder.push('tick')
+    // Handlers wake on microtasks; one macrotask later every write of this tick has been queued.
+    await new Promise((resolve) => setImmediate(resolve))
+    const writes = tickWrites
+    const results = await Promise.allSettled(writes)
+    sendJson(response, { tasks: writes.length, failed: results.filter((r) => r.status === 'rejected').length, fanOutMs: wallMs() - started })
+  },
+  'POST /bench/finish': (_request, response) => {
+    const count = holders.size
+    for (const holder of holders) holder.push('finish')
+    sendJson(response, { tasks: count })
+  },
+  'GET /bench/memory': (_request, response) => {
+    // A full GC first, so heapUsed is live data rather than whatever the last scavenge left.
+    ;(globalThis as { gc?: () => void }).gc?.()
+    sendJson(response, { ...process.memoryUsage(), held: holders.size, activeRuns: exchange.activeRuns })
+  },
+}
+
+function sendJson(response: ServerResponse, body: unknown): void {
+  response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))
+}
+
+/**
+ * Express by default, as an app would mount it. BENCH_HTTP=node serves the same on bare node:http,
+ * which separates what Express costs per stream from what the exchange costs.
+ */
+function front(): Server {
+  if (process.env.BENCH_HTTP === 'node') {
+    return createServer((request, response) => {
+      const path = request.url?.split('?')[0]
+      const handler = control[`${request.method} ${path}`]
+      if (handler) return void handler(request, response)
+      if (path === exchange.path) return void exchange.handle(request, response)
+      response.writeHead(404).end()
+    })
+  }
+  const app = express()
+  for (const [route, handler] of Object.entries(control)) {
+    const [method, path] = route.split(' ') as [string, string]
+    app[method === 'GET' ? 'get' : 'post'](path, handler)
+  }
+  app.use(a2aRouter(exchange))
+  return createServer(app)
+}
+
+const server = front()
+// The default backlog (511) overflows when thousands of streams connect at once.
+server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
+  console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
+})
+
+process.once('SIGTERM', async () => {
+  await exchange.shutdown({ timeoutMs: 1000 })
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})
+
+// A driver killed outright (SIGKILL, OOM) cannot stop this process; it notices being orphaned.
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(1)
+}, 1000).unref()

@@ -1,0 +1,597 @@
+/**
+ * SSE streams: server memory per open stream, and fan-out latency from one stored artifact chunk
+ * to every subscriber. Goal: 10,000 concurrent streams under 1 GiB server RSS.
+ *
+ *   npm run bench                                   # runs send-message.bench.ts, then this
+ *   BENCH_STREAMS=1000 npx tsx bench/streams.bench.ts
+ *
+ * The server (bench/servers/streams-server.ts) runs in its own process. The driver makes
+ * BENCH_TASKS long-running `hold` tasks (SendMessage, returnImmediately), opens BENCH_STREAMS
+ * SubscribeToTask streams spread evenly over them (one socket each, node:http), and reads the
+ * server's memory before and after. It then triggers BENCH_TICKS ticks, BENCH_TICK_GAP_MS apart:
+ * on each tick every task appends a chunk whose text is the server's wall clock at emit time, and
+ * each client records its receive time minus that. Finally the tasks complete and every stream
+ * must end on the COMPLETED status event.
+ *
+ * Other knobs: BENCH_OWNERS (tasks and their streams spread over this many owners),
+ * BENCH_OPEN_CONCURRENCY (streams being opened at once), BENCH_WARMUP_STREAMS,
+ * BENCH_TIMEOUT_SECONDS (the watchdog). Passed to the server: BENCH_KEEPALIVE_MS (its stream
+ * keep-alive interval), BENCH_HTTP=node (bare node:http instead of Express), BENCH_SERVER_ARGS
+ * (extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { Agent, request, type ClientRequest } from 'node:http'
+import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { wallMs } from './servers/shared.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const streamCount = positiveInt('BENCH_STREAMS', 10_000)
+const taskCount = Math.min(positiveInt('BENCH_TASKS', 100), streamCount)
+const tickCount = positiveInt('BENCH_TICKS', 20)
+const tickGapMs = positiveInt('BENCH_TICK_GAP_MS', 200)
+const ownerCount = Math.min(positiveInt('BENCH_OWNERS', 10), taskCount)
+const openConcurrency = positiveInt('BENCH_OPEN_CONCURRENCY', 256)
+const warmupStreams = positiveInt('BENCH_WARMUP_STREAMS', 200)
+const MiB = 1024 * 1024
+const GOAL_STREAMS = 10_000
+const GOAL_RSS = 1024 * MiB
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
+  return value
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server process
+
+interface Server {
+  child: ChildProcess
+  port: number
+}
+
+let server: Server | undefined
+
+async function startServer(): Promise<Server> {
+  const file = fileURLToPath(new URL('./servers/streams-server.ts', import.meta.url))
+  // --expose-gc: /bench/memory collects first, so heapUsed is live data.
+  // BENCH_SERVER_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, ['--expose-gc', ...extra, '--import', 'tsx', file], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  })
+  const lines = createInterface({ input: child.stdout! })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('streams server printed no port within 30 s')), 30_000)
+    child.once('exit', (code) => reject(new Error(`streams server exited early with code ${code}`)))
+    lines.once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolve((JSON.parse(line) as { port: number }).port)
+      } catch {
+        reject(new Error(`streams server printed ${JSON.stringify(line)} instead of {"port":N}`))
+      }
+    })
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL')
+    throw error
+  })
+  lines.on('line', (line) => console.error(`[server] ${line}`))
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`streams server exited unexpectedly (code ${code}, signal ${signal})`)
+  })
+  return { child, port }
+}
+
+let stopping = false
+
+async function stopServer(target: Server): Promise<void> {
+  stopping = true
+  const { child } = target
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** user+system CPU ms of a process from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
+}
+
+/** A `Vm…:` line of /proc/<pid>/status in bytes (Linux), read without asking the process. */
+function procStatusBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The soft open-files limit, from /proc (Linux); undefined elsewhere. */
+function openFilesLimit(): number | undefined {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const soft = Number(line?.split(/\s{2,}/)[1])
+    return Number.isFinite(soft) ? soft : undefined
+  } catch {
+    return undefined
+  }
+}
+
+interface ServerMemory {
+  rss: number
+  heapTotal: number
+  heapUsed: number
+  external: number
+  arrayBuffers: number
+  held: number
+  activeRuns: number
+}
+
+// Control calls are few, so fetch is fine for them; streams use node:http below.
+const base = () => `http://127.0.0.1:${server!.port}`
+
+async function control<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+  const response = await fetch(`${base()}${path}`, { method })
+  if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status} ${await response.text()}`)
+  return (await response.json()) as T
+}
+
+const memory = () => control<ServerMemory>('GET', '/bench/memory')
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+
+const runId = `${process.pid}-${Date.now()}`
+let rpcId = 0
+const ownerOf = (task: number) => `owner-${task % ownerCount}`
+const rpcHeaders = (owner: string) => ({ 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${owner}` })
+
+interface HeldTask {
+  id: string
+  owner: string
+}
+
+async function createTasks(count: number, label: string): Promise<HeldTask[]> {
+  const tasks = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const owner = ownerOf(i)
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++rpcId,
+        method: 'SendMessage',
+        params: {
+          message: { messageId: `${label}-${runId}-${i}`, role: 'ROLE_USER', parts: [{ text: 'hold' }], metadata: { skill: 'hold' } },
+          configuration: { returnImmediately: true },
+        },
+      })
+      const response = await fetch(`${base()}/a2a`, { method: 'POST', headers: rpcHeaders(owner), body })
+      const reply = (await response.json()) as { result?: { task?: { id: string } }; error?: unknown }
+      const id = reply.result?.task?.id
+      if (!id) throw new Error(`SendMessage did not answer a task: HTTP ${response.status} ${JSON.stringify(reply).slice(0, 300)}`)
+      return { id, owner }
+    }),
+  )
+  // Ticks reach only handlers already waiting on them.
+  const deadline = Date.now() + 30_000
+  while ((await memory()).held < count) {
+    if (Date.now() > deadline) throw new Error(`only ${(await memory()).held} of ${count} hold handlers started within 30 s`)
+    await sleep(20)
+  }
+  return tasks
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSE clients
+
+/** One socket per stream: no pooling, no per-host cap. */
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
+
+interface Round {
+  /** Receive time minus emit time of every tick chunk, ms. */
+  latencies: Float64Array
+  deliveries: number
+  opened: number
+  ended: number
+  failures: string[]
+  onFirst: (() => void) | undefined
+  onEnd: (() => void) | undefined
+  onDelivery: (() => void) | undefined
+}
+
+class Stream {
+  #buffer = ''
+  #data: string | undefined
+  #event: string | undefined
+  request: ClientRequest | undefined
+  first = false
+  ticks = 0
+  /** The state of the last status event (or snapshot). */
+  lastState: string | undefined
+  ended = false
+
+  constructor(
+    readonly round: Round,
+    readonly task: HeldTask,
+  ) {}
+
+  /** Resolves once the snapshot arrived, or the stream failed before it. */
+  open(): Promise<void> {
+    return new Promise((resolve) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'SubscribeToTask', params: { id: this.task.id } })
+      const settleOpen = () => resolve()
+      const fail = (reason: string) => {
+        if (this.ended) return
+        this.ended = true
+        this.round.failures.push(reason)
+        this.round.ended++
+        this.round.onEnd?.()
+        settleOpen()
+      }
+      const req = request({
+        host: '127.0.0.1',
+        port: server!.port,
+        path: '/a2a',
+        method: 'POST',
+        agent,
+        headers: { ...rpcHeaders(this.task.owner), 'Content-Length': Buffer.byteLength(body) },
+      })
+      this.request = req
+      req.on('error', (error) => fail(`request error: ${error.message}`))
+      req.on('response', (response) => {
+        response.setEncoding('utf8')
+        if (response.statusCode !== 200 || !response.headers['content-type']?.startsWith('text/event-stream')) {
+          let text = ''
+          response.on('data', (chunk: string) => (text += chunk))
+          response.on('end', () => fail(`HTTP ${response.statusCode}: ${text.slice(0, 200)}`))
+          return
+        }
+        response.on('data', (chunk: string) => {
+          // Stamped before parsing: what this client spends on earlier chunks counts as latency.
+          const at = wallMs()
+          this.#feed(chunk, at)
+          if (this.first) settleOpen()
+        })
+        response.on('end', () => this.#end())
+        response.on('error', (error) => fail(`response error: ${error.message}`))
+        response.on('close', () => {
+          if (!this.ended) fail(this.first ? 'closed before the stream ended' : 'closed before the first event')
+        })
+      })
+      req.end(body)
+    })
+  }
+
+  close(): void {
+    this.request?.destroy()
+  }
+
+  #end(): void {
+    if (this.ended) return
+    this.ended = true
+    this.round.ended++
+    this.round.onEnd?.()
+  }
+
+  /** A minimal SSE parser: `data:` and `event:` lines, dispatch on a blank line; ids and comments ignored. */
+  #feed(chunk: string, at: number): void {
+    const buffer = this.#buffer + chunk
+    let start = 0
+    let newline: number
+    while ((newline = buffer.indexOf('\n', start)) !== -1) {
+      const line = buffer.slice(start, newline)
+      start = newline + 1
+      if (line === '') {
+        if (this.#data !== undefined) this.#dispatch(this.#event, this.#data, at)
+        this.#data = undefined
+        this.#event = undefined
+      } else if (line.startsWith('data:')) {
+        const value = line.slice(line.charCodeAt(5) === 32 ? 6 : 5)
+        this.#data = this.#data === undefined ? value : `${this.#data}\n${value}`
+      } else if (line.startsWith('event:')) {
+        this.#event = line.slice(6).trim()
+      }
+    }
+    this.#buffer = buffer.slice(start)
+  }
+
+  #dispatch(event: string | undefined, data: string, at: number): void {
+    const round = this.round
+    const message = JSON.parse(data) as { result?: StreamResult; error?: { message?: string } }
+    if (event === 'error' || message.error) {
+      round.failures.push(`error event: ${message.error?.message ?? data.slice(0, 200)}`)
+      return
+    }
+    const result = message.result ?? {}
+    if (result.task) {
+      this.lastState = result.task.status.state
+      if (!this.first) {
+        this.first = true
+        round.opened++
+        round.onFirst?.()
+      }
+    } else if (result.statusUpdate) {
+      this.lastState = result.statusUpdate.status.state
+    } else if (result.artifactUpdate) {
+      const emitted = Number(result.artifactUpdate.artifact.parts[0]?.text)
+      if (Number.isFinite(emitted) && round.deliveries < round.latencies.length) {
+        round.latencies[round.deliveries++] = at - emitted
+        this.ticks++
+        round.onDelivery?.()
+      }
+    }
+  }
+}
+
+interface StreamResult {
+  task?: { status: { state: string } }
+  statusUpdate?: { status: { state: string } }
+  artifactUpdate?: { artifact: { parts: { text?: string }[] } }
+}
+
+/** Resolves true once `done()` holds (checked whenever `round[hook]` fires), false after `idleMs` without progress. */
+function until(round: Round, hook: 'onFirst' | 'onEnd' | 'onDelivery', done: () => boolean, idleMs: number): Promise<boolean> {
+  if (done()) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish(false), idleMs)
+    const finish = (ok: boolean) => {
+      clearTimeout(timer)
+      round[hook] = undefined
+      resolve(ok)
+    }
+    round[hook] = () => {
+      if (done()) return finish(true)
+      // Idle, not total: a slow but moving round is waited for.
+      timer.refresh()
+    }
+  })
+}
+
+async function openAll(streams: Stream[]): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < streams.length) await streams[next++]!.open()
+  }
+  await Promise.all(Array.from({ length: Math.min(openConcurrency, streams.length) }, worker))
+}
+
+// ---------------------------------------------------------------------------------------------
+// One round: tasks, streams, ticks, finish
+
+interface Result {
+  streams: number
+  tasks: number
+  opened: number
+  openSeconds: number
+  before: ServerMemory
+  open: ServerMemory
+  afterTicks: ServerMemory
+  ticks: number
+  /** From the first tick until the last tick's writes were done. */
+  tickSeconds: number
+  deliveries: number
+  expected: number
+  p50: number
+  p99: number
+  max: number
+  /** The server's peak RSS so far (VmHWM), read once the streams have ended. */
+  peakRss: number | undefined
+  /** Server RSS read from /proc after each tick's writes. */
+  rssByTick: number[]
+  /** Server time from tick request to every chunk written to every socket, ms. */
+  fanOutP50: number
+  fanOutMax: number
+  serverCpuMsPerTick: number | undefined
+  clientCpuMsPerTick: number
+  completed: number
+  incomplete: string[]
+  failures: string[]
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+async function runRound(label: string, streams: number, tasks: number, ticks: number): Promise<Result> {
+  const held = await createTasks(tasks, label)
+  const before = await memory()
+
+  const round: Round = {
+    latencies: new Float64Array(streams * ticks),
+    deliveries: 0,
+    opened: 0,
+    ended: 0,
+    failures: [],
+    onFirst: undefined,
+    onEnd: undefined,
+    onDelivery: undefined,
+  }
+  // Evenly: stream i follows task i mod T.
+  const clients = Array.from({ length: streams }, (_, i) => new Stream(round, held[i % tasks]!))
+  const openStarted = performance.now()
+  await openAll(clients)
+  await until(round, 'onFirst', () => round.opened + round.failures.length >= streams, 10_000)
+  const openSeconds = (performance.now() - openStarted) / 1000
+  const open = await memory()
+  if (round.opened < streams) {
+    console.error(`${label}: ${round.opened} of ${streams} streams opened; first failures: ${round.failures.slice(0, 3).join(' | ')}`)
+  }
+
+  const fanOut: number[] = []
+  const rssByTick: number[] = []
+  const serverCpuBefore = cpuMs(server!.child.pid)
+  const clientCpuBefore = process.cpuUsage()
+  const ticksStarted = performance.now()
+  for (let k = 0; k < ticks; k++) {
+    // Ticks on a fixed schedule; a tick that overran its gap is followed at once.
+    const wait = ticksStarted + k * tickGapMs - performance.now()
+    if (wait > 0) await sleep(wait)
+    const reply = await control<{ tasks: number; failed: number; fanOutMs: number }>('POST', '/bench/tick')
+    if (reply.tasks !== tasks || reply.failed > 0) round.failures.push(`tick ${k}: ${reply.tasks} tasks wrote, ${reply.failed} writes failed`)
+    fanOut.push(reply.fanOutMs)
+    rssByTick.push(procStatusBytes(server!.child.pid, 'VmRSS') ?? Number.NaN)
+  }
+  // Each tick waits for the previous one's writes, so a server slower than the gap runs ticks back
+  // to back instead of queueing them: latency stays one tick's fan-out, and this shows the rate.
+  const tickSeconds = (performance.now() - ticksStarted) / 1000
+  const expected = round.opened * ticks
+  await until(round, 'onDelivery', () => round.deliveries >= expected, 5000)
+  const serverCpuAfter = cpuMs(server!.child.pid)
+  const clientCpu = process.cpuUsage(clientCpuBefore)
+  const afterTicks = await memory()
+
+  await control('POST', '/bench/finish')
+  await until(round, 'onEnd', () => round.ended >= streams, 10_000)
+  let completed = 0
+  const incomplete: string[] = []
+  for (const client of clients) {
+    if (client.ended && client.lastState === 'TASK_STATE_COMPLETED') completed++
+    else if (incomplete.length < 5) incomplete.push(`task ${client.task.id}: ended=${client.ended} last=${client.lastState} ticks=${client.ticks}`)
+    client.close()
+  }
+
+  // The kernel's high-water mark catches peaks between samples (GC lets the heap swell during ticks).
+  const peakRss = procStatusBytes(server!.child.pid, 'VmHWM')
+  const sorted = round.latencies.subarray(0, round.deliveries).sort()
+  fanOut.sort((a, b) => a - b)
+  return {
+    streams,
+    tasks,
+    opened: round.opened,
+    openSeconds,
+    before,
+    open,
+    afterTicks,
+    ticks,
+    tickSeconds,
+    deliveries: round.deliveries,
+    expected: streams * ticks,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1]! : Number.NaN,
+    peakRss,
+    rssByTick,
+    fanOutP50: fanOut[Math.floor(fanOut.length / 2)] ?? Number.NaN,
+    fanOutMax: fanOut.at(-1) ?? Number.NaN,
+    serverCpuMsPerTick: serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / ticks : undefined,
+    clientCpuMsPerTick: (clientCpu.user + clientCpu.system) / 1000 / ticks,
+    completed,
+    incomplete,
+    failures: round.failures,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const mb = (bytes: number) => (bytes / MiB).toFixed(1)
+
+/** First, a few evenly spaced, and last values of a series. */
+function sampleSeries(values: number[], count = 5): number[] {
+  if (values.length <= count) return values
+  return Array.from({ length: count }, (_, i) => values[Math.round((i * (values.length - 1)) / (count - 1))]!)
+}
+
+function printReport(r: Result): void {
+  const rssGrowth = r.open.rss - r.before.rss
+  const heapGrowth = r.open.heapUsed - r.before.heapUsed
+  const per = (bytes: number) => (r.opened > 0 ? (bytes / r.opened / 1024).toFixed(1) : 'n/a')
+  const rows: [string, string][] = [
+    ['streams open / asked', `${r.opened} / ${r.streams} (over ${r.tasks} tasks, ${ownerCount} owners)`],
+    ['time to open all', `${r.openSeconds.toFixed(1)} s (${(r.opened / r.openSeconds).toFixed(0)} streams/s, ${openConcurrency} at a time)`],
+    ['server RSS before → open', `${mb(r.before.rss)} → ${mb(r.open.rss)} MB`],
+    ['RSS growth', `${mb(rssGrowth)} MB = ${per(rssGrowth)} KB/stream`],
+    ['heapUsed before → open', `${mb(r.before.heapUsed)} → ${mb(r.open.heapUsed)} MB (${per(heapGrowth)} KB/stream)`],
+    ['server RSS after ticks', `${mb(r.afterTicks.rss)} MB (heapUsed ${mb(r.afterTicks.heapUsed)}, heapTotal ${mb(r.afterTicks.heapTotal)}, external ${mb(r.afterTicks.external)} MB)`],
+    ['server RSS over the ticks', sampleSeries(r.rssByTick).map((bytes) => mb(bytes)).join(' → ') + ' MB'],
+    ['server peak RSS (VmHWM)', r.peakRss === undefined ? 'n/a' : `${mb(r.peakRss)} MB`],
+    ['deliveries / expected', `${r.deliveries} / ${r.expected}`],
+    ['ticks', `${r.ticks} in ${r.tickSeconds.toFixed(1)} s (${((r.tickSeconds * 1000) / r.ticks).toFixed(0)} ms apart; asked ${tickGapMs} ms)`],
+    ['fan-out latency p50', `${r.p50.toFixed(2)} ms`],
+    ['fan-out latency p99', `${r.p99.toFixed(2)} ms`],
+    ['fan-out latency max', `${r.max.toFixed(2)} ms`],
+    ['server write of a tick p50 / max', `${r.fanOutP50.toFixed(1)} / ${r.fanOutMax.toFixed(1)} ms (all chunks stored and written to all sockets)`],
+    ['CPU per tick server / client', `${r.serverCpuMsPerTick?.toFixed(0) ?? 'n/a'} / ${r.clientCpuMsPerTick.toFixed(0)} ms`],
+    ['ended on COMPLETED', `${r.completed} / ${r.streams}`],
+  ]
+  const width = Math.max(...rows.map(([name]) => name.length))
+  for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`)
+  if (r.failures.length) console.log(`failures (${r.failures.length}): ${[...new Set(r.failures)].slice(0, 5).join(' | ')}`)
+  if (r.incomplete.length) console.log(`streams that did not end on COMPLETED, first ${r.incomplete.length}: ${r.incomplete.join(' | ')}`)
+
+  const peak = Math.max(r.open.rss, r.afterTicks.rss, r.peakRss ?? 0)
+  const healthy = r.opened === r.streams && r.completed === r.streams && r.deliveries === r.expected
+  if (r.streams >= GOAL_STREAMS) {
+    const met = healthy && peak < GOAL_RSS
+    console.log(`\ngoal (${GOAL_STREAMS} streams under 1 GiB server RSS): ${met ? 'MET' : 'NOT MET'}, peak RSS ${mb(peak)} MB with ${r.opened} streams`)
+  } else if (r.opened > 0) {
+    const projected = r.open.rss + (rssGrowth / r.opened) * (GOAL_STREAMS - r.opened)
+    console.log(`\ngoal (${GOAL_STREAMS} streams under 1 GiB server RSS): not measured at ${r.streams} streams; linear projection ${mb(projected)} MB`)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const limit = openFilesLimit()
+  // Both processes hold one socket per stream, plus a margin for node's own descriptors.
+  if (limit !== undefined && streamCount + 256 > limit) {
+    throw new Error(`BENCH_STREAMS=${streamCount} needs more open files than the limit of ${limit} (ulimit -n); lower BENCH_STREAMS or raise the limit`)
+  }
+  const budgetMs = Number(process.env.BENCH_TIMEOUT_SECONDS || 0) * 1000 || 120_000 + streamCount * 15 + tickCount * (tickGapMs + 500)
+  const watchdog = setTimeout(() => {
+    console.error(`streams bench exceeded its ${(budgetMs / 1000).toFixed(0)} s budget`)
+    process.exit(1)
+  }, budgetMs)
+  watchdog.unref()
+
+  try {
+    server = await startServer()
+    console.log(`streams: warm-up with ${Math.min(warmupStreams, streamCount)} streams`)
+    const warmup = await runRound('warmup', Math.min(warmupStreams, streamCount), Math.min(10, taskCount), 3)
+    // A server that cannot serve a few streams end to end is not measured.
+    if (warmup.opened < warmup.streams || warmup.completed < warmup.streams || warmup.deliveries < warmup.expected) {
+      throw new Error(`warm-up failed: ${warmup.opened} opened, ${warmup.completed} completed of ${warmup.streams}; ${warmup.failures.slice(0, 3).join(' | ')}`)
+    }
+    console.log(`streams: ${streamCount} streams over ${taskCount} tasks, ${tickCount} ticks`)
+    const result = await runRound('measure', streamCount, taskCount, tickCount)
+    console.log()
+    console.log(`SubscribeToTask SSE streams (Node ${process.version}, ${server.child.pid ? 'server pid ' + server.child.pid : ''})`)
+    printReport(result)
+    const ok = result.opened === result.streams && result.completed === result.streams && result.deliveries === result.expected
+    if (!ok) process.exitCode = 1
+  } finally {
+    if (server) await stopServer(server)
+    clearTimeout(watchdog)
+  }
+}
+
+// No child outlives the driver, however it exits.
+process.once('exit', () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL')
+})
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  process.exit(1)
+})
