@@ -27,6 +27,8 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
       chunks.push(chunk)
     })
     request.on('end', () => {
+      // A stream keeps its request open for long; let go of the body reader now.
+      request.removeAllListeners('data')
       if (tooLarge) return resolve({ tooLarge: true })
       try {
         resolve({ text: utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) })

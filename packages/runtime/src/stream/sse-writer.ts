@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
 import type { A2AError } from '../wire/a2a-error.js'
-import { rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
+import { rpcError, type JsonRpcId } from '../wire/json-rpc.js'
 import type { StreamResponse } from '../wire/types.js'
 
 export class SseWriter {
@@ -39,8 +39,16 @@ export class SseWriter {
   }
 
   send(result: StreamResponse, version?: number): void {
+    this.sendEncoded(JSON.stringify(result), version)
+  }
+
+  /**
+   * Sends a result already encoded as JSON: one event fans out to every stream of its task, so it
+   * is serialized once and only this stream's JSON-RPC id is spliced in.
+   */
+  sendEncoded(resultJson: string, version?: number): void {
     if (!this.#open) return
-    const data = JSON.stringify(rpcResult(this.id, result))
+    const data = `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":${resultJson}}`
     this.response.write(encode(version === undefined ? { data } : { id: String(version), data }))
   }
 

@@ -11,6 +11,15 @@ export interface TaskEvent {
   response: StreamResponse
 }
 
+const encoded = new WeakMap<TaskEvent, string>()
+
+/** The event's response as JSON, serialized once however many streams send it. */
+export function encodeEvent(event: TaskEvent): string {
+  let json = encoded.get(event)
+  if (json === undefined) encoded.set(event, (json = JSON.stringify(event.response)))
+  return json
+}
+
 type Listener = (event: TaskEvent) => void
 
 export class TaskEvents {

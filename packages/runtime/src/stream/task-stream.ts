@@ -12,7 +12,7 @@ import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, isTerminal, type StreamResponse, type TaskState } from '../wire/types.js'
 import type { SseWriter } from './sse-writer.js'
 import type { TaskRecord } from '../store/store.js'
-import type { TaskEvent } from './task-events.js'
+import { encodeEvent, type TaskEvent } from './task-events.js'
 
 export interface FollowOptions {
   historyLength?: number | undefined
@@ -61,7 +61,7 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
   listener.drainTo((event) => {
     if (event.version <= lastVersion || !sink.open) return
     lastVersion = event.version
-    sink.send(event.response, event.version)
+    sink.sendEncoded(encodeEvent(event), event.version)
     if (endsStream(stateOf(event.response))) sink.close()
   })
 
