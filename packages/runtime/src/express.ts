@@ -1,17 +1,36 @@
 /**
  * Express 5 wiring: `app.use(a2aRouter(exchange))` serves the JSON-RPC endpoint and the public
- * agent card. Mount it before body-parsing middleware such as `express.json()`: the exchange reads
- * the body itself, strictly and under its cap.
+ * agent card, plus MCP at `/mcp` when the exchange has entity tools. Mount it before body-parsing
+ * middleware such as `express.json()`: the exchange reads the body itself, strictly and under its cap.
  * @module
  */
 import { Router } from 'express'
 import type { Exchange } from './exchange/exchange.js'
 
-export function a2aRouter(exchange: Exchange): Router {
+export interface A2aRouterOptions {
+  /** The MCP mount for the exchange's tools: its path (default `/mcp`), or false for none. */
+  mcp?: false | { path?: string }
+}
+
+export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): Router {
   const router = Router()
   router.all(exchange.path, (request, response, next) => {
     exchange.handle(request, response).catch(next)
   })
   router.all(exchange.cardPath, (request, response) => exchange.handleCard(request, response))
+  if (exchange.tools && options.mcp !== false) router.use(mcpRouter(exchange, options.mcp?.path))
+  return router
+}
+
+/** Serves only the exchange's tools over MCP Streamable HTTP (stateless), at `path` (default `/mcp`). */
+export function mcpRouter(exchange: Exchange, path = '/mcp'): Router {
+  if (!path.startsWith('/')) throw new Error(`MCP path "${path}" must start with "/"`)
+  if (path === exchange.path || path === exchange.cardPath) throw new Error(`MCP path "${path}" is already the exchange's`)
+  const handler = exchange.mcpHandler()
+  if (!handler) throw new Error('mcpRouter needs an exchange created with tools')
+  const router = Router()
+  router.all(path, (request, response, next) => {
+    handler(request, response).catch(next)
+  })
   return router
 }

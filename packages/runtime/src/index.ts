@@ -29,6 +29,17 @@ export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'
 export type { TaskContext, ArtifactChunk, Content } from './run/task-context.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 
+// Entity tools: the registry generated code plugs into, its derived skills and its MCP endpoint
+export { defineEntities, ENTITY_OPERATIONS } from './entity/declarations.js'
+export type { EntityDeclaration, EntityDeclarations, EntityOperation } from './entity/declarations.js'
+export { ToolError } from './entity/entity-tool.js'
+export type { EntityTool, JsonSchema, ToolContext } from './entity/entity-tool.js'
+export { createToolRegistry } from './entity/tool-registry.js'
+export type { ToolRegistry, ToolRegistryOptions } from './entity/tool-registry.js'
+export { entitySkillId, entitySkills } from './entity/entity-skills.js'
+export { createMcpHandler } from './entity/mcp-handler.js'
+export type { McpHandlerOptions, McpHttpHandler } from './entity/mcp-handler.js'
+
 // Identity
 export { canSee, scopeKey, viewerOf } from './auth/principal.js'
 export type { Principal, PrincipalResolver, Viewer } from './auth/principal.js'

@@ -9,6 +9,9 @@ import { buildAgentCard, DEFAULT_OUTPUT_MODES, type CardOptions } from '../card/
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { handleRpc } from '../http/rpc-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
+import { entitySkills } from '../entity/entity-skills.js'
+import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
+import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger, type Logger } from '../log/logger.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
 import { RunSlots } from '../run/run-slots.js'
@@ -24,8 +27,15 @@ import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
 
 export interface ExchangeOptions {
-  /** Hand-written skills; at least one. */
-  skills: Skill[]
+  /** Hand-written skills; at least one, unless `tools` provide entity skills. */
+  skills?: Skill[]
+  /**
+   * Entity tools (generated code's `createToolRegistry(entityTools(db))`): served over MCP by
+   * `a2aRouter`, and as one derived `entity.<name>` skill per entity unless `disableEntitySkills`.
+   */
+  tools?: ToolRegistry
+  /** Keep the tools on MCP only: no derived `entity.<name>` skills. Default false. */
+  disableEntitySkills?: boolean
   /** Resolves each request to its caller; a request it cannot resolve gets 401. */
   resolvePrincipal: PrincipalResolver
   card: CardOptions
@@ -79,6 +89,9 @@ const orDefault = (value: number | undefined, fallback: number) => (value === un
 export class Exchange {
   readonly path: string
   readonly cardPath = AGENT_CARD_PATH
+  /** The entity tool registry, when the exchange was given one (the MCP mount serves it). */
+  readonly tools: ToolRegistry | undefined
+  #mcp: McpHttpHandler | undefined
   readonly #core: ExchangeCore
   readonly #methods: Record<string, MethodHandler>
   readonly #options: ExchangeOptions
@@ -89,12 +102,20 @@ export class Exchange {
     if (typeof options.resolvePrincipal !== 'function') {
       throw new Error('createExchange needs resolvePrincipal: the exchange serves no anonymous callers')
     }
-    if (!options.skills?.length) throw new Error('createExchange needs at least one skill')
+    const derived = options.tools && !options.disableEntitySkills ? entitySkills(options.tools) : []
+    if (!options.skills?.length && !derived.length) throw new Error('createExchange needs at least one skill (or tools that provide entity skills)')
     const skills = new Map<string, Skill>()
-    for (const skill of options.skills.map(defineSkill)) {
+    for (const skill of (options.skills ?? []).map(defineSkill)) {
       if (skills.has(skill.id)) throw new Error(`Two skills share the id "${skill.id}"; skill ids must be unique`)
       skills.set(skill.id, skill)
     }
+    for (const skill of derived.map(defineSkill)) {
+      if (skills.has(skill.id)) {
+        throw new Error(`Skill id "${skill.id}" is also the derived skill of an entity's tools; rename the skill or set disableEntitySkills`)
+      }
+      skills.set(skill.id, skill)
+    }
+    this.tools = options.tools
     this.path = options.path ?? '/a2a'
     if (!this.path.startsWith('/')) throw new Error(`Exchange path "${this.path}" must start with "/"`)
     this.#allowedOrigins = new Set(
@@ -183,6 +204,24 @@ export class Exchange {
       request,
       response,
     )
+  }
+
+  /**
+   * Serves the tool registry over MCP Streamable HTTP with this exchange's resolver, origins, body
+   * cap and logger; undefined without `tools`.
+   */
+  mcpHandler(): McpHttpHandler | undefined {
+    if (!this.tools) return undefined
+    this.#mcp ??= createMcpHandler({
+      registry: this.tools,
+      resolvePrincipal: this.#options.resolvePrincipal,
+      allowedOrigins: [...this.#allowedOrigins],
+      maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
+      name: this.#options.card.name,
+      version: this.#options.card.version,
+      logger: this.#core.logger,
+    })
+    return this.#mcp
   }
 
   /** Serves `/.well-known/agent-card.json`. */

@@ -1,0 +1,139 @@
+/**
+ * The tool registry over MCP Streamable HTTP, stateless: every POST gets a fresh MCP server bound
+ * to the caller the request resolved to, so no state crosses requests or users and any replica
+ * serves any request. The gates match /a2a: POST only, browser Origin, principal, body cap.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { normalizeOrigin, originAllowed } from '../http/origin.js'
+import { readBody } from '../http/read-body.js'
+import { sendJson } from '../http/respond.js'
+import { consoleLogger, scrub, type Logger } from '../log/logger.js'
+import { ToolError, type EntityTool } from './entity-tool.js'
+import type { ToolRegistry } from './tool-registry.js'
+
+export interface McpHandlerOptions {
+  registry: ToolRegistry
+  /** The same resolver /a2a uses; a request it cannot resolve gets 401. */
+  resolvePrincipal: PrincipalResolver
+  /** Browser origins admitted besides the request's own. */
+  allowedOrigins?: string[]
+  /** Request body cap in bytes; default 1 MiB. */
+  maxBodyBytes?: number
+  /** Server name and version reported to MCP clients on initialize. */
+  name: string
+  version: string
+  logger?: Logger
+}
+
+export type McpHttpHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>
+
+/** JSON-RPC "server error", what the SDK's transport answers its own HTTP refusals with. */
+const TRANSPORT_ERROR = -32000
+
+function refuse(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) {
+  sendJson(response, status, { jsonrpc: '2.0', id: null, error: { code, message } }, headers)
+}
+
+export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
+  const { registry, resolvePrincipal } = options
+  const logger = options.logger ?? consoleLogger
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  const allowed = new Set(
+    (options.allowedOrigins ?? []).map((origin) => {
+      const normalized = normalizeOrigin(origin)
+      if (!normalized) throw new Error(`allowedOrigins entry "${origin}" is not an origin like https://app.example.com`)
+      return normalized
+    }),
+  )
+
+  return async (request, response) => {
+    if (request.method !== 'POST') {
+      // Stateless: no GET stream to resume and no session to DELETE.
+      return refuse(response, 405, TRANSPORT_ERROR, 'The MCP endpoint takes JSON-RPC requests by POST', { Allow: 'POST' })
+    }
+    if (!originAllowed(request.headers, allowed)) {
+      return refuse(response, 403, TRANSPORT_ERROR, `Origin ${JSON.stringify(request.headers.origin)} may not call this server from a browser`)
+    }
+    let principal: Principal | null | undefined
+    try {
+      principal = await resolvePrincipal(request)
+    } catch (error) {
+      logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
+      return refuse(response, 500, -32603, 'Internal error')
+    }
+    if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
+      return refuse(response, 401, TRANSPORT_ERROR, 'Authentication required: send credentials this server accepts', { 'WWW-Authenticate': 'Bearer' })
+    }
+    let message = parsedAlready(request)
+    if (message === undefined) {
+      const body = await readBody(request, maxBodyBytes).catch(() => undefined)
+      if (!body) return
+      if ('tooLarge' in body) return refuse(response, 413, TRANSPORT_ERROR, `The request body is over the ${maxBodyBytes}-byte limit`, { Connection: 'close' })
+      try {
+        if ('notUtf8' in body) throw new Error('not UTF-8')
+        message = JSON.parse(body.text)
+      } catch {
+        return refuse(response, 400, -32700, 'Parse error: the body is not valid JSON')
+      }
+    }
+
+    const server = mcpServer(registry, principal, options.name, options.version)
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+    response.on('close', () => {
+      void transport.close()
+      void server.close()
+    })
+    try {
+      await server.connect(transport)
+      await transport.handleRequest(request, response, message)
+    } catch (error) {
+      logger.error(`a2a: MCP request failed: ${scrub(error)}`)
+      if (!response.headersSent) refuse(response, 500, -32603, 'Internal error')
+      else response.end()
+    }
+  }
+}
+
+/** An MCP server for one request, acting as `principal` throughout. */
+function mcpServer(registry: ToolRegistry, principal: Principal, name: string, version: string): Server {
+  const server = new Server({ name, version }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list(principal).map(toMcpTool) }))
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    try {
+      const result = await registry.call(request.params.name, request.params.arguments ?? {}, { principal, signal: extra.signal })
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result ?? null) }],
+        ...(isPlainObject(result) ? { structuredContent: result } : {}),
+      }
+    } catch (error) {
+      // The registry maps every failure to a ToolError; anything else is a bug, answered generically.
+      const text = error instanceof ToolError ? error.message : `${request.params.name} failed`
+      return { isError: true, content: [{ type: 'text', text }] }
+    }
+  })
+  return server
+}
+
+function toMcpTool(tool: EntityTool): Tool {
+  const reads = tool.operation === 'list' || tool.operation === 'get'
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    annotations: { readOnlyHint: reads, destructiveHint: tool.operation === 'delete', idempotentHint: tool.operation !== 'create', openWorldHint: false },
+  }
+}
+
+/** A body express.json() (or similar) already parsed: MCP has no stricter decoding to insist on, so use it. */
+function parsedAlready(request: IncomingMessage): unknown {
+  const body = (request as { body?: unknown }).body
+  return request.readableEnded && body !== undefined ? body : undefined
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
