@@ -1,0 +1,97 @@
+/**
+ * Compares the plan with disk and the manifest and decides, per file, what a run does. Reads only;
+ * `applyPlan` acts on the decisions, so a refused run can stop before touching anything.
+ * @module
+ */
+import { readFile } from 'node:fs/promises'
+import { GeneratorError } from '../errors.js'
+import { MANIFEST_PATH, readManifest, serializeManifest, sha256 } from './manifest.js'
+import { assertSafePath, resolveInApp } from './paths.js'
+import type { ApplyReport, FileOutcome, Plan } from './types.js'
+
+/** A file's outcome plus the texts the writer and the diff need. */
+export interface Decision extends FileOutcome {
+  /** The planned content (absent for orphans). */
+  content?: string
+  /** The content on disk (absent when there is no file). */
+  current?: string
+}
+
+export interface Assessment {
+  decisions: Decision[]
+  manifest: ApplyReport['manifest']
+  /** The manifest this plan implies; written last in `write` mode. */
+  manifestText: string
+}
+
+export async function assess(appRoot: string, plan: Plan, force: boolean): Promise<Assessment> {
+  checkPlan(plan)
+  const last = await readManifest(appRoot)
+  const planned = new Set(plan.files.map((file) => file.path))
+  const orphans = [...last.hashes].filter(([path]) => !planned.has(path))
+
+  const fromPlan = plan.files.map(async (file): Promise<Decision> => {
+    const disk = await readIfExists(appRoot, file.path)
+    const base = { path: file.path, ownership: file.ownership, content: file.content }
+    if (disk === undefined) return { ...base, action: 'created' }
+    const current = disk.toString('utf8')
+    // A user-owned file is the user's once it exists, whatever the plan would put there now.
+    if (file.ownership === 'user') return { ...base, current, action: 'kept' }
+    if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'unchanged' }
+    const lastHash = last.hashes.get(file.path)
+    if (lastHash === sha256(disk)) return { ...base, current, action: 'updated' }
+    const handEdit = lastHash === undefined ? 'untracked' : 'edited'
+    return { ...base, current, handEdit, action: force ? 'updated' : 'refused' }
+  })
+
+  const fromManifest = orphans.map(async ([path, lastHash]): Promise<Decision | undefined> => {
+    const disk = await readIfExists(appRoot, path)
+    if (disk === undefined) return undefined // already gone; dropping it from the manifest is enough
+    const base = { path, ownership: 'generated' as const, orphan: true, current: disk.toString('utf8') }
+    if (sha256(disk) === lastHash) return { ...base, action: 'deleted' }
+    return { ...base, handEdit: 'edited', action: force ? 'deleted' : 'refused' }
+  })
+
+  const decisions = [...(await Promise.all(fromPlan)), ...(await Promise.all(fromManifest))]
+    .filter((decision) => decision !== undefined)
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+
+  const hashes = new Map<string, string>()
+  for (const file of plan.files) if (file.ownership === 'generated') hashes.set(file.path, sha256(file.content))
+  const manifestText = serializeManifest(hashes)
+  const manifest =
+    last.text === manifestText || (last.text === undefined && hashes.size === 0)
+      ? 'unchanged'
+      : last.text === undefined
+        ? 'created'
+        : 'updated'
+  return { decisions, manifest, manifestText }
+}
+
+function checkPlan(plan: Plan): void {
+  const seen = new Set<string>()
+  for (const file of plan.files) {
+    assertSafePath(file.path, 'The plan')
+    if (file.path === MANIFEST_PATH) {
+      throw new GeneratorError(`The plan must not contain ${MANIFEST_PATH}: the writer owns it.`, file.path)
+    }
+    if (seen.has(file.path)) throw new GeneratorError(`The plan lists ${file.path} twice.`, file.path)
+    seen.add(file.path)
+  }
+}
+
+async function readIfExists(appRoot: string, path: string): Promise<Buffer | undefined> {
+  try {
+    return await readFile(resolveInApp(appRoot, path))
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') return undefined
+    if (code === 'EISDIR') {
+      throw new GeneratorError(
+        `${path} is a folder, but a2a generates a file there. Move the folder away and rerun.`,
+        path,
+      )
+    }
+    throw error
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * `.a2a/manifest.json`: the sha256 of every generated file as a2a last wrote it. A generated file
+ * whose bytes no longer match was edited by hand; a listed file the plan no longer has is an
+ * orphan. The file is deterministic (sorted keys, no timestamps or versions) so it diffs cleanly.
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { GeneratorError } from '../errors.js'
+import { assertSafePath, resolveInApp } from './paths.js'
+
+export const MANIFEST_PATH = '.a2a/manifest.json'
+
+export interface ManifestOnDisk {
+  /** path → sha256 hex; empty when there is no manifest yet. */
+  hashes: Map<string, string>
+  /** The file's text, to tell whether a rewrite would change it; undefined when absent. */
+  text: string | undefined
+}
+
+export function sha256(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex')
+}
+
+export function serializeManifest(hashes: ReadonlyMap<string, string>): string {
+  // Default sort compares UTF-16 code units: the same order on every machine and locale.
+  const files: Record<string, string> = {}
+  for (const path of [...hashes.keys()].sort()) files[path] = hashes.get(path) ?? ''
+  return `${JSON.stringify({ files }, null, 2)}\n`
+}
+
+export async function readManifest(appRoot: string): Promise<ManifestOnDisk> {
+  let text: string
+  try {
+    text = await readFile(resolveInApp(appRoot, MANIFEST_PATH), 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { hashes: new Map(), text: undefined }
+    throw error
+  }
+  return { hashes: parseManifest(text), text }
+}
+
+function parseManifest(text: string): Map<string, string> {
+  const invalid = (why: string) =>
+    new GeneratorError(
+      `${MANIFEST_PATH} is not a valid a2a manifest (${why}). Restore it from version control, or delete it: a2a then treats existing generated files as hand-made and asks for --force unless they already match.`,
+      MANIFEST_PATH,
+    )
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw invalid('not JSON')
+  }
+  const files = (parsed as { files?: unknown } | null)?.files
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) {
+    throw invalid('expected { "files": { "<path>": "<sha256>" } }')
+  }
+  const hashes = new Map<string, string>()
+  for (const [path, hash] of Object.entries(files)) {
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) throw invalid(`bad hash for ${path}`)
+    assertSafePath(path, MANIFEST_PATH)
+    hashes.set(path, hash)
+  }
+  return hashes
+}
