@@ -1,0 +1,210 @@
+/**
+ * The fixture app's database: an in-memory stand-in for its PrismaClient. It has the delegate
+ * methods generated code calls, typed the way Prisma types them (inputs take `Date | string`,
+ * Decimals take strings), so the golden files type-check and their generated tests run without a
+ * database engine. Models mirror prisma/schema.prisma.
+ * @module
+ */
+import { randomUUID } from 'node:crypto'
+
+/** Prisma's Decimal, as far as the fixture needs it: exact digits, printed without an exponent. */
+export class Decimal {
+  readonly digits: string
+  constructor(value: string | number) {
+    const text = String(value)
+    // 12.340 and 12.34 are one value: drop a fraction's trailing zeros (and a bare point).
+    this.digits = text.includes('.') ? text.replace(/\.?0+$/, '') : text
+  }
+  toFixed(): string {
+    return this.digits
+  }
+}
+
+export type InvoiceStatus = 'DRAFT' | 'SENT' | 'VOID'
+
+export interface Invoice {
+  id: string
+  number: string
+  total: Decimal
+  currency: string
+  dueAt: Date | null
+  status: InvoiceStatus
+  paid: boolean
+  note: string | null
+  userId: string
+  orgId: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+export interface Note {
+  id: number
+  title: string
+  body: string | null
+  views: bigint
+  attachment: Uint8Array | null
+  authorId: number
+  createdAt: Date
+}
+
+type DecimalInput = Decimal | number | string
+type DateInput = Date | string
+
+interface InvoiceData {
+  id?: string
+  number: string
+  total: DecimalInput
+  currency?: string
+  dueAt?: DateInput | null
+  status?: InvoiceStatus
+  paid?: boolean
+  note?: string | null
+  userId: string
+  orgId?: string | null
+  createdAt?: DateInput
+  updatedAt?: DateInput
+}
+
+interface NoteData {
+  id?: number
+  title: string
+  body?: string | null
+  views?: bigint | number
+  attachment?: Uint8Array | null
+  authorId: number
+  createdAt?: DateInput
+}
+
+type Where<Data> = { [K in keyof Data]?: Data[K] | null }
+type OrderBy<Row> = { [K in keyof Row]?: 'asc' | 'desc' }
+
+interface FindManyArgs<Row, Data> {
+  where?: Where<Data>
+  orderBy?: OrderBy<Row> | OrderBy<Row>[]
+  skip?: number
+  take?: number
+}
+
+interface Delegate<Row extends { id: unknown }, Data> {
+  findMany(args: FindManyArgs<Row, Data>): Promise<Row[]>
+  count(args: { where?: Where<Data> }): Promise<number>
+  findFirst(args: { where?: Where<Data> }): Promise<Row | null>
+  create(args: { data: Data }): Promise<Row>
+  update(args: { where: { id: Row['id'] }; data: Partial<Data> }): Promise<Row>
+  delete(args: { where: { id: Row['id'] } }): Promise<Row>
+}
+
+export interface Db {
+  invoice: Delegate<Invoice, InvoiceData>
+  note: Delegate<Note, NoteData>
+  $disconnect(): Promise<void>
+}
+
+export function createDb(): Db {
+  let noteIds = 0
+  return {
+    invoice: table<Invoice, InvoiceData>((data, old) => ({
+      id: data.id ?? old?.id ?? randomUUID(),
+      number: data.number ?? old!.number,
+      total: data.total === undefined ? old!.total : new Decimal(String(data.total)),
+      currency: data.currency ?? old?.currency ?? 'EUR',
+      dueAt: data.dueAt === undefined ? (old?.dueAt ?? null) : dateOrNull(data.dueAt),
+      status: data.status ?? old?.status ?? 'DRAFT',
+      paid: data.paid ?? old?.paid ?? false,
+      note: data.note === undefined ? (old?.note ?? null) : data.note,
+      userId: data.userId ?? old!.userId,
+      orgId: data.orgId === undefined ? (old?.orgId ?? null) : data.orgId,
+      createdAt: old?.createdAt ?? new Date(data.createdAt ?? Date.now()),
+      updatedAt: new Date(),
+    })),
+    note: table<Note, NoteData>((data, old) => ({
+      id: data.id ?? old?.id ?? ++noteIds,
+      title: data.title ?? old!.title,
+      body: data.body === undefined ? (old?.body ?? null) : data.body,
+      views: data.views === undefined ? (old?.views ?? 0n) : BigInt(data.views),
+      attachment: data.attachment === undefined ? (old?.attachment ?? null) : data.attachment,
+      authorId: data.authorId ?? old!.authorId,
+      createdAt: old?.createdAt ?? new Date(data.createdAt ?? Date.now()),
+    })),
+    async $disconnect() {},
+  }
+}
+
+const dateOrNull = (value: DateInput | null) => (value === null ? null : new Date(value))
+
+/** One model's rows; `build` turns create or update data (over `old`) into a stored row. */
+function table<Row extends { id: string | number }, Data>(build: (data: Partial<Data>, old?: Row) => Row): Delegate<Row, Data> {
+  const rows = new Map<Row['id'], Row>()
+  const matching = (where: Where<Data> = {}) =>
+    [...rows.values()].filter((row) =>
+      Object.entries(where).every(([key, value]) => value === undefined || same(row[key as keyof Row], value)),
+    )
+  const existing = (id: Row['id']) => {
+    const row = rows.get(id)
+    // What Prisma throws (P2025) when an update or delete finds no row.
+    if (!row) throw new Error(`No record was found for id ${String(id)}`)
+    return row
+  }
+  return {
+    async findMany({ where, orderBy = [], skip = 0, take = Infinity }) {
+      const orders = Array.isArray(orderBy) ? orderBy : [orderBy]
+      return matching(where)
+        .sort((a, b) => {
+          for (const order of orders) {
+            for (const [key, direction] of Object.entries(order)) {
+              const difference = compare(a[key as keyof Row], b[key as keyof Row])
+              if (difference !== 0) return direction === 'desc' ? -difference : difference
+            }
+          }
+          return 0
+        })
+        .slice(skip, skip + take)
+    },
+    async count({ where }) {
+      return matching(where).length
+    },
+    async findFirst({ where }) {
+      return matching(where)[0] ?? null
+    },
+    async create({ data }) {
+      const row = build(data)
+      if (rows.has(row.id)) throw new Error(`Unique constraint failed on the fields: (\`id\`)`)
+      rows.set(row.id, row)
+      return row
+    },
+    async update({ where, data }) {
+      const row = build(data, existing(where.id))
+      rows.set(row.id, row)
+      return row
+    },
+    async delete({ where }) {
+      const row = existing(where.id)
+      rows.delete(where.id)
+      return row
+    },
+  }
+}
+
+// Stored values and filter values compare in one comparable form.
+function key(value: unknown): string | number | boolean | null {
+  if (value === null || value === undefined) return null
+  if (value instanceof Date) return value.getTime()
+  if (value instanceof Decimal) return Number(value.digits)
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
+  if (typeof value === 'bigint') return Number(value)
+  return value as string | number | boolean
+}
+
+function same(stored: unknown, filter: unknown): boolean {
+  if (stored instanceof Date && typeof filter === 'string') return stored.getTime() === Date.parse(filter)
+  if (stored instanceof Decimal && filter !== null) return stored.digits === new Decimal(String(filter)).digits
+  return key(stored) === key(filter)
+}
+
+function compare(a: unknown, b: unknown): number {
+  const [x, y] = [key(a), key(b)]
+  if (x === y) return 0
+  if (x === null) return -1
+  if (y === null) return 1
+  return x < y ? -1 : 1
+}

@@ -1,0 +1,40 @@
+// Starts the app for the generated entity tests (test/entities/*.gen.test.ts). This file is yours:
+// `a2a generate entities` created it once and never rewrites it; change it as the app grows.
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { devKeyResolver } from '@a2a-agent/runtime'
+import { createApp } from '../src/app.js'
+import { createDb } from '../src/db.js'
+
+export interface TestApp {
+  /** The running app's base URL, e.g. http://127.0.0.1:53124. */
+  url: string
+  /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
+  tokens: { alice: string; bob: string }
+  close(): Promise<void>
+}
+
+/**
+ * The app on a free port, with development keys for two users: alice is owner 1, bob owner 2.
+ * Point the database at a test one, and seed what the owner ids must match (the users an owner
+ * field references, say) before the tests run.
+ */
+export async function createTestApp(): Promise<TestApp> {
+  const tokens = { alice: 'key-alice', bob: 'key-bob' }
+  const db = createDb()
+  const resolvePrincipal = devKeyResolver(`1:${tokens.alice},2:${tokens.bob}`)
+  const { app, exchange } = createApp({ db, resolvePrincipal })
+  const server = app.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tokens,
+    async close() {
+      await exchange.shutdown({ timeoutMs: 1000 })
+      server.closeAllConnections()
+      server.close()
+      await db.$disconnect()
+    },
+  }
+}

@@ -1,0 +1,35 @@
+import wasm from '@prisma/prisma-schema-wasm/src/prisma_schema_build.js'
+import { describe, expect, it } from 'vitest'
+import { parseSchema } from '../read/prisma-schema.js'
+import { DATASOURCE } from '../testing.js'
+import { planFrom } from './plan.js'
+
+const a2aPrisma = async () => (await planFrom([])).files.find((file) => file.path === 'prisma/a2a.prisma')!.content
+
+describe('prisma/a2a.prisma', () => {
+  it('holds every TaskRecord and PushConfigRecord column, and parses beside a SQLite schema (Json included)', async () => {
+    const { models } = parseSchema([['prisma/schema.prisma', DATASOURCE], ['prisma/a2a.prisma', await a2aPrisma()]], 'prisma')
+    const columns = Object.fromEntries(models.map((model) => [model.name, model.fields.map((field) => `${field.name}:${field.type}${field.isRequired ? '' : '?'}`)]))
+    expect(columns).toEqual({
+      A2ATask: [
+        'id:String', 'contextId:String', 'owner:String', 'tenant:String?', 'scope:String?', 'skill:String', 'version:Int',
+        'task:Json', 'messageIds:Json', 'repliedWithMessage:Boolean', 'createdAt:DateTime', 'updatedAt:DateTime',
+        'statusState:String', 'statusTime:DateTime',
+      ],
+      A2APushConfig: ['taskId:String', 'id:String', 'owner:String', 'url:String', 'token:String?', 'authentication:Json?', 'createdAt:DateTime'],
+    })
+    expect(models[1]!.primaryKey?.fields).toEqual(['taskId', 'id'])
+  })
+
+  it('is already as `prisma format` writes it', async () => {
+    const text = await a2aPrisma()
+    const files = [['prisma/schema.prisma', DATASOURCE], ['prisma/a2a.prisma', text]]
+    const params = { textDocument: { uri: 'file:/prisma/a2a.prisma' }, options: { tabSize: 2, insertSpaces: true } }
+    const formatted = JSON.parse(wasm.format(JSON.stringify(files), JSON.stringify(params))) as [string, string][]
+    expect(formatted.find(([path]) => path === 'prisma/a2a.prisma')?.[1]).toBe(text)
+  })
+
+  it('leaves the datasource and generator blocks to the app', async () => {
+    expect(await a2aPrisma()).not.toMatch(/^(datasource|generator) /m)
+  })
+})

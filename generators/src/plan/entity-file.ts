@@ -1,0 +1,168 @@
+/**
+ * `src/a2a/<entity>.gen.ts`: the entity's argument schemas, the input types generated from them,
+ * the owner-scoped data operations on `db.<delegate>` and the `EntityTool` list. Only declared
+ * operations are emitted, and only the helpers they use.
+ * @module
+ */
+import type { EntityOperation } from '@a2a-agent/runtime'
+import { compile } from 'json-schema-to-typescript'
+import type { ResolvedEntity, ResolvedField } from '../read/resolved.js'
+import { toolDescription } from './descriptions.js'
+import { hasBytes, inputExpression, needsDecimal, needsJsonInput, presentExpression, rowType } from './field-code.js'
+import { printLiteral, printObject, printUnionAlias, quote } from './literal.js'
+import { entityNames } from './names.js'
+import { filterable, isRequiredOnCreate, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
+import { render } from './templates.js'
+
+export interface EntityFileImports {
+  runtime: string
+  /** Relative specifier of the module exporting `Db`, e.g. `../db.js`. */
+  db: string
+  /** Relative specifier of the entity's hooks, e.g. `./hooks/invoices.js`. */
+  hooks: string
+}
+
+const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'beforeUpdate', delete: 'beforeDelete' }
+
+/** The hooks an entity's operations call, in file order. */
+export const hooksOf = (entity: ResolvedEntity): string[] => entity.operations.flatMap((op) => (WRITES[op] ? [WRITES[op]] : []))
+
+export async function entityFile(entity: ResolvedEntity, imports: EntityFileImports): Promise<string> {
+  const names = entityNames(entity)
+  const ops = entity.operations
+  const has = (op: EntityOperation) => ops.includes(op)
+  const tools = await Promise.all(
+    ops.map(async (op) => {
+      const opNames = names.operations[op]
+      const schema = operationSchema(entity, op)
+      const prefix = `export const ${opNames.schema} = `
+      return {
+        ...opNames,
+        operation: op,
+        schemaLiteral: printLiteral(schema, '', prefix.length, ' as const'.length),
+        type: await inputType(schema, opNames.input),
+        description: longProperty('description', quote(toolDescription(entity, op)), '      '),
+      }
+    }),
+  )
+  const findsOwn = has('get') || has('update') || has('delete')
+  const keys = [entity.owner, ...(entity.tenant ? [entity.tenant] : [])]
+  const usesToolError = findsOwn || keys.some((key) => key.type !== 'String') || (entity.tenant?.isRequired ?? false)
+  const runtimeNames = [...(usesToolError ? ['ToolError'] : []), 'type EntityTool', 'type ToolContext']
+  const hooks = hooksOf(entity)
+
+  const id = entity.id
+  const idKey = (value: string) => (value === id.name ? id.name : `${id.name}: ${value}`)
+  const listFilters = filterable(entity)
+  const converted = conversions(updatable(entity), 'changes', () => false)
+  const view = {
+    imports: [
+      `import { ${runtimeNames.join(', ')} } from '${imports.runtime}'`,
+      `import type { Db } from '${imports.db}'`,
+      ...(hooks.length > 0 ? [`import { ${[...hooks].sort().join(', ')} } from '${imports.hooks}'`] : []),
+    ],
+    tools,
+    types: tools.map((tool) => tool.type.trimEnd()).join('\n\n'),
+    decimal: needsDecimal(entity.columns),
+    jsonInput: needsJsonInput(entity.writable),
+    // Writable fields are visible ones, so `in` implies `out`.
+    bytes: { out: hasBytes(entity.fields), in: hasBytes(entity.writable) },
+    entity: entity.name,
+    namespace: entity.namespace ?? false,
+    delegate: entity.delegate,
+    singular: names.singular,
+    article: /^[aeiou]/.test(names.singular) ? 'An' : 'A',
+    rowName: names.row,
+    presentName: names.present,
+    toolsFunction: names.toolsFunction,
+    columns: entity.columns.map((field) => ({ name: field.name, type: rowType(field) })),
+    presented: entity.fields.map((field) => ({ name: field.name, expression: presentExpression(field) })),
+    hiddenFields: entity.fields.length < entity.columns.length,
+    ownership: ownership(entity),
+    findOwn: findsOwn && {
+      idType: id.type === 'Int' ? 'number' : 'string',
+      where: printObject(
+        [idKey(inputExpression(id, 'id', true) ?? 'id'), '...ownership(context)'],
+        '  ',
+        `  const row = await db.${entity.delegate}.findFirst({ where: `.length,
+        ' })'.length,
+      ),
+    },
+    list: has('list') && {
+      ...names.operations.list,
+      arguments: `page = 1, limit = ${PAGE_SIZE}${listFilters.length > 0 ? ', sort' : ''}`,
+      orderBy: listFilters.length > 0 ? 'orderBy(sort)' : `{ ${id.name}: 'asc' }`,
+      where: printObject(
+        ['...filters', ...conversions(listFilters, 'filters', () => false), '...ownership(context)'],
+        '  ',
+        '  const where = '.length,
+      ),
+      // Without a field to sort by, rows come in id order and there is no sort argument.
+      sortFields: listFilters.length > 0 && printUnionAlias('SortField', listFilters.map((field) => quote(field.name))),
+      idName: id.name,
+    },
+    get: has('get') && { ...names.operations.get, idName: id.name },
+    create: has('create') && {
+      ...names.operations.create,
+      data: printObject(['...args', ...conversions(entity.writable, 'args', isRequiredOnCreate), '...ownership(context)'], '  ', '  const data = '.length),
+    },
+    update: has('update') && {
+      ...names.operations.update,
+      // False when Prisma takes the changes as they are.
+      data: converted.length > 0 && printObject(['...changes', ...converted], '  ', '  const data = '.length),
+      idName: id.name,
+    },
+    delete: has('delete') && { ...names.operations.delete, idName: id.name },
+  }
+  return render('entity.gen.ts', view)
+}
+
+// `key: value,` with a long string value on a line of its own, as prettier does.
+function longProperty(key: string, value: string, indent: string): string {
+  const line = `${indent}${key}: ${value},`
+  return line.length <= 100 ? line.trimStart() : `${key}:\n${indent}  ${value},`
+}
+
+/** `key: conversion` entries for the fields whose JSON value Prisma does not take as it is. */
+function conversions(fields: ResolvedField[], source: string, present: (field: ResolvedField) => boolean): string[] {
+  return fields.flatMap((field) => {
+    const expression = inputExpression(field, `${source}.${field.name}`, present(field))
+    return expression === undefined ? [] : [`${field.name}: ${expression}`]
+  })
+}
+
+/** The owner (and tenant) columns, from the principal: the body of `ownership(context)`. */
+function ownership(entity: ResolvedEntity): { guard: string | false; tenant: boolean; entries: string; intId: boolean; bigIntId: boolean } {
+  const { owner, tenant } = entity
+  const value = (field: ResolvedField, source: string, what: string) =>
+    field.type === 'Int' ? `intId(${source}, '${what}')` : field.type === 'BigInt' ? `bigIntId(${source}, '${what}')` : source
+  const entries = [`${owner.name}: ${value(owner, 'principal.owner', 'owner')}`]
+  let guard: string | false = false
+  if (tenant?.isRequired) {
+    // A required tenant column has no "no tenant" value: a caller acting in none is refused.
+    guard = `if (principal.tenant === undefined) throw new ToolError('${entity.name} belong to a tenant, and this caller acts in none')`
+    entries.push(`${tenant.name}: ${value(tenant, 'principal.tenant', 'tenant')}`)
+  } else if (tenant) {
+    const converted = value(tenant, 'principal.tenant', 'tenant')
+    entries.push(`${tenant.name}: ${converted === 'principal.tenant' ? 'principal.tenant ?? null' : `principal.tenant === undefined ? null : ${converted}`}`)
+  }
+  const keys = [owner, ...(tenant ? [tenant] : [])]
+  return {
+    guard,
+    tenant: tenant !== undefined,
+    entries: printObject(entries, '  ', '  return '.length),
+    intId: keys.some((key) => key.type === 'Int'),
+    bigIntId: keys.some((key) => key.type === 'BigInt'),
+  }
+}
+
+/** The input type json-schema-to-typescript makes of `schema`, in the repository's style. */
+async function inputType(schema: object, name: string): Promise<string> {
+  return compile(structuredClone(schema), name, {
+    bannerComment: '',
+    additionalProperties: false,
+    unknownAny: true,
+    strictIndexSignatures: false,
+    style: { semi: false, singleQuote: true, printWidth: 100, trailingComma: 'all' },
+  })
+}

@@ -1,0 +1,177 @@
+/**
+ * The plan stage: the resolved entities → every file `a2a generate entities` owns, as
+ * `path → content` in memory, formatted and sorted. Nothing here touches the app's disk but the
+ * reading in `plan()`; `planFrom()` is pure, which is what the golden tests run.
+ * @module
+ */
+import { stat } from 'node:fs/promises'
+import { join, posix } from 'node:path'
+import { loadDeclarations } from '../read/declarations.js'
+import { readPrismaSchema } from '../read/prisma-schema.js'
+import type { ResolvedEntity } from '../read/resolved.js'
+import { validateEntities } from '../read/validate.js'
+import { entityFile, hooksOf } from './entity-file.js'
+import { format } from './format.js'
+import { entityNames } from './names.js'
+import { render } from './templates.js'
+import { entityTestFile } from './test-file.js'
+
+export interface PlannedFile {
+  /** Relative to the app root, POSIX separators. */
+  path: string
+  content: string
+  /** `generated` files are rewritten every run; `user` files are created once and then left alone. */
+  ownership: 'generated' | 'user'
+}
+
+export interface Plan {
+  /** Sorted by path. */
+  files: PlannedFile[]
+}
+
+export interface PlanInput {
+  appRoot: string
+  /** Default `src/entities.ts`. */
+  entitiesFile?: string
+  /** A schema file or a folder of .prisma files. Default `prisma` (a folder), else `prisma/schema.prisma`. */
+  schemaPath?: string
+  /** Default `src/a2a`. */
+  outDir?: string
+  /** Default `test/entities`; the tests' `support.ts` goes in its parent folder. */
+  testDir?: string
+  /** Default `@a2a-agent/runtime`. */
+  runtimeImport?: string
+  /** The module exporting `type Db` and `createDb`. Default `src/db.ts`. */
+  dbImport?: string
+}
+
+export interface PlanOptions {
+  outDir: string
+  testDir: string
+  runtimeImport: string
+  dbImport: string
+  /** The app module exporting `createApp`, which the tests' support starts. */
+  appImport: string
+  /** Where `a2a.prisma` goes: the schema folder. */
+  schemaDir: string
+}
+
+export const DEFAULT_OPTIONS: PlanOptions = {
+  outDir: 'src/a2a',
+  testDir: 'test/entities',
+  runtimeImport: '@a2a-agent/runtime',
+  dbImport: 'src/db.ts',
+  appImport: 'src/app.ts',
+  schemaDir: 'prisma',
+}
+
+/** Reads the declarations and the Prisma schema under `appRoot`, validates them, and plans every file. */
+export async function plan(input: PlanInput): Promise<Plan> {
+  const { appRoot } = input
+  const entitiesFile = input.entitiesFile ?? 'src/entities.ts'
+  const schemaPath = input.schemaPath ?? (await defaultSchemaPath(appRoot))
+  const [declarations, schema] = await Promise.all([loadDeclarations(appRoot, entitiesFile), readPrismaSchema(appRoot, schemaPath)])
+  const entities = validateEntities(declarations, schema.datamodel, entitiesFile)
+  const isFolder = (await stat(join(appRoot, schemaPath))).isDirectory()
+  return planFrom(entities, {
+    ...DEFAULT_OPTIONS,
+    ...definedOnly({ outDir: input.outDir, testDir: input.testDir, runtimeImport: input.runtimeImport, dbImport: input.dbImport }),
+    schemaDir: toPosix(isFolder ? schemaPath : posix.dirname(toPosix(schemaPath))),
+  })
+}
+
+/** Plans every file from resolved entities; deterministic and free of disk access. */
+export async function planFrom(entities: readonly ResolvedEntity[], options: PlanOptions = DEFAULT_OPTIONS): Promise<Plan> {
+  const { outDir, testDir, runtimeImport: runtime } = options
+  const supportPath = posix.join(posix.dirname(testDir), 'support.ts')
+  const files: PlannedFile[] = []
+  const add = (path: string, content: string, ownership: PlannedFile['ownership'] = 'generated') =>
+    files.push({ path: posix.normalize(path), content: format(content), ownership })
+
+  for (const entity of entities) {
+    const { stem } = entityNames(entity)
+    const path = posix.join(outDir, `${stem}.gen.ts`)
+    const hooksPath = posix.join(outDir, 'hooks', `${stem}.ts`)
+    const hooks = hooksOf(entity)
+    add(path, await entityFile(entity, { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }))
+    if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
+    const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
+    add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath)))
+  }
+
+  const barrel = posix.join(outDir, 'entities.gen.ts')
+  add(barrel, entitiesFile(entities, runtime, importPath(barrel, options.dbImport)))
+  add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', {}))
+  const client = posix.join(testDir, 'entity-client.gen.ts')
+  add(client, render('entity-client.gen.ts', { runtime, support: importPath(client, supportPath) }))
+  add(supportPath, supportFile(entities, runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
+
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  return { files }
+}
+
+function hooksFile(entity: ResolvedEntity, runtime: string, genModule: string): string {
+  const names = entityNames(entity)
+  const has = (op: 'create' | 'update' | 'delete') => entity.operations.includes(op)
+  const types = [
+    ...(has('update') || has('delete') ? [names.row] : []),
+    ...(has('create') ? [names.operations.create.input] : []),
+    ...(has('update') ? [names.operations.update.input] : []),
+  ]
+  return render('hooks.ts', {
+    entity: entity.name,
+    runtime,
+    genModule,
+    typeImports: types.join(', '),
+    singular: names.singular,
+    article: /^[aeiou]/.test(names.singular) ? 'an' : 'a',
+    row: names.row,
+    create: has('create') && hook('beforeCreate', [`_input: ${names.operations.create.input}`]),
+    update: has('update') && hook('beforeUpdate', [`_input: ${names.operations.update.input}`, `_current: ${names.row}`]),
+    delete: has('delete') && hook('beforeDelete', [`_current: ${names.row}`]),
+  })
+}
+
+// A no-op hook, its parameters on one line when they fit (as prettier lays them out).
+function hook(name: string, params: string[]): string {
+  const all = [...params, '_context: ToolContext']
+  const flat = `export async function ${name}(${all.join(', ')}): Promise<void> {}`
+  return flat.length <= 100 ? flat : `export async function ${name}(\n${all.map((param) => `  ${param},`).join('\n')}\n): Promise<void> {}`
+}
+
+function entitiesFile(entities: readonly ResolvedEntity[], runtime: string, db: string): string {
+  const calls = entities.map((entity) => `...${entityNames(entity).toolsFunction}(db)`)
+  const flat = `[${calls.join(', ')}]`
+  return render('entities.gen.ts', {
+    runtime,
+    db,
+    entities: entities.map((entity) => entityNames(entity)),
+    // With no entities there is nothing to call, and the parameter says it is unused.
+    param: entities.length > 0 ? 'db' : '_db',
+    body: `  return ${flat}`.length <= 100 ? flat : `[\n${calls.map((call) => `    ${call},`).join('\n')}\n  ]`,
+  })
+}
+
+function supportFile(entities: readonly ResolvedEntity[], runtime: string, app: string, db: string): string {
+  // Owner ids must fit every owner column: numbers when any entity keys owners by Int or BigInt.
+  const numeric = entities.some((entity) => entity.owner.type !== 'String')
+  return render('support.ts', { runtime, app, db, alice: numeric ? '1' : 'alice', bob: numeric ? '2' : 'bob' })
+}
+
+/** The import specifier of `to` from `from` (both app-relative): `../db.js`, `./hooks/notes.js`. */
+export function importPath(from: string, to: string): string {
+  const relative = posix.relative(posix.dirname(from), to).replace(/\.(m|c)?tsx?$/, (ext) => (ext.startsWith('.m') ? '.mjs' : ext.startsWith('.c') ? '.cjs' : '.js'))
+  return relative.startsWith('.') ? relative : `./${relative}`
+}
+
+async function defaultSchemaPath(appRoot: string): Promise<string> {
+  // A prisma/ folder is a multi-file schema; a2a.prisma joins it there.
+  const folder = await stat(join(appRoot, 'prisma')).catch(() => undefined)
+  return folder?.isDirectory() ? 'prisma' : 'prisma/schema.prisma'
+}
+
+function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as Partial<T>
+}
+
+const toPosix = (path: string) => path.replace(/\\/g, '/')

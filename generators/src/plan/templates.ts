@@ -1,0 +1,22 @@
+/**
+ * The Handlebars templates under `templates/entity/` at the repository root: real files that read
+ * like the code they produce. Field-level fragments are worked out in TypeScript and handed in
+ * ready-made, so the templates hold layout and wording, not logic.
+ * @module
+ */
+import { readFileSync } from 'node:fs'
+import Handlebars from 'handlebars'
+
+const DIRECTORY = new URL('../../../templates/entity/', import.meta.url)
+const cache = new Map<string, Handlebars.TemplateDelegate>()
+
+/** Renders `templates/entity/<name>.hbs`. Output is code, so nothing is HTML-escaped; a missing value throws. */
+export function render(name: string, view: object): string {
+  let template = cache.get(name)
+  if (!template) {
+    const source = readFileSync(new URL(`${name}.hbs`, DIRECTORY), 'utf8')
+    template = Handlebars.compile(source, { noEscape: true, strict: true })
+    cache.set(name, template)
+  }
+  return template(view)
+}

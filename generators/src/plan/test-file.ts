@@ -1,0 +1,78 @@
+/**
+ * `test/entities/<entity>.gen.test.ts`: every declared operation over A2A and over MCP against the
+ * running app, owner isolation between alice and bob, and the refusal mappings.
+ * @module
+ */
+import type { ResolvedEntity } from '../read/resolved.js'
+import { OPERATIONS } from '../read/resolved.js'
+import { pascalCase } from '../names.js'
+import { changeFixture, createFixture, ownerValue } from './fixtures.js'
+import { printLiteral } from './literal.js'
+import { entityNames } from './names.js'
+import { operationSchema, PAGE_SIZE } from './schemas.js'
+import { render } from './templates.js'
+
+export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string): string {
+  const names = entityNames(entity)
+  const has = (op: (typeof OPERATIONS)[number]) => entity.operations.includes(op)
+  const caller = names.toolsFunction.replace(/Tools$/, '')
+  const fixtureName = `new${pascalCase(entity.model)}`
+  const fixture = has('create') ? createFixture(entity, all, caller) : undefined
+  const awaitFixture = fixture?.async ? 'await ' : ''
+  const id = entity.id.name
+  const idVisible = entity.fields.includes(entity.id)
+  const tools = Object.fromEntries(entity.operations.map((op) => [op, names.operations[op].tool]))
+  const byId = entity.operations.filter((op) => op === 'get' || op === 'update' || op === 'delete')
+  const missingId = entity.id.type === 'Int' ? '2147483647' : entity.id.type === 'BigInt' ? "'9223372036854775807'" : "'missing-id'"
+
+  const callLine = `const call: Call = (user, operation, args) => ${caller}.call(transport, user, operation, args)`
+  return render('entity.gen.test.ts', {
+    // Resolved per call: the caller only exists once beforeAll has run.
+    callLine: callLine.length + 2 <= 100 ? callLine : callLine.replace('=> ', '=>\n    '),
+    random: fixture?.random ?? false,
+    support,
+    caller,
+    skill: names.skill,
+    toolsLiteral: printLiteral(tools, '    ', '    tools: '.length, 1),
+    entity: entity.name,
+    singular: names.singular,
+    create: has('create'),
+    get: has('get') && idVisible,
+    list: has('list'),
+    listById: has('list') && idVisible,
+    update: has('update'),
+    delete: has('delete'),
+    fixtureName,
+    fixtureAsync: fixture?.async ?? false,
+    fixture: fixture?.literal ?? '{}',
+    fixtureSetup: fixture?.setup ?? [],
+    await: awaitFixture,
+    ownedFixture: fixture?.async ? `(await ${fixtureName}())` : `${fixtureName}()`,
+    changes: changeFixture(entity),
+    id,
+    pageSize: PAGE_SIZE,
+    byIdOperations: idVisible && byId.length > 0 && printLiteral(byId),
+    owner: entity.owner.name,
+    ownerValue: ownerValue(entity.owner),
+    missingId,
+    // Template literals close with `}` right after a value, which Handlebars would read as `}}}`.
+    notFound: { created: `\`${names.singular} \${created.${id}} not found\``, mine: `\`${names.singular} \${mine.${id}} not found\`` },
+    missingIdText: missingId.replace(/'/g, ''),
+    invalid: invalidCall(entity),
+    missingOperation: OPERATIONS.find((op) => !has(op)) ?? 'purge',
+    operationList: entity.operations.join(', '),
+    declaredTools: printLiteral(Object.values(tools), '    ', '    const declared = '.length),
+    undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
+    createTool: names.operations.create.tool,
+  })
+}
+
+/** A call its schema refuses, and the word the refusal must mention. */
+function invalidCall(entity: ResolvedEntity): { operation: string; args: string; mentions: string } {
+  if (entity.operations.includes('list')) return { operation: 'list', args: '{ page: 0 }', mentions: 'page' }
+  const byId = entity.operations.find((op) => op !== 'create')
+  if (byId) return { operation: byId, args: '{}', mentions: entity.id.name }
+  const required = operationSchema(entity, 'create').required
+  const first = Array.isArray(required) ? (required[0] as string | undefined) : undefined
+  return first ? { operation: 'create', args: '{}', mentions: first } : { operation: 'create', args: '{ unknownArgument: 1 }', mentions: 'unknownArgument' }
+}

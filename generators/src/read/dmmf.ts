@@ -1,0 +1,44 @@
+/**
+ * The slice of Prisma's DMMF (the parsed schema) the generator reads. Prisma's wasm parser
+ * returns more; these are the fields entity code depends on.
+ * @module
+ */
+
+export interface DmmfField {
+  name: string
+  /** `object` is a relation (or a composite type), `unsupported` an `Unsupported("…")` column. */
+  kind: 'scalar' | 'object' | 'enum' | 'unsupported'
+  isList: boolean
+  isRequired: boolean
+  isUnique: boolean
+  isId: boolean
+  hasDefaultValue: boolean
+  /** A scalar name (`String`, `Int`, …), an enum name or, for relations, a model name. */
+  type: string
+  /** A literal (`"EUR"`, `0`, `false`, an enum value) or a function such as `{ name: 'now', args: [] }`. */
+  default?: unknown
+  isUpdatedAt: boolean
+  /** The `///` comment above the field. */
+  documentation?: string
+  /** On a relation field: the scalar fields of this model holding the foreign key. */
+  relationFromFields?: string[]
+}
+
+export interface DmmfModel {
+  name: string
+  fields: DmmfField[]
+  /** Set for a compound `@@id([a, b])`; a single-field `@id` is marked on the field instead. */
+  primaryKey: { name: string | null; fields: string[] } | null
+  documentation?: string
+}
+
+export interface DmmfEnum {
+  name: string
+  values: { name: string }[]
+  documentation?: string
+}
+
+export interface Datamodel {
+  models: DmmfModel[]
+  enums: DmmfEnum[]
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest'
+import { GeneratorError } from '../errors.js'
+import { DATASOURCE, errorOf, INVOICE_SCHEMA, resolve } from '../testing.js'
+
+const invoices = { model: 'Invoice', ownerField: 'userId' }
+
+/** The validation error for these declarations, checked to name the file and the entity. */
+function problem(declarations: Record<string, unknown>, schema = INVOICE_SCHEMA, entity = Object.keys(declarations)[0]!) {
+  const error = errorOf(() => resolve(schema, declarations))
+  expect(error).toBeInstanceOf(GeneratorError)
+  expect(error.file).toBe('src/entities.ts')
+  expect(error.entity).toBe(entity)
+  expect(error.message).toMatch(/^src\/entities\.ts: \d+ problems? in the entity declarations:\n/)
+  expect(error.message).toContain(`  - ${entity}: `)
+  return error.message
+}
+
+describe('validateEntities', () => {
+  it('resolves an entity: names, id, owner, visible and writable fields, docs as descriptions', () => {
+    const [entity] = resolve(INVOICE_SCHEMA, { invoices: { ...invoices, hidden: ['note'], readOnly: ['paid'] } })
+    expect(entity).toMatchObject({
+      name: 'invoices',
+      model: 'Invoice',
+      delegate: 'invoice',
+      description: 'A bill sent to a customer',
+      id: { name: 'id', type: 'String' },
+      owner: { name: 'userId', type: 'String' },
+      operations: ['list', 'get', 'create', 'update', 'delete'],
+    })
+    expect(entity!.fields.map((field) => field.name)).toEqual(['id', 'number', 'total', 'paid', 'userId', 'createdAt'])
+    // Not the defaulted id, the read-only, the owner or the database-kept timestamp.
+    expect(entity!.writable.map((field) => field.name)).toEqual(['number', 'total'])
+    expect(entity!.fields.find((field) => field.name === 'number')!.schema).toEqual({ type: 'string', description: 'Human-readable invoice number' })
+  })
+
+  it('keeps operations in canonical order without duplicates, and prefers the declared description', () => {
+    const [entity] = resolve(INVOICE_SCHEMA, { invoices: { ...invoices, operations: ['delete', 'list', 'list'], description: 'Bills' } })
+    expect(entity!.operations).toEqual(['list', 'delete'])
+    expect(entity!.description).toBe('Bills')
+  })
+
+  it('reports an unknown model, suggesting the closest one', () => {
+    const message = problem({ invoices: { model: 'Invoce', ownerField: 'userId' } })
+    expect(message).toContain('model "Invoce" is not in the Prisma schema (did you mean "Invoice"?); use one of its models')
+  })
+
+  it('lists the models when none is close', () => {
+    expect(problem({ invoices: { model: 'Zebra', ownerField: 'userId' } })).toContain('use one of its models (User, Invoice)')
+  })
+
+  it('requires an owner field on an entity with tools (mcp defaults to true), hinting at the user key', () => {
+    const message = problem({ invoices: { model: 'Invoice' } })
+    expect(message).toContain("invoices: ownerField is missing; an entity with tools needs the field holding the owning user's id (e.g. ownerField: 'userId'), or set mcp: false")
+  })
+
+  it('needs no owner, and plans nothing, for an entity without tools', () => {
+    expect(resolve(INVOICE_SCHEMA, { invoices: { model: 'Invoice', mcp: false } })).toEqual([])
+  })
+
+  it('reports an owner field that is a relation, naming its key field', () => {
+    const message = problem({ invoices: { model: 'Invoice', ownerField: 'user' } })
+    expect(message).toContain(`ownerField "user" is a relation, not a scalar field; name the field holding the id itself (ownerField: 'userId')`)
+  })
+
+  it('reports an unknown owner field, suggesting the closest scalar', () => {
+    const message = problem({ invoices: { model: 'Invoice', ownerField: 'usrId' } })
+    expect(message).toContain(`ownerField "usrId" is not a field of Invoice (did you mean "userId"?); name the scalar field holding the owner's id`)
+  })
+
+  it('reports an owner field of a type ids do not have', () => {
+    const message = problem({ invoices: { model: 'Invoice', ownerField: 'createdAt' } })
+    expect(message).toContain('ownerField "createdAt" is DateTime; it must be a String, Int or BigInt field holding the id')
+  })
+
+  it('reports an unknown tenant field and one that is not a scalar', () => {
+    expect(problem({ invoices: { ...invoices, tenantField: 'orgId' } })).toContain(
+      `tenantField "orgId" is not a field of Invoice; name the scalar field holding the tenant's id`,
+    )
+    expect(problem({ invoices: { ...invoices, tenantField: 'user' } })).toContain(
+      `tenantField "user" is a relation, not a scalar field; name the field holding the id itself (tenantField: 'userId')`,
+    )
+  })
+
+  it('reports an operation that is not one of the five', () => {
+    const message = problem({ invoices: { ...invoices, operations: ['list', 'purge', 'updte'] } })
+    expect(message).toContain('operation "purge" is not one of list, get, create, update, delete; remove it or use one of those')
+    expect(message).toContain('operation "updte" is not one of list, get, create, update, delete (did you mean "update"?)')
+  })
+
+  it('reports hidden and readOnly fields that do not exist', () => {
+    const message = problem({ invoices: { ...invoices, hidden: ['notes'], readOnly: ['payed'] } })
+    expect(message).toContain('hidden field "notes" is not a field of Invoice (did you mean "note"?); fix the name or remove it')
+    expect(message).toContain('readOnly field "payed" is not a field of Invoice (did you mean "paid"?); fix the name or remove it')
+  })
+
+  it('reports two entities whose tools collide once namespaced', () => {
+    const message = problem({ billing_invoices: invoices, invoices: { ...invoices, namespace: 'billing' } }, INVOICE_SCHEMA, 'invoices')
+    expect(message).toContain('invoices: "billing_invoices" already has the tool name billing_invoices_list; rename one of the two entities or give one another namespace')
+  })
+
+  it('reports two entities with one name in one namespace, whatever the case', () => {
+    const message = problem({ invoices, Invoices: invoices }, INVOICE_SCHEMA, 'Invoices')
+    expect(message).toContain('Invoices: "invoices" already has the tool name Invoices_list; rename one of the two entities or give one another namespace')
+  })
+
+  it('reports entity names that would become the same file or code', () => {
+    const message = problem({ invoiceLines: invoices, invoice_lines: { ...invoices, namespace: 'x' } }, INVOICE_SCHEMA, 'invoice_lines')
+    expect(message).toContain('invoice_lines: "invoiceLines" already has the generated file name invoice-lines.gen.ts; rename one of the two entities')
+  })
+
+  it('reports a model with a compound id, and one with no id', () => {
+    const schema = `${DATASOURCE}
+model Line {
+  invoiceId String
+  position  Int
+  ownerId   String
+  @@id([invoiceId, position])
+}
+model Tag {
+  name    String @unique
+  ownerId String
+}
+`
+    expect(problem({ lines: { model: 'Line', ownerField: 'ownerId' } }, schema)).toContain(
+      'lines: Line has a compound id @@id([invoiceId, position]); entity tools address a row by one id field, so give the model a single-field @id',
+    )
+    expect(problem({ tags: { model: 'Tag', ownerField: 'ownerId' } }, schema)).toContain(
+      'tags: Tag has no @id field; entity tools address a row by its id, so give the model a single-field @id',
+    )
+  })
+
+  it('reports a required field create cannot set', () => {
+    expect(problem({ invoices: { ...invoices, hidden: ['number'] } })).toContain(
+      'create cannot set "number": it is required with no default, but hidden; give it a @default, make it optional, or drop create from operations',
+    )
+    expect(resolve(INVOICE_SCHEMA, { invoices: { ...invoices, hidden: ['number'], operations: ['list'] } })).toHaveLength(1)
+  })
+
+  it('reports a field named like a list argument', () => {
+    const schema = INVOICE_SCHEMA.replace('  paid ', '  sort      Int\n  paid ')
+    expect(problem({ invoices }, schema)).toContain(
+      `field "sort" has the name of a list argument (page, limit, sort); hide it (hidden: ['sort']) or drop list from operations`,
+    )
+  })
+
+  it('reports an entity whose files would be the generator\'s own', () => {
+    expect(problem({ entities: invoices })).toContain('entities: its files would be named like src/a2a/entities.gen.ts, which the generator writes for itself; rename the entity')
+  })
+
+  it('reports unknown options and bad names', () => {
+    const message = problem({ 'bad-name': { model: 'Invoice', ownerFeild: 'userId' } })
+    expect(message).toContain('bad-name: the entity name must start with a letter')
+    expect(message).toContain('unknown option "ownerFeild" (did you mean "ownerField"?)')
+  })
+
+  it('collects every problem of every entity into one error', () => {
+    const error = errorOf(() => resolve(INVOICE_SCHEMA, { invoices: { model: 'Invoce' }, notes: { ...invoices, operations: ['purge'] } }))
+    expect(error.message.split('\n')).toEqual([
+      'src/entities.ts: 2 problems in the entity declarations:',
+      '  - invoices: model "Invoce" is not in the Prisma schema (did you mean "Invoice"?); use one of its models',
+      '  - notes: operation "purge" is not one of list, get, create, update, delete; remove it or use one of those',
+    ])
+    expect((error as GeneratorError).entity).toBeUndefined()
+  })
+
+  it('refuses declarations that are not an object of entities', () => {
+    const error = errorOf(() => resolve(INVOICE_SCHEMA, [invoices]))
+    expect(error.message).toContain('src/entities.ts: the entity declarations must be an object of entities')
+  })
+})
