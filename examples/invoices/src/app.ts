@@ -1,0 +1,31 @@
+import express, { type Express } from 'express'
+import { createExchange, createToolRegistry, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
+import { a2aRouter } from '@a2a-agent/runtime/express'
+import { entityTools } from './a2a/entities.gen.js'
+import type { Db } from './db.js'
+
+export interface AppOptions {
+  db: Db
+  resolvePrincipal: PrincipalResolver
+  overrides?: Partial<ExchangeOptions>
+}
+
+/** The invoices agent: entity tools over MCP at /mcp and as `entity.*` skills over A2A at /a2a. */
+export function createApp({ db, resolvePrincipal, overrides }: AppOptions): { app: Express; exchange: Exchange } {
+  const exchange = createExchange({
+    skills: [],
+    tools: createToolRegistry(entityTools(db)),
+    resolvePrincipal,
+    card: {
+      name: 'Invoices agent',
+      description: 'Lists, reads and records your invoices and customers.',
+      version: '0.1.0',
+      securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+      securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+    },
+    ...overrides,
+  })
+  const app = express()
+  app.use(a2aRouter(exchange))
+  return { app, exchange }
+}
