@@ -11,8 +11,15 @@ import { toolDescription } from './descriptions.js'
 import { hasBytes, inputExpression, needsDecimal, needsJsonInput, presentExpression, rowType } from './field-code.js'
 import { printLiteral, printObject, printUnionAlias, quote } from './literal.js'
 import { entityNames } from './names.js'
+import { pascalCase } from '../names.js'
 import { filterable, isRequiredOnCreate, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
 import { render } from './templates.js'
+
+/** A writable foreign key whose model is a declared entity: it must name one of the caller's rows. */
+interface Reference {
+  field: ResolvedField
+  target: ResolvedEntity
+}
 
 export interface EntityFileImports {
   runtime: string
@@ -27,8 +34,16 @@ const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'before
 /** The hooks an entity's operations call, in file order. */
 export const hooksOf = (entity: ResolvedEntity): string[] => entity.operations.flatMap((op) => (WRITES[op] ? [WRITES[op]] : []))
 
-export async function entityFile(entity: ResolvedEntity, imports: EntityFileImports): Promise<string> {
+/**
+ * @param owned the declared entities by model: a foreign key into one of them is checked to name a
+ *   row of the caller's, so nobody links their invoice to another owner's customer.
+ */
+export async function entityFile(entity: ResolvedEntity, imports: EntityFileImports, owned: ReadonlyMap<string, ResolvedEntity> = new Map()): Promise<string> {
   const names = entityNames(entity)
+  const references: Reference[] = entity.writable.flatMap((field) => {
+    const target = field.references === undefined ? undefined : owned.get(field.references)
+    return target ? [{ field, target }] : []
+  })
   const ops = entity.operations
   const has = (op: EntityOperation) => ops.includes(op)
   const tools = await Promise.all(
@@ -47,7 +62,7 @@ export async function entityFile(entity: ResolvedEntity, imports: EntityFileImpo
   )
   const findsOwn = has('get') || has('update') || has('delete')
   const keys = [entity.owner, ...(entity.tenant ? [entity.tenant] : [])]
-  const usesToolError = findsOwn || keys.some((key) => key.type !== 'String') || (entity.tenant?.isRequired ?? false)
+  const usesToolError = findsOwn || references.length > 0 || keys.some((key) => key.type !== 'String') || (entity.tenant?.isRequired ?? false)
   const runtimeNames = [...(usesToolError ? ['ToolError'] : []), 'type EntityTool', 'type ToolContext']
   const hooks = hooksOf(entity)
 
@@ -78,7 +93,8 @@ export async function entityFile(entity: ResolvedEntity, imports: EntityFileImpo
     columns: entity.columns.map((field) => ({ name: field.name, type: rowType(field) })),
     presented: entity.fields.map((field) => ({ name: field.name, expression: presentExpression(field) })),
     hiddenFields: entity.fields.length < entity.columns.length,
-    ownership: ownership(entity),
+    ownership: withReferencedHelpers(ownership(entity), references),
+    references: referenceHelpers(references),
     findOwn: findsOwn && {
       idType: id.type === 'Int' ? 'number' : 'string',
       where: printObject(
@@ -104,10 +120,12 @@ export async function entityFile(entity: ResolvedEntity, imports: EntityFileImpo
     get: has('get') && { ...names.operations.get, idName: id.name },
     create: has('create') && {
       ...names.operations.create,
+      checks: referenceChecks(references, 'args'),
       data: printObject(['...args', ...conversions(entity.writable, 'args', isRequiredOnCreate), '...ownership(context)'], '  ', '  const data = '.length),
     },
     update: has('update') && {
       ...names.operations.update,
+      checks: referenceChecks(references, 'changes'),
       // False when Prisma takes the changes as they are.
       data: converted.length > 0 && printObject(['...changes', ...converted], '  ', '  const data = '.length),
       idName: id.name,
@@ -132,7 +150,7 @@ function conversions(fields: ResolvedField[], source: string, present: (field: R
 }
 
 /** The owner (and tenant) columns, from the principal: the body of `ownership(context)`. */
-function ownership(entity: ResolvedEntity): { guard: string | false; tenant: boolean; entries: string; intId: boolean; bigIntId: boolean } {
+function ownership(entity: ResolvedEntity): { guard: string | false; tenant: boolean; entries: string; keys: string[]; intId: boolean; bigIntId: boolean } {
   const { owner, tenant } = entity
   const value = (field: ResolvedField, source: string, what: string) =>
     field.type === 'Int' ? `intId(${source}, '${what}')` : field.type === 'BigInt' ? `bigIntId(${source}, '${what}')` : source
@@ -151,8 +169,49 @@ function ownership(entity: ResolvedEntity): { guard: string | false; tenant: boo
     guard,
     tenant: tenant !== undefined,
     entries: printObject(entries, '  ', '  return '.length),
+    keys: entries,
     intId: keys.some((key) => key.type === 'Int'),
     bigIntId: keys.some((key) => key.type === 'BigInt'),
+  }
+}
+
+const helperName = (target: ResolvedEntity) => `own${pascalCase(entityNames(target).singular.replace(/ /g, '-'))}`
+
+/** One `own<Model>(db, id, context)` per referenced entity: finds the row among the caller's. */
+function referenceHelpers(references: Reference[]) {
+  const targets = [...new Map(references.map(({ target }) => [target.model, target])).values()]
+  return targets.map((target) => {
+    const owner = ownership(target)
+    const idEntry = target.id.name === 'id' ? 'id' : `${target.id.name}: id`
+    const where = printObject([idEntry, ...owner.keys], '    ', '    where: '.length, ','.length)
+    return {
+      name: helperName(target),
+      delegate: target.delegate,
+      idName: target.id.name,
+      idType: target.id.type === 'Int' ? 'number' : 'string',
+      guard: owner.guard,
+      where,
+      singular: entityNames(target).singular,
+    }
+  })
+}
+
+/** The statements that check each reference a write carries. */
+function referenceChecks(references: Reference[], source: string): string[] {
+  return references.map(({ field, target }) => {
+    const value = `${source}.${field.name}`
+    const call = `await ${helperName(target)}(db, ${value}, context)`
+    return field.isRequired && source === 'args' ? call : `if (${value} !== undefined && ${value} !== null) {\n    ${call}\n  }`
+  })
+}
+
+/** A referenced entity's owner may need the id converters too. */
+function withReferencedHelpers(own: ReturnType<typeof ownership>, references: Reference[]) {
+  const theirs = references.map(({ target }) => ownership(target))
+  return {
+    ...own,
+    intId: own.intId || theirs.some((other) => other.intId),
+    bigIntId: own.bigIntId || theirs.some((other) => other.bigIntId),
   }
 }
 

@@ -88,12 +88,14 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
   const add = (path: string, content: string, ownership: PlannedFile['ownership'] = 'generated') =>
     files.push({ path: posix.normalize(path), content: format(content), ownership })
 
+  const owned = new Map<string, ResolvedEntity>()
+  for (const entity of entities) if (!owned.has(entity.model)) owned.set(entity.model, entity)
   for (const entity of entities) {
     const { stem } = entityNames(entity)
     const path = posix.join(outDir, `${stem}.gen.ts`)
     const hooksPath = posix.join(outDir, 'hooks', `${stem}.ts`)
     const hooks = hooksOf(entity)
-    add(path, await entityFile(entity, { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }))
+    add(path, await entityFile(entity, { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }, owned))
     if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
     const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
     add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath)))

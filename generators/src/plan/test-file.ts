@@ -9,7 +9,7 @@ import { pascalCase } from '../names.js'
 import { changeFixture, createFixture, ownerValue } from './fixtures.js'
 import { printLiteral } from './literal.js'
 import { entityNames } from './names.js'
-import { operationSchema, PAGE_SIZE } from './schemas.js'
+import { isRequiredOnCreate, operationSchema, PAGE_SIZE } from './schemas.js'
 import { render } from './templates.js'
 
 export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string): string {
@@ -25,6 +25,11 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   const byId = entity.operations.filter((op) => op === 'get' || op === 'update' || op === 'delete')
   const missingId = entity.id.type === 'Int' ? '2147483647' : entity.id.type === 'BigInt' ? "'9223372036854775807'" : "'missing-id'"
 
+  // A foreign key the fixture fills with a row alice creates: bob must not be able to link to it.
+  const linked = fixture?.async
+    ? entity.writable.find((field) => isRequiredOnCreate(field) && all.some((other) => other.model === field.references && other.operations.includes('create')))
+    : undefined
+  const linkedTarget = linked && all.find((other) => other.model === linked.references)
   const callLine = `const call: Call = (user, operation, args) => ${caller}.call(transport, user, operation, args)`
   return render('entity.gen.test.ts', {
     // Resolved per call: the caller only exists once beforeAll has run.
@@ -64,6 +69,11 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     declaredTools: printLiteral(Object.values(tools), '    ', '    const declared = '.length),
     undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
     createTool: names.operations.create.tool,
+    crossReference: linked && linkedTarget && {
+      field: linked.name,
+      singular: entityNames(linkedTarget).singular,
+      notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
+    },
   })
 }
 

@@ -261,6 +261,15 @@ async function findOwn(db: Db, id: string, context: ToolContext) {
   return row
 }
 
+// A reference must name one of the caller's own customer rows; another owner's reads as missing.
+async function ownCustomer(db: Db, id: string, { principal }: ToolContext) {
+  const row = await db.customer.findFirst({
+    where: { id, userId: principal.owner },
+    select: { id: true },
+  })
+  if (!row) throw new ToolError(`customer ${id} not found`)
+}
+
 /** `invoices_list`: one page of the caller's invoices, filtered by exact field values. */
 export async function listInvoices(db: Db, args: InvoicesListInput, context: ToolContext) {
   const { page = 1, limit = 20, sort, ...filters } = args
@@ -306,6 +315,7 @@ export async function getInvoice(db: Db, args: InvoicesGetInput, context: ToolCo
 
 /** `invoices_create`: a new invoice, owned by the caller. */
 export async function createInvoice(db: Db, args: InvoicesCreateInput, context: ToolContext) {
+  await ownCustomer(db, args.customerId, context)
   await beforeCreate(args, context)
   const data = { ...args, ...ownership(context) }
   const row = await db.invoice.create({ data })
@@ -316,6 +326,9 @@ export async function createInvoice(db: Db, args: InvoicesCreateInput, context: 
 export async function updateInvoice(db: Db, args: InvoicesUpdateInput, context: ToolContext) {
   const { id, ...changes } = args
   const current = await findOwn(db, id, context)
+  if (changes.customerId !== undefined && changes.customerId !== null) {
+    await ownCustomer(db, changes.customerId, context)
+  }
   await beforeUpdate(args, current, context)
   // findOwn found it among the caller's rows, so its id alone addresses it now.
   const row = await db.invoice.update({ where: { id: current.id }, data: changes })

@@ -77,6 +77,12 @@ describe.each(['A2A', 'MCP'] as const)('invoices over %s', (transport) => {
     expect(error).toContain('userId')
   })
 
+  it("refuses a reference to another owner's customer", async () => {
+    const input = await newInvoice()
+    const { error } = await call('bob', 'create', input)
+    expect(error).toBe(`customer ${input.customerId} not found`)
+  })
+
   it('refuses arguments its schema does not accept', async () => {
     const { error } = await call('alice', 'list', { page: 0 })
     expect(error).toContain('page')
