@@ -1,0 +1,89 @@
+/**
+ * The official clients against the generated invoices example: the A2A SDK calls the derived
+ * `entity.invoices` skill and the MCP SDK calls its tools, each as alice and as bob.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Message, SendMessageRequest, Task } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client'
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { createTestApp, type TestApp } from '../examples/invoices/test/support.js'
+
+let app: TestApp
+
+function a2aClient(token: string): Promise<Client> {
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers)
+    headers.set('Authorization', `Bearer ${token}`)
+    return fetch(input, { ...init, headers })
+  }
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  )
+  return factory.createFromUrl(app.url)
+}
+
+async function mcpClient(token: string): Promise<McpClient> {
+  const client = new McpClient({ name: 'interop-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }))
+  return client
+}
+
+let counter = 0
+async function callSkill(client: Client, operation: string, args: Record<string, unknown>): Promise<any> {
+  const request = SendMessageRequest.fromJSON({
+    message: { messageId: `invoices-${++counter}`, role: 'ROLE_USER', parts: [{ data: { skill: 'entity.invoices', operation, arguments: args } }] },
+  })
+  const result = await client.sendMessage(request)
+  if (!('status' in result)) throw new Error(`expected a task, got ${JSON.stringify(Message.toJSON(result))}`)
+  return Task.toJSON(result)
+}
+
+beforeAll(async () => {
+  app = await createTestApp()
+})
+afterAll(() => app?.close())
+
+describe('the invoices example through the official clients', () => {
+  it("MCP: alice and bob each see and change only their own rows", async () => {
+    const alice = await mcpClient(app.tokens.alice)
+    const bob = await mcpClient(app.tokens.bob)
+    const names = (await alice.listTools()).tools.map((tool) => tool.name)
+    expect(names).toEqual(['invoices_list', 'invoices_get', 'invoices_create', 'invoices_update', 'invoices_delete', 'customers_list', 'customers_get', 'customers_create'])
+    const customer = (await alice.callTool({ name: 'customers_create', arguments: { name: 'Acme' } })).structuredContent as any
+    const invoice = (
+      await alice.callTool({
+        name: 'invoices_create',
+        arguments: { number: 'INV-1', total: '1200.50', dueAt: '2026-12-31T00:00:00.000Z', customerId: customer.id },
+      })
+    ).structuredContent as any
+    expect(invoice).toMatchObject({ number: 'INV-1', total: '1200.5', currency: 'EUR', paid: false, userId: 'alice' })
+    expect(invoice).not.toHaveProperty('note')
+    const bobsList = (await bob.callTool({ name: 'invoices_list', arguments: {} })).structuredContent as any
+    expect(bobsList.total).toBe(0)
+    const bobsGet = await bob.callTool({ name: 'invoices_get', arguments: { id: invoice.id } })
+    expect(bobsGet.isError).toBe(true)
+    await alice.close()
+    await bob.close()
+  })
+
+  it("A2A: entity.invoices list answers only the caller's rows", async () => {
+    const alice = await a2aClient(app.tokens.alice)
+    const bob = await a2aClient(app.tokens.bob)
+    const card = await alice.getAgentCard()
+    expect(card.skills.map((skill) => skill.id)).toEqual(['entity.invoices', 'entity.customers'])
+    const listed = await callSkill(alice, 'list', { limit: 10 })
+    expect(listed.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(listed.artifacts[0].name).toBe('invoices.list')
+    const page = listed.artifacts[0].parts[0].data
+    expect(page.total).toBeGreaterThanOrEqual(1)
+    expect(page.data.every((row: any) => row.userId === 'alice')).toBe(true)
+    const bobs = await callSkill(bob, 'list', {})
+    expect(bobs.artifacts[0].parts[0].data).toMatchObject({ data: [], total: 0 })
+    const refused = await callSkill(bob, 'purge', {})
+    expect(refused.status.state).toBe('TASK_STATE_REJECTED')
+  })
+})
