@@ -4,16 +4,10 @@ import type { Logger } from '../log/logger.js'
 import { defineSkill, type Skill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
+import { gate } from '../testing/gate.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { NotJsonEncodableError } from '../wire/json-safe.js'
 import { DeadlineExceededError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
-
-/** A promise the test resolves by hand. */
-function gate() {
-  let open!: () => void
-  const opened = new Promise<void>((resolve) => (open = resolve))
-  return { opened, open }
-}
 
 let server: TestServer
 let lines: string[]

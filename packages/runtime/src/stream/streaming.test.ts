@@ -2,13 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Principal } from '../auth/principal.js'
 import { defineSkill } from '../skills/skill.js'
 import type { SseEvent } from '../testing/sse-client.js'
+import { gate } from '../testing/gate.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
-
-function gate() {
-  let open!: () => void
-  const opened = new Promise<void>((resolve) => (open = resolve))
-  return { opened, open }
-}
 
 let release = gate()
 const counter = defineSkill({
