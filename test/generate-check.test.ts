@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const example = join(root, 'examples/invoices')
+// Inside the repository, so the copy's src/entities.ts resolves '@a2a-agent/runtime' from the workspace.
+const copy = join(root, 'test', `.tmp-check-${process.pid}`)
+const hooks = 'src/a2a/hooks/invoices.ts'
+
+afterAll(() => rmSync(copy, { recursive: true, force: true }))
+
+/** The real CLI, as `npx a2a` would run it: exit code and output, never a throw. */
+async function a2a(app: string, ...flags: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = [join(root, 'packages/create-a2a-agent/bin/a2a.js'), 'generate', 'entities', '--app', app, ...flags]
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: root })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' }
+  }
+}
+
+/** The text of `export const <name> = {…} as const` in a generated module. */
+function block(source: string, start: string, end: string): string {
+  const from = source.indexOf(start)
+  expect(from, `${start} in the generated file`).toBeGreaterThanOrEqual(0)
+  return source.slice(from, source.indexOf(end, from) + end.length)
+}
+
+it('--check passes on the committed example and fails once its schema gains a field; a run then updates the code and leaves the hooks alone', async () => {
+  // The example's own generated code and a stale copy, checked side by side (each run is a fresh process).
+  cpSync(example, copy, {
+    recursive: true,
+    filter: (path) => !['node_modules', 'generated'].includes(basename(path)) && !/\.db(-\w+)?$/.test(path),
+  })
+  const schemaPath = join(copy, 'prisma/schema.prisma')
+  const schema = readFileSync(schemaPath, 'utf8')
+  const note = '  note       String?\n'
+  expect(schema).toContain(note)
+  writeFileSync(schemaPath, schema.replace(note, `${note}  /// Purchase order reference\n  poNumber   String?\n`))
+  const hooksBefore = readFileSync(join(copy, hooks))
+
+  const [committed, stale] = await Promise.all([a2a(example, '--check'), a2a(copy, '--check')])
+  expect(committed.code, `examples/invoices is stale:\n${committed.stdout}${committed.stderr}`).toBe(0)
+  expect(committed.stdout).toMatch(/^Up to date: \d+ generated files match the plan\./)
+  expect(stale.code, stale.stdout + stale.stderr).toBe(1)
+  expect(stale.stdout).toMatch(/would update\s+src\/a2a\/invoices\.gen\.ts/)
+  expect(stale.stdout).not.toContain('customers.gen.ts')
+
+  const run = await a2a(copy)
+  expect(run.code, run.stdout + run.stderr).toBe(0)
+  expect(run.stdout).toMatch(/updated\s+src\/a2a\/invoices\.gen\.ts/)
+  expect(run.stdout).not.toContain('hooks/')
+
+  const generated = readFileSync(join(copy, 'src/a2a/invoices.gen.ts'), 'utf8')
+  const field = "poNumber: { type: ['string', 'null'], description: 'Purchase order reference' }"
+  // The tool schemas: a filter on list, writable on create and update.
+  for (const name of ['invoicesListSchema', 'invoicesCreateSchema', 'invoicesUpdateSchema']) {
+    expect(block(generated, `export const ${name} = {`, '} as const'), name).toContain(field)
+  }
+  // The TypeScript input types made from those schemas, with the /// comment as their doc.
+  for (const name of ['InvoicesCreateInput', 'InvoicesUpdateInput']) {
+    expect(block(generated, `export interface ${name} {`, '\n}'), name).toMatch(/\/\*\*\n\s+\* Purchase order reference\n\s+\*\/\n\s+poNumber\?: string \| null\n/)
+  }
+  // The tool descriptions agents read.
+  const listTool = block(generated, "name: 'invoices_list',", 'inputSchema')
+  expect(listTool).toContain('poNumber (Purchase order reference)')
+
+  expect(readFileSync(join(copy, hooks)).equals(hooksBefore), `${hooks} changed`).toBe(true)
+  expect(readFileSync(join(example, hooks)).equals(hooksBefore)).toBe(true)
+
+  const again = await a2a(copy)
+  expect(again.code, again.stdout + again.stderr).toBe(0)
+  expect(again.stdout).toMatch(/^Nothing to do: \d+ generated files are up to date\./)
+}, 60_000)
