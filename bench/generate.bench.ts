@@ -147,7 +147,7 @@ async function writeApp(app: string): Promise<Declared> {
     const options = Object.entries(declaration).map(([key, value]) => `${key}: ${typeof value === 'string' ? `'${value}'` : String(value)}`)
     return `  ${name}: { ${options.join(', ')} },`
   })
-  writeFileSync(join(app, 'src/entities.ts'), ["import { defineEntities } from '@a2a-agent/runtime'", '', 'export default defineEntities({', ...body, '})', ''].join('\n'))
+  writeFileSync(join(app, 'src/entities.ts'), ["import { defineEntities } from '@a2a-agent/runtime/entities'", '', 'export default defineEntities({', ...body, '})', ''].join('\n'))
   return {
     models: datamodel.models.length,
     entities: Object.keys(declarations).length,

@@ -1,4 +1,4 @@
-import { defineEntities } from '@a2a-agent/runtime'
+import { defineEntities } from '@a2a-agent/runtime/entities'
 
 /** What agents may reach in this app, and as whom. `npm run generate` turns this into tools and skills. */
 export default defineEntities({

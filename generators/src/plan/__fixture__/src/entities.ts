@@ -1,4 +1,4 @@
-import { defineEntities } from '@a2a-agent/runtime'
+import { defineEntities } from '@a2a-agent/runtime/entities'
 
 /** The golden fixture's entities: every option the generator reads is set on one of them. */
 export default defineEntities({
