@@ -208,7 +208,7 @@ async function stagesChild(app: string): Promise<void> {
     ...(await import('../generators/src/plan/plan.js')),
   }))
   const declarations = await stage('import src/entities.ts (tsx tsImport)', () => modules.loadDeclarations(app, 'src/entities.ts'))
-  const schema = await stage('read + parse the schema (wasm get_dmmf)', () => modules.readPrismaSchema(app, 'prisma'))
+  const schema = await stage('read + parse the schema (wasm get_datamodel)', () => modules.readPrismaSchema(app, 'prisma'))
   const entities = await stage('validate', () => modules.validateEntities(declarations, schema.datamodel, 'src/entities.ts'))
   const planned = await stage('plan files (templates, json-schema-to-typescript)', () => modules.planFrom(entities))
   const report = await stage('applyPlan (read, hash, compare)', () => modules.applyPlan(app, planned, { mode: 'write' }))
