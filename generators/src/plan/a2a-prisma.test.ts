@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import wasm from '@prisma/prisma-schema-wasm/src/prisma_schema_build.js'
 import { describe, expect, it } from 'vitest'
 import { parseSchema } from '../read/prisma-schema.js'
@@ -7,18 +8,21 @@ import { planFrom } from './plan.js'
 const a2aPrisma = async () => (await planFrom([])).files.find((file) => file.path === 'prisma/a2a.prisma')!.content
 
 describe('prisma/a2a.prisma', () => {
-  it('holds every TaskRecord and PushConfigRecord column, and parses beside a SQLite schema (Json included)', async () => {
+  it('holds every TaskRecord and PushConfigRecord column and the message index, and parses beside a SQLite schema (Json included)', async () => {
     const { models } = parseSchema([['prisma/schema.prisma', DATASOURCE], ['prisma/a2a.prisma', await a2aPrisma()]], 'prisma')
     const columns = Object.fromEntries(models.map((model) => [model.name, model.fields.map((field) => `${field.name}:${field.type}${field.isRequired ? '' : '?'}`)]))
     expect(columns).toEqual({
       A2ATask: [
         'id:String', 'contextId:String', 'owner:String', 'tenant:String?', 'scope:String?', 'skill:String', 'version:Int',
-        'task:Json', 'messageIds:Json', 'repliedWithMessage:Boolean', 'createdAt:DateTime', 'updatedAt:DateTime',
+        'task:Json', 'messageIds:Json', 'repliedWithMessage:Boolean?', 'createdAt:DateTime', 'updatedAt:DateTime',
         'statusState:String', 'statusTime:DateTime',
       ],
+      A2ATaskMessage: ['owner:String', 'messageId:String', 'taskId:String'],
       A2APushConfig: ['taskId:String', 'id:String', 'owner:String', 'url:String', 'token:String?', 'authentication:Json?', 'createdAt:DateTime'],
     })
-    expect(models[1]!.primaryKey?.fields).toEqual(['taskId', 'id'])
+    const keys = Object.fromEntries(models.map((model) => [model.name, model.primaryKey?.fields]))
+    // findByMessageId reads the (owner, messageId) prefix of A2ATaskMessage's key.
+    expect(keys).toEqual({ A2ATask: undefined, A2ATaskMessage: ['owner', 'messageId', 'taskId'], A2APushConfig: ['taskId', 'id'] })
   })
 
   it('is already as `prisma format` writes it', async () => {
@@ -31,5 +35,13 @@ describe('prisma/a2a.prisma', () => {
 
   it('leaves the datasource and generator blocks to the app', async () => {
     expect(await a2aPrisma()).not.toMatch(/^(datasource|generator) /m)
+  })
+
+  it('is the model set the runtime\'s PrismaStore is tested on (`npm run generate:fixtures -w packages/runtime` copies it)', async () => {
+    const text = await a2aPrisma()
+    for (const provider of ['sqlite', 'postgres']) {
+      const fixture = new URL(`../../../packages/runtime/src/store/prisma/__fixture__/${provider}/a2a.prisma`, import.meta.url)
+      expect(await readFile(fixture, 'utf8'), provider).toBe(text)
+    }
   })
 })

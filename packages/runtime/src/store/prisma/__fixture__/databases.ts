@@ -1,0 +1,127 @@
+/**
+ * Fresh databases for the PrismaStore tests, one per test file and provider: a SQLite file in a
+ * temporary folder, or a PostgreSQL database `a2a_store_<random>` on the server at
+ * A2A_TEST_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; .ci/run starts it). Each
+ * gets the schema SQL `npm run generate:fixtures` wrote, applied directly, and is removed on close.
+ * @module
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
+import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
+import type { PrismaTaskClient, RawQueryClient } from '../client.js'
+import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
+import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.js'
+
+export type Provider = 'sqlite' | 'postgres'
+
+/** A generated client typed only as the store sees it: assigning one proves it fits, cast-free. */
+export type TestClient = PrismaTaskClient & RawQueryClient & { $disconnect(): Promise<void> }
+
+export interface TestDatabase {
+  provider: Provider
+  db: TestClient
+  /** Empties the three task-store tables. */
+  clear(): Promise<void>
+  /** Disconnects and removes the database. */
+  close(): Promise<void>
+}
+
+/** Rows each query handed back, newest last: see {@link countingRows}. */
+export type RowLog = number[]
+
+const schemaSql = (provider: Provider) => readFile(new URL(`./${provider}/generated/schema.sql`, import.meta.url), 'utf8')
+
+export async function openDatabase(provider: Provider, rowLog?: RowLog): Promise<TestDatabase> {
+  return provider === 'sqlite' ? openSqlite(rowLog) : openPostgres(rowLog)
+}
+
+async function openSqlite(rowLog?: RowLog): Promise<TestDatabase> {
+  const dir = await mkdtemp(join(tmpdir(), 'a2a-store-'))
+  const url = `file:${join(dir, 'store.db')}`
+  const setup = await new PrismaBetterSQLite3({ url }).connect()
+  await setup.executeScript(await schemaSql('sqlite'))
+  await setup.dispose()
+  const adapter = new PrismaBetterSQLite3({ url })
+  if (rowLog) countingRows(adapter, rowLog)
+  const db: TestClient = new SqliteClient({ adapter })
+  return {
+    provider: 'sqlite',
+    db,
+    clear: () => clear(db),
+    async close() {
+      await db.$disconnect()
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function openPostgres(rowLog?: RowLog): Promise<TestDatabase> {
+  const server = new URL(process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
+  const name = `a2a_store_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: server.href })
+  await admin.connect().catch((error: Error) => {
+    throw new Error(`PostgreSQL at ${server.host} is not reachable (${error.message}); start it (pg_ctlcluster --skip-systemctl-redirect 15 main start) or set A2A_TEST_PG_URL`)
+  })
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(server.href)
+  url.pathname = `/${name}`
+  const setup = new pg.Client({ connectionString: url.href })
+  await setup.connect()
+  await setup.query(await schemaSql('postgres'))
+  await setup.end()
+  const adapter = new PrismaPg({ connectionString: url.href })
+  if (rowLog) countingRows(adapter, rowLog)
+  const db: TestClient = new PgClient({ adapter })
+  return {
+    provider: 'postgres',
+    db,
+    clear: () => clear(db),
+    async close() {
+      await db.$disconnect()
+      const drop = new pg.Client({ connectionString: server.href })
+      await drop.connect()
+      await drop.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await drop.end()
+    },
+  }
+}
+
+async function clear(db: TestClient): Promise<void> {
+  await db.a2ATask.deleteMany({})
+  await db.a2ATaskMessage.deleteMany({})
+  await db.a2APushConfig.deleteMany({})
+}
+
+interface Queryable {
+  queryRaw(query: unknown): Promise<{ rows: unknown[] }>
+  startTransaction?(...args: unknown[]): Promise<Queryable>
+}
+
+/**
+ * Records how many rows every query of the adapter's connections returns, transactions included:
+ * the proof that filtering and trimming happen in SQL, not over rows loaded into the process.
+ */
+export function countingRows(factory: { connect(): Promise<unknown> }, log: RowLog): void {
+  const watch = <T>(queryable: T): T => {
+    const target = queryable as Queryable
+    const queryRaw = target.queryRaw.bind(target)
+    target.queryRaw = async (query) => {
+      const result = await queryRaw(query)
+      log.push(result.rows.length)
+      return result
+    }
+    const startTransaction = target.startTransaction?.bind(target)
+    if (startTransaction) target.startTransaction = async (...args) => watch(await startTransaction(...args))
+    return queryable
+  }
+  const connect = factory.connect.bind(factory)
+  factory.connect = async () => watch(await connect())
+}

@@ -1,0 +1,47 @@
+// Prepares the PrismaStore test fixtures (npm run generate:fixtures -w packages/runtime): renders
+// the task-store models from the generator's template into each provider's schema folder, then
+// generates its client and its schema SQL (`migrate diff --from-empty`), which the tests apply to
+// a fresh database. Skips a provider whose inputs did not change since its last run.
+import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { promisify } from 'node:util'
+import Handlebars from 'handlebars'
+
+const require = createRequire(import.meta.url)
+const run = promisify(execFile)
+const here = new URL('./', import.meta.url)
+const template = new URL('../../../../../../templates/entity/a2a.prisma.hbs', import.meta.url)
+const prisma = require.resolve('prisma/build/index.js')
+
+// The generator's own options (generators/src/plan/templates.ts); the template takes no values.
+const models = Handlebars.compile(readFileSync(template, 'utf8'), { noEscape: true, strict: true })({})
+
+// Every prisma command reads env("DATABASE_URL"); unset, the CLI falls back to downloading engines.
+// `migrate diff` opens the adapter, so the PostgreSQL one needs a reachable server (the tests' own).
+const providers = {
+  sqlite: 'file::memory:',
+  postgres: process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres',
+}
+
+async function prepare(name, url) {
+  const dir = new URL(`${name}/`, here)
+  const stamp = new URL('generated/inputs.sha256', dir)
+  const a2a = new URL('a2a.prisma', dir)
+  if (!existsSync(a2a) || readFileSync(a2a, 'utf8') !== models) writeFileSync(a2a, models)
+  const hash = createHash('sha256')
+  for (const file of ['schema.prisma', 'a2a.prisma', 'prisma.config.ts']) hash.update(readFileSync(new URL(file, dir)))
+  hash.update(require('prisma/package.json').version)
+  const digest = hash.digest('hex')
+  const outputs = ['generated/client/client.ts', 'generated/schema.sql'].map((file) => new URL(file, dir))
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && outputs.every(existsSync)) return `${name}: up to date`
+  const options = { cwd: dir, env: { ...process.env, DATABASE_URL: url } }
+  await run(process.execPath, [prisma, 'generate'], options)
+  const { stdout } = await run(process.execPath, [prisma, 'migrate', 'diff', '--from-empty', '--to-schema-datamodel', '.', '--script'], options)
+  writeFileSync(new URL('generated/schema.sql', dir), stdout)
+  writeFileSync(stamp, digest)
+  return `${name}: generated`
+}
+
+for (const line of await Promise.all(Object.entries(providers).map(([name, url]) => prepare(name, url)))) console.log(line)

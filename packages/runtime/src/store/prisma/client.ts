@@ -1,0 +1,75 @@
+/**
+ * What {@link PrismaStore} needs of an app's Prisma client: the three delegates generated from
+ * prisma/a2a.prisma (A2ATask, A2ATaskMessage, A2APushConfig) and interactive transactions. The
+ * types are structural and the arguments loose on purpose: any app's generated `PrismaClient`,
+ * on SQLite or PostgreSQL and whatever its other models, is assignable without a cast.
+ * @module
+ */
+
+/** An A2ATask row as Prisma returns it. */
+export interface TaskRow {
+  id: string
+  contextId: string
+  owner: string
+  tenant: string | null
+  scope: string | null
+  skill: string
+  version: number
+  task: unknown
+  messageIds: unknown
+  repliedWithMessage: boolean | null
+  createdAt: Date
+  updatedAt: Date
+  statusState: string
+  statusTime: Date
+}
+
+export interface TaskMessageRow {
+  owner: string
+  messageId: string
+  taskId: string
+}
+
+export interface PushConfigRow {
+  taskId: string
+  id: string
+  owner: string
+  url: string
+  token: string | null
+  authentication: unknown
+  createdAt: Date
+}
+
+/**
+ * A method's argument. Loose on purpose: each app's client types its arguments precisely for its
+ * own schema (generic over the argument), which no narrower type here would stay assignable to.
+ */
+type Args = any
+
+/** One model's delegate, as far as the store calls it. */
+export interface Delegate<Row> {
+  findUnique(args: Args): PromiseLike<Row | null>
+  findMany(args: Args): PromiseLike<Row[]>
+  count(args: Args): PromiseLike<number>
+  create(args: Args): PromiseLike<unknown>
+  createMany(args: Args): PromiseLike<{ count: number }>
+  updateMany(args: Args): PromiseLike<{ count: number }>
+  deleteMany(args: Args): PromiseLike<{ count: number }>
+}
+
+/** The client inside `$transaction(async (tx) => ...)`. */
+export interface PrismaTaskTransaction {
+  a2ATask: Delegate<TaskRow>
+  a2ATaskMessage: Delegate<TaskMessageRow>
+  a2APushConfig: Delegate<PushConfigRow>
+}
+
+export interface PrismaTaskClient extends PrismaTaskTransaction {
+  /** An interactive transaction: committed when `fn` resolves, rolled back when it throws. */
+  $transaction<R>(fn: (tx: PrismaTaskTransaction) => Promise<R>): PromiseLike<R>
+}
+
+/** What {@link prepareSqlite} calls: a raw query (PRAGMAs answer with a row, so not `$executeRaw`). */
+export interface RawQueryClient {
+  $queryRawUnsafe(query: string): PromiseLike<unknown>
+}

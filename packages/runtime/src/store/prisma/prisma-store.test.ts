@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describeStoreConformance } from '../conformance.js'
+import { T0, makeRecord, nextTask, sneakyChanges } from '../conformance-fixtures.js'
+import { MemoryStore } from '../memory-store.js'
+import { openDatabase, type Provider, type TestDatabase } from './__fixture__/databases.js'
+import { PrismaStore } from './prisma-store.js'
+import { prepareSqlite } from './sqlite.js'
+
+for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
+  describe(`PrismaStore on ${provider}`, () => {
+    let database: TestDatabase
+    beforeAll(async () => {
+      database = await openDatabase(provider)
+    })
+    afterAll(async () => {
+      await database?.close()
+    })
+
+    describeStoreConformance(`PrismaStore (${provider})`, () => new PrismaStore(database.db), { cleanup: () => database.clear() })
+
+    describe('writes', () => {
+      let store: PrismaStore
+      beforeAll(() => {
+        store = new PrismaStore(database.db)
+      })
+      afterAll(() => database.clear())
+
+      it('a stale update changes nothing, and of two racing writers exactly one lands', async () => {
+        const record = makeRecord({ id: 'race', state: 'TASK_STATE_WORKING', messageIds: ['m1'] })
+        await store.create(record)
+        const moved = await store.update('race', 1, { task: nextTask(record, 'TASK_STATE_INPUT_REQUIRED', T0 + 1000) })
+        const rowBefore = await database.db.a2ATask.findUnique({ where: { id: 'race' } })
+        // Stale, with a new body and a new message: the row and the message index stay as they were.
+        const stale = await store.update('race', 1, { task: nextTask(record, 'TASK_STATE_FAILED', T0 + 2000), messageIds: ['m1', 'm2'] })
+        expect(stale).toBeUndefined()
+        expect(await database.db.a2ATask.findUnique({ where: { id: 'race' } })).toEqual(rowBefore)
+        expect(await store.findByMessageId('alice', 'm2')).toEqual([])
+        expect(await store.get('race')).toEqual(moved)
+        const results = await Promise.all(
+          (['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'] as const).map((state, i) =>
+            store.update('race', 2, { task: nextTask(record, state, T0 + 3000 + i), messageIds: ['m1', `m-${state}`] }),
+          ),
+        )
+        const winners = results.filter((r) => r !== undefined)
+        expect(winners).toHaveLength(1)
+        expect(winners[0]!.version).toBe(3)
+        expect(await store.get('race')).toEqual(winners[0])
+        // Only the winner's message is indexed.
+        const indexed = await database.db.a2ATaskMessage.findMany({ where: { taskId: 'race' } })
+        expect(indexed.map((row) => row.messageId).sort()).toEqual([...winners[0]!.messageIds].sort())
+      })
+
+      it('owner, tenant and scope are written at creation and never by update', async () => {
+        const record = makeRecord({ id: 'coords', owner: 'alice', tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1'] })
+        await store.create(record)
+        const changes = { ...sneakyChanges(nextTask(record, 'TASK_STATE_COMPLETED', T0 + 5000)), messageIds: ['m1', 'm2'] }
+        expect(await store.update('coords', 1, changes)).toMatchObject({ owner: 'alice', tenant: 'acme', scope: 'read', version: 2 })
+        const row = await database.db.a2ATask.findUnique({ where: { id: 'coords' } })
+        expect(row).toMatchObject({ id: 'coords', owner: 'alice', tenant: 'acme', scope: 'read', skill: 'echo', contextId: 'ctx-coords', version: 2 })
+        expect(row!.statusState).toBe('TASK_STATE_COMPLETED')
+        expect(row!.statusTime.getTime()).toBe(T0 + 5000)
+        // The new message is indexed under the creating owner, not the one the changes named.
+        expect((await store.findByMessageId('alice', 'm2')).map((r) => r.id)).toEqual(['coords'])
+        expect(await store.findByMessageId('mallory', 'm2')).toEqual([])
+        expect(await store.list({ owner: 'alice', tenant: 'acme', scope: 'read', pageSize: 10 })).toMatchObject({ total: 1 })
+        expect(await store.list({ owner: 'mallory', pageSize: 10 })).toMatchObject({ total: 0 })
+      })
+
+      it('stores task JSON as MemoryStore does: Prisma-looking keys, nulls, undefined in arrays, unicode', async () => {
+        const memory = new MemoryStore()
+        const record = makeRecord({ id: 'json' })
+        record.task.metadata = {
+          when: { $type: 'DateTime', value: '2020-01-01T00:00:00Z' },
+          raw: { $type: 'Raw', value: { x: 1 } },
+          list: [1, null, undefined, 'z', { a: undefined }],
+          text: 'émoji 🎉 \u2028 "quoted"',
+          big: 2 ** 53 - 1,
+        }
+        await store.create(record)
+        await memory.create(record)
+        expect(await store.get('json')).toEqual(await memory.get('json'))
+        expect((await store.get('json'))!.task.metadata!.list).toEqual([1, null, null, 'z', {}])
+      })
+    })
+
+    if (provider === 'sqlite') {
+      it('prepareSqlite turns on WAL and a 5 s busy timeout', async () => {
+        await prepareSqlite(database.db)
+        expect(await database.db.$queryRawUnsafe('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }])
+        expect(await database.db.$queryRawUnsafe('PRAGMA busy_timeout')).toEqual([{ timeout: 5000n }])
+      })
+    }
+  })
+}
