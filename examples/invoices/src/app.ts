@@ -1,6 +1,7 @@
 import express, { type Express } from 'express'
 import { createExchange, createToolRegistry, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
+import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
 
@@ -10,11 +11,15 @@ export interface AppOptions {
   overrides?: Partial<ExchangeOptions>
 }
 
-/** The invoices agent: entity tools over MCP at /mcp and as `entity.*` skills over A2A at /a2a. */
+/**
+ * The invoices agent: entity tools over MCP at /mcp and as `entity.*` skills over A2A at /a2a,
+ * with its A2A tasks kept in the app's own database.
+ */
 export function createApp({ db, resolvePrincipal, overrides }: AppOptions): { app: Express; exchange: Exchange } {
   const exchange = createExchange({
     skills: [],
     tools: createToolRegistry(entityTools(db)),
+    store: new PrismaStore(db),
     resolvePrincipal,
     card: {
       name: 'Invoices agent',

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { devKeyResolver } from '@a2a-agent/runtime'
+import { prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
 import { createDb } from './db.js'
 
@@ -8,6 +9,7 @@ const port = Number(process.env.PORT ?? 3000)
 const devKeys = process.env.A2A_DEV_KEYS ?? 'alice:key-alice,bob:key-bob'
 
 const db = createDb()
+await prepareSqlite(db)
 const { app, exchange } = createApp({ db, resolvePrincipal: devKeyResolver(devKeys) })
 const server = app.listen(port, () => {
   const { port: bound } = server.address() as AddressInfo

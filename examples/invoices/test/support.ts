@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { devKeyResolver } from '@a2a-agent/runtime'
+import { prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
 import { createDb } from '../src/db.js'
 
@@ -41,6 +42,7 @@ export async function createTestApp(): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob' }
   const database = migratedDatabase()
   const db = createDb(database.url)
+  await prepareSqlite(db)
   const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
   const server = app.listen(0, '127.0.0.1')
