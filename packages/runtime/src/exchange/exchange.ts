@@ -4,87 +4,32 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { viewerOf, type Principal, type PrincipalResolver } from '../auth/principal.js'
-import { buildAgentCard, DEFAULT_OUTPUT_MODES, type CardOptions } from '../card/agent-card.js'
+import { viewerOf, type Principal } from '../auth/principal.js'
+import { buildAgentCard, DEFAULT_OUTPUT_MODES } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { handleRpc } from '../http/rpc-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
 import { entitySkills } from '../entity/entity-skills.js'
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
-import { consoleLogger, type Logger } from '../log/logger.js'
+import { consoleLogger } from '../log/logger.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
 import { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
-import type { Store } from '../store/store.js'
-import { StreamSeats, type SeatOverflow } from '../stream/stream-seats.js'
+import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
 import type { AgentCapabilities, AgentCard } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
+import { orDefault, type ExchangeOptions } from './options.js'
 
-export interface ExchangeOptions {
-  /** Hand-written skills; at least one, unless `tools` provide entity skills. */
-  skills?: Skill[]
-  /**
-   * Entity tools (generated code's `createToolRegistry(entityTools(db))`): served over MCP by
-   * `a2aRouter`, and as one derived `entity.<name>` skill per entity unless `disableEntitySkills`.
-   */
-  tools?: ToolRegistry
-  /** Keep the tools on MCP only: no derived `entity.<name>` skills. Default false. */
-  disableEntitySkills?: boolean
-  /** Resolves each request to its caller; a request it cannot resolve gets 401. */
-  resolvePrincipal: PrincipalResolver
-  card: CardOptions
-  /** Defaults to a {@link MemoryStore}. */
-  store?: Store
-  /** Endpoint path; default `/a2a`. */
-  path?: string
-  /** Browser origins admitted besides the request's own (tunnels, split front ends). */
-  allowedOrigins?: string[]
-  /** Request body cap in bytes; default 1 MiB. */
-  maxBodyBytes?: number
-  /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
-  assumeVersionWhenAbsent?: '1.0'
-  /** Ceiling on one handler run; default 5 minutes. */
-  taskTimeoutMs?: number
-  /** Concurrent runs per owner; 0 = 16, negative = unlimited. */
-  maxConcurrentRunsPerOwner?: number
-  /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */
-  settledTaskRetention?: number
-  /** Paused tasks kept per tier; 0 = 64, negative = the host owns retention. */
-  pausedTaskRetention?: number
-  /** Accept `url` parts (the server never fetches them itself). Default false: -32005. */
-  acceptUrlParts?: boolean
-  /** SSE streaming (SendStreamingMessage, SubscribeToTask); default true. */
-  streaming?: boolean
-  /** Concurrent streams per owner; 0 = 16, negative = unlimited. */
-  maxStreamSeatsPerOwner?: number
-  /** At the seat cap: refuse the new stream with 429 (default) or close the owner's oldest. */
-  streamSeatOverflow?: SeatOverflow
-  /** Keep-alive comment interval on idle streams, which also re-checks the caller; default 15 s. */
-  streamKeepAliveMs?: number
-  /** Store polling interval for a stream whose task runs in no live run here; default 1 s. */
-  streamPollMs?: number
-  /** Push notifications (the four config methods and webhook delivery); default true. */
-  pushNotifications?: boolean
-  /**
-   * Allow push URLs on loopback, private, link-local and other internal addresses. For development
-   * and tests only: it lets a caller make this server send requests into its own network.
-   */
-  allowPrivatePush?: boolean
-  /** Push configs kept per task (the oldest are deleted); 0 = 8, negative = unbounded. */
-  maxPushConfigsPerTask?: number
-  /** Serves GetExtendedAgentCard to authenticated callers. */
-  extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
-  logger?: Logger
-}
+export type { ExchangeOptions }
+
 
 const MiB = 1024 * 1024
-const orDefault = (value: number | undefined, fallback: number) => (value === undefined || value === 0 ? fallback : value)
 
 export class Exchange {
   readonly path: string

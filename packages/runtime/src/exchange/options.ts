@@ -1,0 +1,72 @@
+/**
+ * Everything an app configures on the exchange, with the defaults each knob falls back to.
+ * @module
+ */
+import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import type { CardOptions } from '../card/agent-card.js'
+import type { ToolRegistry } from '../entity/tool-registry.js'
+import type { Logger } from '../log/logger.js'
+import type { Skill } from '../skills/skill.js'
+import type { Store } from '../store/store.js'
+import type { SeatOverflow } from '../stream/stream-seats.js'
+import type { AgentCard } from '../wire/types.js'
+
+export interface ExchangeOptions {
+  /** Hand-written skills; at least one, unless `tools` provide entity skills. */
+  skills?: Skill[]
+  /**
+   * Entity tools (generated code's `createToolRegistry(entityTools(db))`): served over MCP by
+   * `a2aRouter`, and as one derived `entity.<name>` skill per entity unless `disableEntitySkills`.
+   */
+  tools?: ToolRegistry
+  /** Keep the tools on MCP only: no derived `entity.<name>` skills. Default false. */
+  disableEntitySkills?: boolean
+  /** Resolves each request to its caller; a request it cannot resolve gets 401. */
+  resolvePrincipal: PrincipalResolver
+  card: CardOptions
+  /** Defaults to a {@link MemoryStore}. */
+  store?: Store
+  /** Endpoint path; default `/a2a`. */
+  path?: string
+  /** Browser origins admitted besides the request's own (tunnels, split front ends). */
+  allowedOrigins?: string[]
+  /** Request body cap in bytes; default 1 MiB. */
+  maxBodyBytes?: number
+  /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
+  assumeVersionWhenAbsent?: '1.0'
+  /** Ceiling on one handler run; default 5 minutes. */
+  taskTimeoutMs?: number
+  /** Concurrent runs per owner; 0 = 16, negative = unlimited. */
+  maxConcurrentRunsPerOwner?: number
+  /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */
+  settledTaskRetention?: number
+  /** Paused tasks kept per tier; 0 = 64, negative = the host owns retention. */
+  pausedTaskRetention?: number
+  /** Accept `url` parts (the server never fetches them itself). Default false: -32005. */
+  acceptUrlParts?: boolean
+  /** SSE streaming (SendStreamingMessage, SubscribeToTask); default true. */
+  streaming?: boolean
+  /** Concurrent streams per owner; 0 = 16, negative = unlimited. */
+  maxStreamSeatsPerOwner?: number
+  /** At the seat cap: refuse the new stream with 429 (default) or close the owner's oldest. */
+  streamSeatOverflow?: SeatOverflow
+  /** Keep-alive comment interval on idle streams, which also re-checks the caller; default 15 s. */
+  streamKeepAliveMs?: number
+  /** Store polling interval for a stream whose task runs in no live run here; default 1 s. */
+  streamPollMs?: number
+  /** Push notifications (the four config methods and webhook delivery); default true. */
+  pushNotifications?: boolean
+  /**
+   * Allow push URLs on loopback, private, link-local and other internal addresses. For development
+   * and tests only: it lets a caller make this server send requests into its own network.
+   */
+  allowPrivatePush?: boolean
+  /** Push configs kept per task (the oldest are deleted); 0 = 8, negative = unbounded. */
+  maxPushConfigsPerTask?: number
+  /** Serves GetExtendedAgentCard to authenticated callers. */
+  extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
+  logger?: Logger
+}
+
+/** 0 and unset mean the default; other values, negative ones included, are taken as given. */
+export const orDefault = (value: number | undefined, fallback: number): number => (value === undefined || value === 0 ? fallback : value)
