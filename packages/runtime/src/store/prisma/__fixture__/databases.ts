@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
+import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
 import type { PrismaTaskClient, RawQueryClient } from '../client.js'
 import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
 import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.js'
@@ -19,12 +20,12 @@ import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.j
 export type Provider = 'sqlite' | 'postgres'
 
 /** A generated client typed only as the store sees it: assigning one proves it fits, cast-free. */
-export type TestClient = PrismaTaskClient & RawQueryClient & { $disconnect(): Promise<void> }
+export type TestClient = PrismaTaskClient & PrismaApiKeyClient & RawQueryClient & { $disconnect(): Promise<void> }
 
 export interface TestDatabase {
   provider: Provider
   db: TestClient
-  /** Empties the three task-store tables. */
+  /** Empties the task-store tables and the API keys. */
   clear(): Promise<void>
   /** Disconnects and removes the database. */
   close(): Promise<void>
@@ -98,6 +99,7 @@ async function clear(db: TestClient): Promise<void> {
   await db.a2ATask.deleteMany({})
   await db.a2ATaskMessage.deleteMany({})
   await db.a2APushConfig.deleteMany({})
+  await db.a2AApiKey.deleteMany({})
 }
 
 interface Queryable {
