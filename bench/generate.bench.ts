@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Datamodel, DmmfModel } from '../generators/src/read/dmmf.js'
+import { positiveInt } from './load/env.js'
 
 // The generator's modules are imported when first used, so the --stages child can time loading them.
 const generators = () => import('@a2a-agent/generators')
@@ -39,13 +40,6 @@ const prismaCli = join(root, 'node_modules/prisma/build/index.js')
 const schemaSource = process.env.BENCH_SCHEMA || '/work/shared/research/schema50.prisma'
 const NOOP_GOAL_MS = 300
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-  return value
-}
 
 // Prisma reads the datasource url only for messages (the adapter in prisma.config.ts connects);
 // without DATABASE_URL, Prisma 6 falls back to downloading engines. CHECKPOINT_DISABLE: no

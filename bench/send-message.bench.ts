@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { runWrk, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
+import { cpuMs, positiveInt } from './load/env.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -61,13 +62,6 @@ interface Row {
   cpuUsPerRequest: number | undefined
 }
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-  return value
-}
 
 /** Spawns `bench/servers/<file>` under tsx and waits for the `{"port":N}` line it prints. */
 async function startServer(name: string, file: string): Promise<Target> {
@@ -97,17 +91,6 @@ async function startServer(name: string, file: string): Promise<Target> {
   return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
 }
 
-/** user+system CPU ms of a process from /proc (Linux); undefined elsewhere. */
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined
-  try {
-    // Fields after the parenthesised command name; utime and stime are the 12th and 13th, in USER_HZ (100) ticks.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return undefined
-  }
-}
 
 async function stopServer(target: Target): Promise<void> {
   const { child } = target

@@ -26,6 +26,7 @@ import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { wallMs } from './servers/shared.js'
+import { cpuMs, positiveInt } from './load/env.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const streamCount = positiveInt('BENCH_STREAMS', 10_000)
@@ -39,13 +40,6 @@ const MiB = 1024 * 1024
 const GOAL_STREAMS = 10_000
 const GOAL_RSS = 1024 * MiB
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`)
-  return value
-}
 
 // ---------------------------------------------------------------------------------------------
 // The server process
@@ -103,16 +97,6 @@ async function stopServer(target: Server): Promise<void> {
   clearTimeout(timer)
 }
 
-/** user+system CPU ms of a process from /proc (Linux); undefined elsewhere. */
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return undefined
-  }
-}
 
 /** A `Vm…:` line of /proc/<pid>/status in bytes (Linux), read without asking the process. */
 function procStatusBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
