@@ -1,19 +1,22 @@
 import type { AddressInfo } from 'node:net'
 import { devKeyResolver } from '@a2a-agent/runtime'
-import { prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
 import { createDb } from './db.js'
 
 const port = Number(process.env.PORT ?? 3000)
-// Development only: owner:token pairs. Owners must be User ids in the database.
-const devKeys = process.env.A2A_DEV_KEYS ?? 'alice:key-alice,bob:key-bob'
+// API keys from the database: `npx a2a keys create --user alice` prints one (after
+// `npm run db:migrate`). For a quick try, A2A_DEV_KEYS="alice:key-alice,bob:key-bob" (owner:token
+// pairs) uses fixed development tokens instead. Either way owners must be User ids in the database.
+const devKeys = process.env.A2A_DEV_KEYS
 
 const db = createDb()
 await prepareSqlite(db)
-const { app, exchange } = createApp({ db, resolvePrincipal: devKeyResolver(devKeys) })
+const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
+const { app, exchange } = createApp({ db, resolvePrincipal })
 const server = app.listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
-  console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp`)
+  console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
 })
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

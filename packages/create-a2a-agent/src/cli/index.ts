@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs'
 import yargs from 'yargs'
 import type { GenerateEntitiesOptions, Planner } from './generate-entities.js'
+import { keysCommands } from './keys-args.js'
+import type { KeysAction } from './keys.js'
 import { type Io, formatUnexpectedError } from './io.js'
 
 export interface RunOptions {
@@ -26,6 +28,11 @@ class UsageError extends Error {}
 /** Parses `args` (without `node` and the script) and runs the command; resolves to the exit code. */
 export async function runA2a(args: readonly string[], io: Io, options: RunOptions = {}): Promise<number> {
   let command: (() => Promise<number>) | undefined
+  // Loaded only when the command runs, so --help and usage errors stay quick.
+  const keysCommand = async (action: KeysAction, app: string | undefined) => {
+    const { runKeys } = await import('./keys.js')
+    return runKeys(action, { app, cwd: options.cwd }, io)
+  }
   const parser = yargs()
     .scriptName('a2a')
     .usage('Usage: $0 <command> [options]')
@@ -93,6 +100,11 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
         )
         .demandCommand(1, 'Name what to generate, e.g. `a2a generate entities`.'),
     )
+    .command('keys', 'Create, list and revoke the app’s API keys', (keys) =>
+      keysCommands(keys, (action, app) => {
+        command = () => keysCommand(action, app)
+      }),
+    )
     .demandCommand(1, 'Name a command, e.g. `a2a generate entities`.')
     .recommendCommands()
     .strict()
@@ -133,12 +145,13 @@ function isYargsValidation(error: unknown): boolean {
 function usageMessage(message: string, args: readonly string[]): string {
   if (!message.startsWith('Did you mean')) return message
   const words = args.filter((arg) => !arg.startsWith('-'))
-  const typo = words[0] === 'generate' ? words[1] : words[0]
+  const typo = words[0] === 'generate' || words[0] === 'keys' ? words[1] : words[0]
   return `Unknown command "${typo}". ${message}`
 }
 
 function helpCommand(args: readonly string[]): string {
   const words = args.filter((arg) => !arg.startsWith('-'))
+  if (words[0] === 'keys') return ['create', 'list', 'revoke'].includes(words[1] ?? '') ? `a2a keys ${words[1]} --help` : 'a2a keys --help'
   if (words[0] !== 'generate') return 'a2a --help'
   return words[1] === 'entities' ? 'a2a generate entities --help' : 'a2a generate --help'
 }

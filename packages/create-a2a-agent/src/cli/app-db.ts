@@ -1,0 +1,57 @@
+/**
+ * The app's own database client, for commands that act on its data (`a2a keys`, `a2a users`):
+ * `createDb()` from the app's src/db.ts, imported through tsx as the generator imports
+ * src/entities.ts, so the command sees the database exactly as the app does (DATABASE_URL
+ * included).
+ * @module
+ */
+import { access } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { tsImport } from 'tsx/esm/api'
+
+/** A mistake the user can fix: printed as one line, exit code 1. */
+export class CliUserError extends Error {
+  override name = 'CliUserError'
+}
+
+export interface AppDbOptions {
+  /** App root, relative to `cwd`; default `.`. */
+  app?: string
+  /** Folder `app` is resolved against; default `process.cwd()`. */
+  cwd?: string
+}
+
+interface Disconnectable {
+  $disconnect(): Promise<void>
+}
+
+const DB_FILE = 'src/db.ts'
+
+/**
+ * Runs `fn` on a fresh client from the app's `createDb()`, and disconnects it afterwards. `Client`
+ * is what the caller needs of it (structural, like the runtime's own Prisma types); an app whose
+ * schema lacks the models fails at the first query, with the database's message.
+ */
+export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Client) => Promise<R>): Promise<R> {
+  const appRoot = resolve(options.cwd ?? process.cwd(), options.app ?? '.')
+  const path = join(appRoot, DB_FILE)
+  if (!(await access(path).then(() => true, () => false))) {
+    throw new CliUserError(`${join(options.app ?? '.', DB_FILE)}: not found; the app must export \`createDb()\` (its Prisma client) from ${DB_FILE}`)
+  }
+  let module: Record<string, unknown>
+  try {
+    module = (await tsImport(pathToFileURL(path).href, import.meta.url)) as Record<string, unknown>
+  } catch (error) {
+    throw new CliUserError(`${DB_FILE}: importing it failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  // A file the app's package.json leaves CommonJS arrives wrapped: its exports sit on `default`.
+  const createDb = module.createDb ?? (module.default as Record<string, unknown> | undefined)?.createDb
+  if (typeof createDb !== 'function') throw new CliUserError(`${DB_FILE}: exports no \`createDb()\` function`)
+  const db = (await createDb()) as Client & Disconnectable
+  try {
+    return await fn(db)
+  } finally {
+    await db.$disconnect()
+  }
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runA2a } from './index.js'
+import { captureIo } from './test-io.js'
+
+// The invoices example is the app: its src/db.ts, on a temporary copy of its migrated database.
+const app = fileURLToPath(new URL('../../../../examples/invoices/', import.meta.url))
+const migrations = join(app, 'prisma/migrations')
+
+async function a2a(...args: string[]) {
+  const { io, stdout, stderr } = captureIo()
+  const code = await runA2a(args, io, { cwd: app })
+  return { code, stdout: stdout(), stderr: stderr() }
+}
+
+describe('a2a keys', () => {
+  let dir: string
+  let file: string
+  const savedUrl = process.env.DATABASE_URL
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'a2a-keys-'))
+    file = join(dir, 'app.db')
+    const sqlite = new Database(file)
+    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
+      sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
+    }
+    sqlite.close()
+    process.env.DATABASE_URL = `file:${file}`
+  })
+  afterAll(() => {
+    if (savedUrl === undefined) delete process.env.DATABASE_URL
+    else process.env.DATABASE_URL = savedUrl
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const rows = () => {
+    const sqlite = new Database(file, { readonly: true })
+    try {
+      return sqlite.prepare('SELECT * FROM "A2AApiKey" ORDER BY "createdAt", "id"').all() as Array<Record<string, unknown>>
+    } finally {
+      sqlite.close()
+    }
+  }
+
+  it('create prints the key once, on stdout alone, and stores only its hash', async () => {
+    const created = await a2a('keys', 'create', '--user', 'alice', '--scopes', 'write, read', '--tenant', 'acme')
+    expect(created.code).toBe(0)
+    const key = created.stdout.trim()
+    expect(created.stdout).toMatch(/^a2a_[A-Za-z0-9_-]{43}\n$/)
+    expect(created.stderr).toMatch(/^Created API key \S+ for alice in tenant acme \(scopes read write\)\.\n/)
+    expect(created.stderr).toContain('cannot be shown again')
+    const [row] = rows()
+    expect(row).toMatchObject({ owner: 'alice', tenant: 'acme', scopes: 'read write', prefix: key.slice(0, 12), revokedAt: null })
+    expect(row!.hash).toBe(createHash('sha256').update(key).digest('hex'))
+    expect(JSON.stringify(rows())).not.toContain(key)
+  })
+
+  it('list shows ids, prefixes and status, never keys; revoke marks the key revoked', async () => {
+    const full = await a2a('keys', 'create', '--user', 'bob')
+    expect(full.stderr).toContain('for bob (all scopes)')
+    const [alices, bobs] = rows()
+    const listed = await a2a('keys', 'list')
+    expect(listed).toMatchObject({ code: 0, stderr: '' })
+    const lines = listed.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ID +KEY +USER +TENANT +SCOPES +CREATED +LAST USED +STATUS$/)
+    expect(lines.slice(1)).toHaveLength(2)
+    expect(lines[1]).toMatch(new RegExp(`^${alices!.id} +${alices!.prefix}… +alice +acme +read write +\\S+ +never +active$`))
+    expect(lines[2]).toMatch(new RegExp(`^${bobs!.id} +${bobs!.prefix}… +bob +- +\\(all\\) `))
+    expect(listed.stdout).not.toContain(full.stdout.trim())
+
+    const onlyBob = await a2a('keys', 'list', '--user', 'bob')
+    expect(onlyBob.stdout.trimEnd().split('\n')).toHaveLength(2)
+    expect((await a2a('keys', 'list', '--user', 'carol')).stdout).toBe('No API keys.\n')
+
+    const revoked = await a2a('keys', 'revoke', bobs!.id as string)
+    expect(revoked.code).toBe(0)
+    expect(revoked.stdout).toMatch(new RegExp(`^Revoked API key ${bobs!.id} \\(${bobs!.prefix}…, user bob\\)`))
+    expect(rows()[1]!.revokedAt).not.toBeNull()
+    expect((await a2a('keys', 'list', '--user', 'bob')).stdout).toMatch(/ revoked \S+\n$/)
+  })
+
+  it('reports mistakes in one line with exit code 1', async () => {
+    expect(await a2a('keys', 'revoke', 'nope')).toMatchObject({ code: 1, stderr: 'a2a: no API key nope; `a2a keys list` shows the ids\n' })
+    expect(await a2a('keys', 'create')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: Missing required argument: user\nRun `a2a keys create --help`/) })
+    expect(await a2a('keys', 'create', '--user', 'alice', '--scopes', ',')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: --scopes names no scope/) })
+    expect(await a2a('keys', 'list', '--app', 'missing')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: missing\/src\/db.ts: not found/) })
+    expect(await a2a('keys')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: Name what to do with keys/) })
+  })
+
+  it('says when the database has no key table', async () => {
+    const empty = join(dir, 'empty.db')
+    new Database(empty).close()
+    process.env.DATABASE_URL = `file:${empty}`
+    try {
+      const listed = await a2a('keys', 'list')
+      expect(listed.code).toBe(1)
+      expect(listed.stderr).toMatch(/^a2a: the database refused: The table `main.A2AApiKey` does not exist in the current database.\n/)
+      expect(listed.stderr).toContain('migrations applied?')
+    } finally {
+      process.env.DATABASE_URL = `file:${file}`
+    }
+  })
+})
