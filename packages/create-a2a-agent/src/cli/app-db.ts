@@ -55,3 +55,15 @@ export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Clien
     await db.$disconnect()
   }
 }
+
+/**
+ * The one-line report of an error the user can fix: a CliUserError, or the database's own refusal
+ * (no such table, unreachable server). Undefined for anything else, which is a bug.
+ */
+export function databaseRefusal(error: unknown): string | undefined {
+  if (error instanceof CliUserError) return `a2a: ${error.message}\n`
+  if (!(error instanceof Error) || !/^Prisma|^DriverAdapter/.test(error.name)) return undefined
+  // Prisma's message opens with the calling source; its last line is the reason.
+  const reason = error.message.trim().split('\n').at(-1)
+  return `a2a: the database refused: ${reason}\nIs DATABASE_URL set as the app expects, and are its migrations applied?\n`
+}

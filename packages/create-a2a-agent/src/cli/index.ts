@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import yargs from 'yargs'
 import type { GenerateEntitiesOptions, Planner } from './generate-entities.js'
 import { keysCommands } from './keys-args.js'
+import { usersCommands } from './users-args.js'
 import type { KeysAction } from './keys.js'
 import { type Io, formatUnexpectedError } from './io.js'
 
@@ -105,6 +106,11 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
         command = () => keysCommand(action, app)
       }),
     )
+    .command('users', 'Export or erase one user’s task data', (users) =>
+      usersCommands(users, (action, app) => {
+        command = async () => (await import('./users.js')).runUsers(action, { app, cwd: options.cwd }, io)
+      }),
+    )
     .demandCommand(1, 'Name a command, e.g. `a2a generate entities`.')
     .recommendCommands()
     .strict()
@@ -145,13 +151,14 @@ function isYargsValidation(error: unknown): boolean {
 function usageMessage(message: string, args: readonly string[]): string {
   if (!message.startsWith('Did you mean')) return message
   const words = args.filter((arg) => !arg.startsWith('-'))
-  const typo = words[0] === 'generate' || words[0] === 'keys' ? words[1] : words[0]
+  const typo = ['generate', 'keys', 'users'].includes(words[0] ?? '') ? words[1] : words[0]
   return `Unknown command "${typo}". ${message}`
 }
 
 function helpCommand(args: readonly string[]): string {
   const words = args.filter((arg) => !arg.startsWith('-'))
   if (words[0] === 'keys') return ['create', 'list', 'revoke'].includes(words[1] ?? '') ? `a2a keys ${words[1]} --help` : 'a2a keys --help'
+  if (words[0] === 'users') return ['export', 'erase'].includes(words[1] ?? '') ? `a2a users ${words[1]} --help` : 'a2a users --help'
   if (words[0] !== 'generate') return 'a2a --help'
   return words[1] === 'entities' ? 'a2a generate entities --help' : 'a2a generate --help'
 }

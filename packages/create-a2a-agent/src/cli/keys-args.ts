@@ -8,7 +8,7 @@ import type { KeysAction } from './keys.js'
 
 const KEYS_DESCRIPTION = `API keys are kept in the app's database (the A2AApiKey model in prisma/a2a.prisma), as hashes only. The commands use the app's own client, createDb() from src/db.ts, so set DATABASE_URL as the app reads it.`
 
-const APP_OPTION = { type: 'string', describe: 'App root (the folder with package.json)', defaultDescription: '.' } as const
+export const APP_OPTION = { type: 'string', describe: 'App root (the folder with package.json)', defaultDescription: '.' } as const
 
 /** Declares the keys subcommands on `keys`; `run` receives what was asked. */
 export function keysCommands<T>(keys: Argv<T>, run: (action: KeysAction, app: string | undefined) => void) {

@@ -4,7 +4,7 @@
  * @module
  */
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type PrismaApiKeyClient } from '@a2a-agent/runtime/prisma'
-import { type AppDbOptions, CliUserError, withAppDb } from './app-db.js'
+import { type AppDbOptions, CliUserError, databaseRefusal, withAppDb } from './app-db.js'
 import { type Io, formatUnexpectedError, printLines } from './io.js'
 
 export type KeysAction =
@@ -22,15 +22,9 @@ export async function runKeys(command: KeysAction, options: AppDbOptions, io: Io
       return revoke(await revokeApiKey(db, command.id), command.id, io)
     })
   } catch (error) {
-    if (error instanceof CliUserError) {
-      io.stderr.write(`a2a: ${error.message}\n`)
-      return 1
-    }
-    // The database's own refusals (no such table, unreachable server) are for the user to fix.
-    if (error instanceof Error && /^Prisma|^DriverAdapter/.test(error.name)) {
-      // Prisma's message opens with the calling source; its last line is the reason.
-      const reason = error.message.trim().split('\n').at(-1)
-      io.stderr.write(`a2a: the database refused: ${reason}\nIs DATABASE_URL set as the app expects, and are its migrations applied?\n`)
+    const refusal = databaseRefusal(error)
+    if (refusal) {
+      io.stderr.write(refusal)
       return 1
     }
     io.stderr.write(formatUnexpectedError(error))

@@ -1,0 +1,85 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import { PrismaStore } from '@a2a-agent/runtime/prisma'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDb } from '../../../../examples/invoices/src/db.js'
+import { runA2a } from './index.js'
+import { captureIo } from './test-io.js'
+
+// The invoices example is the app: its src/db.ts, on a temporary copy of its migrated database.
+const app = fileURLToPath(new URL('../../../../examples/invoices/', import.meta.url))
+const migrations = join(app, 'prisma/migrations')
+
+async function a2a(...args: string[]) {
+  const { io, stdout, stderr } = captureIo()
+  const code = await runA2a(args, io, { cwd: app })
+  return { code, stdout: stdout(), stderr: stderr() }
+}
+
+const task = (id: string, owner: string) => ({
+  id,
+  contextId: `ctx-${id}`,
+  owner,
+  tenant: null,
+  scope: null,
+  skill: 'invoices.list',
+  version: 1,
+  task: { id, contextId: `ctx-${id}`, status: { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:00.000Z' } },
+  messageIds: [`m-${id}`],
+  createdAt: Date.UTC(2026, 0, 1),
+  updatedAt: Date.UTC(2026, 0, 1),
+})
+
+describe('a2a users', () => {
+  let dir: string
+  const savedUrl = process.env.DATABASE_URL
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'a2a-users-'))
+    const file = join(dir, 'app.db')
+    const sqlite = new Database(file)
+    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
+      sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
+    }
+    sqlite.close()
+    process.env.DATABASE_URL = `file:${file}`
+    const db = createDb()
+    const store = new PrismaStore(db)
+    await store.create(task('a1', 'alice'))
+    await store.create(task('b1', 'bob'))
+    await store.putPushConfig({ id: 'h', taskId: 'a1', owner: 'alice', url: 'https://hooks.example.com/', token: 't', createdAt: Date.UTC(2026, 0, 1) })
+    await db.$disconnect()
+  })
+  afterAll(() => {
+    if (savedUrl === undefined) delete process.env.DATABASE_URL
+    else process.env.DATABASE_URL = savedUrl
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('export prints one user\'s tasks and push configs as JSON', async () => {
+    const exported = await a2a('users', 'export', 'alice')
+    expect(exported).toMatchObject({ code: 0, stderr: '' })
+    const data = JSON.parse(exported.stdout)
+    expect(data.owner).toBe('alice')
+    expect(data.tasks).toEqual([task('a1', 'alice')])
+    expect(data.pushConfigs).toEqual([{ id: 'h', taskId: 'a1', owner: 'alice', url: 'https://hooks.example.com/', token: 't', createdAt: Date.UTC(2026, 0, 1) }])
+  })
+
+  it('erase wants --yes, then deletes one user\'s data and no one else\'s', async () => {
+    const refused = await a2a('users', 'erase', 'alice')
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/^a2a: erasing deletes all of alice's tasks and push configs for good; pass --yes/)
+    expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout).tasks).toHaveLength(1)
+
+    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s).\n', stderr: '' })
+    expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout)).toEqual({ owner: 'alice', tasks: [], pushConfigs: [] })
+    expect(JSON.parse((await a2a('users', 'export', 'bob')).stdout).tasks).toEqual([task('b1', 'bob')])
+  })
+
+  it('reports usage mistakes in one line', async () => {
+    expect(await a2a('users', 'export')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: Not enough non-option arguments.*\nRun `a2a users export --help`/) })
+    expect(await a2a('users')).toMatchObject({ code: 1, stderr: expect.stringMatching(/^a2a: Name what to do, e.g. `a2a users export <id>`/) })
+  })
+})
