@@ -1,0 +1,150 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { captureIo } from '../cli/test-io.js'
+import { runCreate } from './index.js'
+import type { Run } from './steps.js'
+
+const root = mkdtempSync(join(tmpdir(), 'create-a2a-agent-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+let serial = 0
+function target(): string {
+  return join(root, `app-${++serial}`)
+}
+
+function files(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)).split('\\').join('/'))
+    .sort()
+}
+
+const read = (directory: string, path: string) => readFileSync(join(directory, path), 'utf8')
+
+// Fails the test if anything would spawn: these runs pass --no-install --no-git.
+const noRun: Run = async (command) => {
+  throw new Error(`unexpected command: ${command}`)
+}
+
+describe('create-a2a-agent with flags', () => {
+  it('--yes writes the SQLite app with the example entity and prints the next commands', async () => {
+    const dir = target()
+    const { io, stdout, stderr } = captureIo()
+    expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
+    expect(stderr()).toBe('')
+    expect(files(dir)).toEqual([
+      '.env.example',
+      '.gitignore',
+      'README.md',
+      'package.json',
+      'prisma.config.ts',
+      'prisma/schema.prisma',
+      'src/app.ts',
+      'src/db.ts',
+      'src/entities.ts',
+      'src/hello.ts',
+      'src/main.ts',
+      'test/hello.test.ts',
+      'test/support.ts',
+      'tsconfig.json',
+    ])
+    const pkg = JSON.parse(read(dir, 'package.json'))
+    expect(pkg.name).toBe('app-1')
+    expect(pkg.scripts.generate).toBe('a2a generate entities && DATABASE_URL=${DATABASE_URL:-file:./dev.db} prisma generate')
+    expect(pkg.dependencies['@a2a-agent/runtime']).toBe('^0.1.0')
+    expect(pkg.dependencies['better-sqlite3']).toBe('12.11.1')
+    expect(pkg.overrides).toEqual({ 'better-sqlite3': '$better-sqlite3' })
+    expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, prisma: false, '@prisma/engines': false, '@prisma/client': false })
+    expect(read(dir, 'prisma/schema.prisma')).toMatch(/provider = "sqlite"[\s\S]*model Note \{[\s\S]*userId +String/)
+    expect(read(dir, 'prisma.config.ts')).toContain('class SqliteForMigrate')
+    expect(read(dir, 'src/entities.ts')).toContain("notes: {\n    model: 'Note',\n    ownerField: 'userId',")
+    expect(read(dir, 'README.md')).toMatch(/```sh\nnpm run db:migrate && npm run dev\nnpm test\n```/)
+    expect(stdout()).toContain('(sqlite, example notes entity): 14 files.')
+    expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n/)
+  })
+
+  it('--database postgresql --empty picks the PostgreSQL variants and just a User model', async () => {
+    const dir = target()
+    const { io } = captureIo()
+    expect(await runCreate([dir, '--database', 'postgresql', '--empty', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
+    expect(files(dir)).toEqual(files(join(root, 'app-1')))
+    const pkg = JSON.parse(read(dir, 'package.json'))
+    expect(Object.keys(pkg.dependencies)).toEqual(['@a2a-agent/runtime', '@prisma/adapter-pg', '@prisma/client', 'express', 'pg'])
+    expect(pkg.overrides).toBeUndefined()
+    const schema = read(dir, 'prisma/schema.prisma')
+    expect(schema).toContain('provider = "postgresql"')
+    expect(schema).not.toContain('Note')
+    expect(read(dir, 'prisma.config.ts')).toMatch(/patchPgTypes[\s\S]*class PgForMigrate/)
+    expect(read(dir, 'prisma.config.ts')).toContain("'postgresql://postgres@localhost:5432/app_2'")
+    expect(read(dir, 'test/support.ts')).toContain('DROP DATABASE IF EXISTS')
+    expect(read(dir, 'src/main.ts')).not.toContain('prepareSqlite')
+    expect(read(dir, 'src/entities.ts')).toMatch(/defineEntities\(\{\n {2}\/\/ notes:/)
+  })
+
+  it('refuses a non-empty target and writes nothing', async () => {
+    const dir = target()
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'notes.txt'), 'mine')
+    const { io, stdout, stderr } = captureIo()
+    expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(1)
+    expect(stderr()).toMatch(/is not empty \(notes\.txt\); nothing was written/)
+    expect(stdout()).toBe('')
+    expect(readdirSync(dir)).toEqual(['notes.txt'])
+  })
+
+  it('reports usage errors and prints help', async () => {
+    const bad = captureIo()
+    expect(await runCreate(['x', '--database', 'mysql'], bad.io)).toBe(1)
+    expect(bad.stderr()).toMatch(/Invalid values[\s\S]*Run `create-a2a-agent --help`/)
+    const conflicting = captureIo()
+    expect(await runCreate(['x', '--example', '--empty'], conflicting.io)).toBe(1)
+    const help = captureIo()
+    expect(await runCreate(['--help'], help.io)).toBe(0)
+    expect(help.stdout()).toContain('Usage: create-a2a-agent <directory> [options]')
+    expect(existsSync(join(process.cwd(), 'x'))).toBe(false)
+  })
+})
+
+describe('create-a2a-agent prompts', () => {
+  it('asks what the flags leave open, through the injected io', async () => {
+    const dir = target()
+    const questions: string[] = []
+    const answers = ['postgresql', '2', 'n']
+    const ask = async (question: string) => {
+      questions.push(question)
+      return answers.shift() ?? ''
+    }
+    const { io } = captureIo()
+    expect(await runCreate([dir, '--no-git'], io, { ask, run: noRun })).toBe(0)
+    expect(questions).toEqual([
+      'Database? 1) sqlite  2) postgresql [sqlite] ',
+      'Start with? 1) example  2) empty [example] ',
+      'Install dependencies now (npm install)? [Y/n] ',
+    ])
+    expect(read(dir, 'prisma/schema.prisma')).toContain('provider = "postgresql"')
+    expect(read(dir, 'prisma/schema.prisma')).not.toContain('Note')
+  })
+
+  it('asks only what the flags leave open, and re-asks on an unknown answer', async () => {
+    const dir = target()
+    const questions: string[] = []
+    const answers = ['maybe', 'n']
+    const ask = async (question: string) => {
+      questions.push(question)
+      return answers.shift() ?? ''
+    }
+    const { io } = captureIo()
+    expect(await runCreate([dir, '--database', 'sqlite', '--example', '--no-git'], io, { ask, run: noRun })).toBe(0)
+    expect(questions).toEqual(['Install dependencies now (npm install)? [Y/n] ', 'Install dependencies now (npm install)? [Y/n] '])
+  })
+
+  it('--yes never asks', async () => {
+    const ask = async (): Promise<string> => {
+      throw new Error('asked')
+    }
+    const { io } = captureIo()
+    expect(await runCreate([target(), '--yes', '--no-install', '--no-git'], io, { ask, run: noRun })).toBe(0)
+  })
+})

@@ -1,0 +1,75 @@
+// End to end, offline: scaffold a SQLite app inside this repository (so Node resolves the local
+// runtime and CLI from the root node_modules), run the scaffolder's own steps on it, then the
+// app's type-check and its tests. A second run goes through `scaffold` with a recording runner.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { captureIo } from '../cli/test-io.js'
+import { runCreate } from './index.js'
+import { type Run, generateEntities, initialMigration, prismaGenerate, run } from './steps.js'
+
+const repo = fileURLToPath(new URL('../../../../', import.meta.url))
+const root = mkdtempSync(join(repo, 'test', `.tmp-scaffold-${process.pid}-`))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+
+const env = { DATABASE_URL: 'file:./dev.db' }
+const bin = (path: string) => join(repo, 'node_modules', path)
+
+describe('a scaffolded SQLite app', () => {
+  it('generates, migrates, type-checks and passes its own tests', { timeout: 60_000 }, async () => {
+    const app = join(root, 'my-agent')
+    const { io, stderr } = captureIo()
+    expect(await runCreate([app, '--yes', '--no-install', '--no-git'], io)).toBe(0)
+    expect(stderr()).toBe('')
+    expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe(
+      'file:../../../packages/runtime',
+    )
+
+    await generateEntities(app, captureIo().io)
+    await prismaGenerate(app, env)
+    await initialMigration(app, 'sqlite', env)
+    const sql = readFileSync(join(app, 'prisma/migrations/0001_init/migration.sql'), 'utf8')
+    expect(sql).toMatch(/CREATE TABLE "Note"[\s\S]*CREATE TABLE "A2ATask"|CREATE TABLE "A2ATask"[\s\S]*CREATE TABLE "Note"/)
+    expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain('provider = "sqlite"')
+
+    const [typecheck, tests] = await Promise.all([
+      run(process.execPath, [bin('typescript/bin/tsc'), '-p', app], { cwd: app }),
+      run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', app], { cwd: app, env: { CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' } }),
+    ])
+    expect(typecheck.stdout + typecheck.stderr).toBe('')
+    expect(tests.code, tests.stdout + tests.stderr).toBe(0)
+    expect(tests.stdout).toMatch(/Test Files +2 passed/)
+  })
+
+  it('runs install, generate, migration and git in order, with progress', async () => {
+    const app = join(root, 'steps-agent')
+    const calls: string[] = []
+    const recorder: Run = async (command, args, options) => {
+      calls.push([command === process.execPath ? 'node' : command, ...args.map((arg) => (arg.includes('node_modules') ? '<prisma>' : arg))].join(' '))
+      expect(options.cwd).toBe(app)
+      if (args.includes('migrate')) expect(options.env).toEqual(env)
+      return { code: 0, stdout: args.includes('diff') ? '-- CreateTable\n' : '', stderr: '' }
+    }
+    const { io, stdout } = captureIo()
+    const previous = process.env.DATABASE_URL
+    delete process.env.DATABASE_URL
+    try {
+      expect(await runCreate([app, '--yes'], io, { run: recorder })).toBe(0)
+    } finally {
+      if (previous !== undefined) process.env.DATABASE_URL = previous
+    }
+    expect(calls).toEqual([
+      'npm install --no-audit --no-fund',
+      'node <prisma> generate',
+      'node <prisma> migrate diff --from-empty --to-schema-datamodel prisma --script',
+      'git init --quiet',
+      'git add --all',
+      'git commit --quiet --message Initial commit from create-a2a-agent',
+    ])
+    expect(stdout()).toMatch(
+      /- Installing dependencies .*done[\s\S]*- Generating entity tools .*done[\s\S]*- Generating the Prisma client .*done[\s\S]*- Writing the first migration .*done[\s\S]*- Creating a git repository .*done[\s\S]*Next:\n {2}cd .*\n {2}npm run db:migrate\n {2}npm run dev/,
+    )
+    expect(readFileSync(join(app, 'src/a2a/entities.gen.ts'), 'utf8')).toContain('notesTools(db)')
+  })
+})

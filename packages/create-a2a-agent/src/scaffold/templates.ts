@@ -1,0 +1,95 @@
+/**
+ * The app template under `templates/app/` at the repository root: real files, copied as they are
+ * or rendered with Handlebars when they end in `.hbs`. A variant is picked by filename
+ * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other database's files are skipped), and
+ * `_gitignore` becomes `.gitignore` (npm drops `.gitignore` files from published packages).
+ * @module
+ */
+import { readdir, readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import Handlebars from 'handlebars'
+import type { ScaffoldOptions } from './options.js'
+
+export const TEMPLATE_DIRECTORY = fileURLToPath(new URL('../../../../templates/app/', import.meta.url))
+
+const DATABASES = ['sqlite', 'postgresql'] as const
+export type Database = (typeof DATABASES)[number]
+
+/** What the templates may read; every key is always present (strict rendering throws on a missing one). */
+export interface TemplateView {
+  name: string
+  title: string
+  database: Database
+  sqlite: boolean
+  postgresql: boolean
+  example: boolean
+  dbName: string
+  defaultUrl: string
+  /** `${DATABASE_URL:-<defaultUrl>}` for npm scripts (three closing braces would confuse Handlebars). */
+  urlFallback: string
+  runtimeVersion: string
+  cliVersion: string
+}
+
+export function templateView(options: ScaffoldOptions): TemplateView {
+  const dbName = options.name.replace(/[^a-zA-Z0-9]+/g, '_').toLowerCase()
+  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : `postgresql://postgres@localhost:5432/${dbName}`
+  return {
+    name: options.name,
+    title: options.name
+      .split(/[^a-zA-Z0-9]+/)
+      .filter(Boolean)
+      .map((word) => word[0]!.toUpperCase() + word.slice(1))
+      .join(' '),
+    database: options.database,
+    sqlite: options.database === 'sqlite',
+    postgresql: options.database === 'postgresql',
+    example: options.example,
+    dbName,
+    defaultUrl,
+    urlFallback: `\${DATABASE_URL:-${defaultUrl}}`,
+    runtimeVersion: options.versions.runtime,
+    cliVersion: options.versions.cli,
+  }
+}
+
+/** The app's files, path (with `/`) to content, sorted by path. Nothing is written. */
+export async function renderApp(options: ScaffoldOptions, directory = TEMPLATE_DIRECTORY): Promise<Map<string, string>> {
+  const view = templateView(options)
+  const files = new Map<string, string>()
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true })
+  const paths = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => `${entry.parentPath ?? entry.path}/${entry.name}`.slice(directory.length).replace(/^\/+/, ''))
+    .sort()
+  for (const path of paths) {
+    const target = targetPath(path, options.database)
+    if (!target) continue
+    const source = await readFile(`${directory}/${path}`, 'utf8')
+    files.set(target, path.endsWith('.hbs') ? render(source, view) : source)
+  }
+  return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/** Where a template file lands, or undefined when it belongs to the other database. */
+export function targetPath(path: string, database: Database): string | undefined {
+  let target = path.replace(/\.hbs$/, '')
+  const segments = target.split('/')
+  const base = segments.pop()!
+  const parts = base.split('.')
+  // `name.<database>.ext`: the variant marker sits just before the extension.
+  const marker = parts.length > 2 ? parts[parts.length - 2] : undefined
+  let name = base
+  if (marker && (DATABASES as readonly string[]).includes(marker)) {
+    if (marker !== database) return undefined
+    name = [...parts.slice(0, -2), parts[parts.length - 1]].join('.')
+  }
+  if (name.startsWith('_')) name = `.${name.slice(1)}`
+  target = [...segments, name].join('/')
+  return target
+}
+
+function render(source: string, view: TemplateView): string {
+  // Output is code, so nothing is HTML-escaped; strict makes a misspelt key throw.
+  return Handlebars.compile(source, { noEscape: true, strict: true })(view)
+}

@@ -1,0 +1,70 @@
+// Starts the app for the tests (test/*.test.ts and the generated test/entities/*.gen.test.ts).
+// This file is yours: change it as the app grows.
+import { once } from 'node:events'
+import { readdirSync, readFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import { devKeyResolver } from '@a2a-agent/runtime'
+import { createApp } from '../src/app.js'
+import { createDb } from '../src/db.js'
+
+export interface TestApp {
+  /** The running app's base URL, e.g. http://127.0.0.1:53124. */
+  url: string
+  /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
+  tokens: { alice: string; bob: string }
+  close(): Promise<void>
+}
+
+const migrations = new URL('../prisma/migrations/', import.meta.url)
+const serverUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@localhost:5432/postgres'
+
+/** A throwaway database on DATABASE_URL's server with every migration applied; dropped by remove(). */
+async function migratedDatabase(): Promise<{ url: string; remove(): Promise<void> }> {
+  const name = `test_${crypto.randomUUID().replaceAll('-', '')}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE "${name}"`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  const client = new pg.Client({ connectionString: url.href })
+  await client.connect()
+  for (const entry of readdirSync(migrations).filter((folder) => /^\d/.test(folder)).sort()) {
+    await client.query(readFileSync(new URL(`${entry}/migration.sql`, migrations), 'utf8'))
+  }
+  // Rows belong to users: the owners the tests act as must exist.
+  for (const id of ['alice', 'bob']) {
+    await client.query('INSERT INTO "User" ("id", "email", "name") VALUES ($1, $2, $3)', [id, `${id}@example.com`, id])
+  }
+  await client.end()
+  return {
+    url: url.href,
+    async remove() {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
+
+/** The app on a free port and its own database, with development keys for alice and bob. */
+export async function createTestApp(): Promise<TestApp> {
+  const tokens = { alice: 'key-alice', bob: 'key-bob' }
+  const database = await migratedDatabase()
+  const db = createDb(database.url)
+  const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
+  const { app, exchange } = createApp({ db, resolvePrincipal })
+  const server = app.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    tokens,
+    async close() {
+      await exchange.shutdown({ timeoutMs: 1000 })
+      server.closeAllConnections()
+      server.close()
+      await db.$disconnect()
+      await database.remove()
+    },
+  }
+}
