@@ -140,6 +140,17 @@ describe('create-a2a-agent prompts', () => {
     expect(questions).toEqual(['Install dependencies now (npm install)? [Y/n] ', 'Install dependencies now (npm install)? [Y/n] '])
   })
 
+  it('stops without writing when a prompt is cancelled (Ctrl+D)', async () => {
+    const dir = target()
+    const ask = async (): Promise<string> => {
+      throw Object.assign(new Error('Aborted with Ctrl+D'), { name: 'AbortError' })
+    }
+    const { io, stderr } = captureIo()
+    expect(await runCreate([dir, '--no-git'], io, { ask, run: noRun })).toBe(1)
+    expect(stderr()).toBe('create-a2a-agent: cancelled; nothing was written.\n')
+    expect(existsSync(dir)).toBe(false)
+  })
+
   it('--yes never asks', async () => {
     const ask = async (): Promise<string> => {
       throw new Error('asked')

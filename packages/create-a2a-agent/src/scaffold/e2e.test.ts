@@ -1,4 +1,4 @@
-// End to end, offline: scaffold a SQLite app inside this repository (so Node resolves the local
+// End to end, offline: scaffold a SQLite and a PostgreSQL app inside this repository (so Node resolves the local
 // runtime and CLI from the root node_modules), run the scaffolder's own steps on it, then the
 // app's type-check and its tests. A second run goes through `scaffold` with a recording runner.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -16,30 +16,47 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 const env = { DATABASE_URL: 'file:./dev.db' }
 const bin = (path: string) => join(repo, 'node_modules', path)
 
-describe('a scaffolded SQLite app', () => {
-  it('generates, migrates, type-checks and passes its own tests', { timeout: 60_000 }, async () => {
-    const app = join(root, 'my-agent')
-    const { io, stderr } = captureIo()
-    expect(await runCreate([app, '--yes', '--no-install', '--no-git'], io)).toBe(0)
-    expect(stderr()).toBe('')
-    expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe(
-      'file:../../../packages/runtime',
-    )
+/** Scaffolds with `flags`, runs the scaffolder's steps, then the app's type-check and tests. */
+async function scaffoldAndTest(name: string, flags: string[], database: 'sqlite' | 'postgresql', stepEnv: Record<string, string>) {
+  const app = join(root, name)
+  const { io, stderr } = captureIo()
+  expect(await runCreate([app, ...flags, '--no-install', '--no-git'], io)).toBe(0)
+  expect(stderr()).toBe('')
+  expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe(
+    'file:../../../packages/runtime',
+  )
+  await generateEntities(app, captureIo().io)
+  await prismaGenerate(app, stepEnv)
+  await initialMigration(app, database, stepEnv)
+  const sql = readFileSync(join(app, 'prisma/migrations/0001_init/migration.sql'), 'utf8')
+  expect(sql).toContain('CREATE TABLE "A2ATask"')
+  expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain(`provider = "${database}"`)
 
-    await generateEntities(app, captureIo().io)
-    await prismaGenerate(app, env)
-    await initialMigration(app, 'sqlite', env)
-    const sql = readFileSync(join(app, 'prisma/migrations/0001_init/migration.sql'), 'utf8')
-    expect(sql).toMatch(/CREATE TABLE "Note"[\s\S]*CREATE TABLE "A2ATask"|CREATE TABLE "A2ATask"[\s\S]*CREATE TABLE "Note"/)
-    expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain('provider = "sqlite"')
+  const [typecheck, tests] = await Promise.all([
+    run(process.execPath, [bin('typescript/bin/tsc'), '-p', app], { cwd: app }),
+    run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', app], {
+      cwd: app,
+      env: { ...stepEnv, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' },
+    }),
+  ])
+  expect(typecheck.stdout + typecheck.stderr).toBe('')
+  expect(tests.code, tests.stdout + tests.stderr).toBe(0)
+  return { sql, tests: tests.stdout }
+}
 
-    const [typecheck, tests] = await Promise.all([
-      run(process.execPath, [bin('typescript/bin/tsc'), '-p', app], { cwd: app }),
-      run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', app], { cwd: app, env: { CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' } }),
-    ])
-    expect(typecheck.stdout + typecheck.stderr).toBe('')
-    expect(tests.code, tests.stdout + tests.stderr).toBe(0)
-    expect(tests.stdout).toMatch(/Test Files +2 passed/)
+describe('a scaffolded app', () => {
+  it('SQLite, example entity: generates, migrates, type-checks and passes its own tests', { timeout: 60_000 }, async () => {
+    const { sql, tests } = await scaffoldAndTest('my-agent', ['--yes'], 'sqlite', env)
+    expect(sql).toContain('CREATE TABLE "Note"')
+    expect(tests).toMatch(/Test Files +2 passed/)
+  })
+
+  // The app's test/support.ts makes (and drops) a throwaway database on DATABASE_URL's server.
+  it('PostgreSQL, empty: the same, on the test server', { timeout: 60_000 }, async () => {
+    const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
+    const { sql, tests } = await scaffoldAndTest('pg-agent', ['--database', 'postgresql', '--empty'], 'postgresql', { DATABASE_URL: server })
+    expect(sql).not.toContain('"Note"')
+    expect(tests).toMatch(/Test Files +1 passed/)
   })
 
   it('runs install, generate, migration and git in order, with progress', async () => {

@@ -59,6 +59,11 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
     }
     return await scaffold(options, io, deps.run ?? run)
   } catch (error) {
+    // Ctrl+D (or a closed stdin) at a prompt: readline rejects the pending question.
+    if (error instanceof Error && error.name === 'AbortError') {
+      io.stderr.write('create-a2a-agent: cancelled; nothing was written.\n')
+      return 1
+    }
     if (error instanceof StepError) {
       io.stderr.write(`create-a2a-agent: ${error.message}\n`)
       return 1
