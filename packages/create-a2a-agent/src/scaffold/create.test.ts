@@ -107,6 +107,31 @@ describe('create-a2a-agent with flags', () => {
   })
 })
 
+describe('create-a2a-agent steps', () => {
+  it('keeps the files and prints how to finish when npm install fails', async () => {
+    const dir = target()
+    const failing: Run = async (command) => ({ code: command === 'git' ? 0 : 1, stdout: '', stderr: 'ENOTFOUND registry' })
+    const { io, stdout, stderr } = captureIo()
+    expect(await runCreate([dir, '--yes'], io, { run: failing })).toBe(1)
+    expect(stderr()).toBe('create-a2a-agent: npm install failed:\nENOTFOUND registry\n')
+    expect(stdout()).toMatch(/- Installing dependencies .*failed\n\nThe app's files are in .*; fix the problem above[\s\S]*Next:[\s\S]* {2}npm install\n {2}npm run generate\n/)
+    expect(existsSync(join(dir, 'package.json'))).toBe(true)
+  })
+
+  it('skips git init inside another work tree', async () => {
+    const dir = target()
+    const calls: string[] = []
+    const inside: Run = async (command, args) => {
+      calls.push([command, ...args].join(' '))
+      return { code: 0, stdout: 'true\n', stderr: '' }
+    }
+    const { io, stdout } = captureIo()
+    expect(await runCreate([dir, '--yes', '--no-install'], io, { run: inside })).toBe(0)
+    expect(calls).toEqual(['git rev-parse --is-inside-work-tree'])
+    expect(stdout()).toContain('(skipped: the folder is already inside a git repository)')
+  })
+})
+
 describe('create-a2a-agent prompts', () => {
   it('asks what the flags leave open, through the injected io', async () => {
     const dir = target()

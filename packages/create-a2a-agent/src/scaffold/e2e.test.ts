@@ -80,6 +80,7 @@ describe('a scaffolded app', () => {
       'npm install --no-audit --no-fund',
       'node <prisma> generate',
       'node <prisma> migrate diff --from-empty --to-schema-datamodel prisma --script',
+      'git rev-parse --is-inside-work-tree',
       'git init --quiet',
       'git add --all',
       'git commit --quiet --message Initial commit from create-a2a-agent',

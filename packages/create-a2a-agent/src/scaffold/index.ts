@@ -84,22 +84,32 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
   const shown = relative(process.cwd(), directory) || '.'
   io.stdout.write(`Created ${options.name} in ${shown} (${options.database}, ${options.example ? 'example notes entity' : 'empty'}): ${files.size} files.\n`)
   const env = prismaEnv(options.database, templateView(options).dbName)
-  const step = async (label: string, work: () => Promise<unknown>) => {
+  const step = async <T>(label: string, work: () => Promise<T>): Promise<T> => {
     io.stdout.write(`- ${label}… `)
     const started = Date.now()
-    await work()
+    const result = await work()
     io.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
+    return result
   }
   if (options.install) {
-    await step('Installing dependencies (npm install, a minute or two)', () => npmInstall(directory, runner))
-    await step('Generating entity tools (a2a generate entities)', () => generateEntities(directory, quietIo(io)))
-    await step('Generating the Prisma client (prisma generate)', () => prismaGenerate(directory, env, runner))
-    await step('Writing the first migration (prisma/migrations/0001_init)', () => initialMigration(directory, options.database, env, runner))
+    try {
+      await step('Installing dependencies (npm install, a minute or two)', () => npmInstall(directory, runner))
+      await step('Generating entity tools (a2a generate entities)', () => generateEntities(directory, quietIo(io)))
+      await step('Generating the Prisma client (prisma generate)', () => prismaGenerate(directory, env, runner))
+      await step('Writing the first migration (prisma/migrations/0001_init)', () => initialMigration(directory, options.database, env, runner))
+    } catch (error) {
+      if (!(error instanceof StepError)) throw error
+      // The files stay: say what failed and how to finish by hand.
+      io.stdout.write('failed\n')
+      io.stderr.write(`create-a2a-agent: ${error.message}\n`)
+      io.stdout.write(`\nThe app's files are in ${shown}; fix the problem above, then finish by hand.\n${nextSteps({ ...options, install: false }, shown)}`)
+      return 1
+    }
   }
   if (options.git) {
-    let committed = false
-    await step('Creating a git repository with a first commit', async () => (committed = await gitInit(directory, runner)))
-    if (!committed) io.stdout.write('  (git init or the first commit did not succeed; commit by hand when ready)\n')
+    const committed = await step('Creating a git repository with a first commit', () => gitInit(directory, runner))
+    if (committed === 'inside') io.stdout.write('  (skipped: the folder is already inside a git repository)\n')
+    else if (!committed) io.stdout.write('  (git init or the first commit did not succeed; commit by hand when ready)\n')
   }
   io.stdout.write(`\n${nextSteps(options, shown)}`)
   return 0

@@ -27,7 +27,8 @@ export const run: Run = (command, args, { cwd, env }) =>
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.once('error', reject)
+    // A missing command (ENOENT) is something the user can fix, not a bug.
+    child.once('error', (error) => reject(new StepError(`${command}: ${error.message}`)))
     child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
   })
 
@@ -81,9 +82,14 @@ export async function initialMigration(app: string, database: Database, env: Rec
   await writeFile(join(app, 'prisma', 'migrations', 'migration_lock.toml'), lock)
 }
 
-/** `git init` and a first commit; false (nothing thrown) when git is missing or refuses, e.g. no identity set. */
-export async function gitInit(app: string, runner: Run = run): Promise<boolean> {
+/**
+ * `git init` and a first commit. 'inside' (nothing done) when the app sits in another repository's
+ * work tree, such as a monorepo; false (nothing thrown) when git is missing or refuses, e.g. no identity set.
+ */
+export async function gitInit(app: string, runner: Run = run): Promise<boolean | 'inside'> {
   const git = (args: string[]) => runner('git', args, { cwd: app }).catch(() => ({ code: 1, stdout: '', stderr: '' }))
+  const probe = await git(['rev-parse', '--is-inside-work-tree'])
+  if (probe.code === 0 && probe.stdout.trim() === 'true') return 'inside'
   if ((await git(['init', '--quiet'])).code !== 0) return false
   if ((await git(['add', '--all'])).code !== 0) return false
   return (await git(['commit', '--quiet', '--message', 'Initial commit from create-a2a-agent'])).code === 0
