@@ -1,47 +1,22 @@
 // End to end, offline: scaffold a SQLite and a PostgreSQL app inside this repository (so Node resolves the local
 // runtime and CLI from the root node_modules), run the scaffolder's own steps on it, then the
 // app's type-check and its tests. A second run goes through `scaffold` with a recording runner.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { captureIo } from '../cli/test-io.js'
+import { checkApp, env, scaffoldApp, scaffoldRoot } from './e2e-support.js'
 import { runCreate } from './index.js'
-import { type Run, generateEntities, initialMigration, prismaGenerate, run } from './steps.js'
+import type { Run } from './steps.js'
+import type { Database } from './templates.js'
 
-const repo = fileURLToPath(new URL('../../../../', import.meta.url))
-const root = mkdtempSync(join(repo, 'test', `.tmp-scaffold-${process.pid}-`))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
-
-const env = { DATABASE_URL: 'file:./dev.db' }
-const bin = (path: string) => join(repo, 'node_modules', path)
+const root = scaffoldRoot()
 
 /** Scaffolds with `flags`, runs the scaffolder's steps, then the app's type-check and tests. */
-async function scaffoldAndTest(name: string, flags: string[], database: 'sqlite' | 'postgresql', stepEnv: Record<string, string>) {
-  const app = join(root, name)
-  const { io, stderr } = captureIo()
-  expect(await runCreate([app, ...flags, '--no-install', '--no-git'], io)).toBe(0)
-  expect(stderr()).toBe('')
-  expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe(
-    'file:../../../packages/runtime',
-  )
-  await generateEntities(app, captureIo().io)
-  await prismaGenerate(app, stepEnv)
-  await initialMigration(app, database, stepEnv)
-  const sql = readFileSync(join(app, 'prisma/migrations/0001_init/migration.sql'), 'utf8')
-  expect(sql).toContain('CREATE TABLE "A2ATask"')
-  expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain(`provider = "${database}"`)
-
-  const [typecheck, tests] = await Promise.all([
-    run(process.execPath, [bin('typescript/bin/tsc'), '-p', app], { cwd: app }),
-    run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', app], {
-      cwd: app,
-      env: { ...stepEnv, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' },
-    }),
-  ])
-  expect(typecheck.stdout + typecheck.stderr).toBe('')
-  expect(tests.code, tests.stdout + tests.stderr).toBe(0)
-  return { sql, tests: tests.stdout }
+async function scaffoldAndTest(name: string, flags: string[], database: Database, stepEnv: Record<string, string>) {
+  const { app, sql } = await scaffoldApp(root, name, flags, database, stepEnv)
+  const { tests } = await checkApp(app, stepEnv)
+  return { sql, tests }
 }
 
 describe('a scaffolded app', () => {
