@@ -40,19 +40,35 @@ end
 const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1)
 
 export function runWrk(url: string, headers: Record<string, string>, connections: number, seconds: number): WrkResult {
+  return runWrkScript(url, script(headers), connections, seconds)
+}
+
+/**
+ * Runs wrk with a Lua script of the caller's. A script may print `Bad responses: N` from its
+ * `done` hook (2xx answers it judged wrong, e.g. a JSON-RPC error); they are added to `errors`.
+ * Bounded: wrk is killed if it runs 30 s past its duration. `timeoutSeconds`: wrk's per-request
+ * timeout (its default is 2 s; a request slower than that counts as an error).
+ */
+export function runWrkScript(url: string, lua: string, connections: number, seconds: number, timeoutSeconds?: number): WrkResult {
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   try {
-    writeFileSync(join(dir, 'send.lua'), script(headers))
-    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', join(dir, 'send.lua'), url], { encoding: 'utf8' })
+    writeFileSync(join(dir, 'load.lua'), lua)
+    const timeout = timeoutSeconds === undefined ? [] : ['--timeout', `${timeoutSeconds}s`]
+    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, ...timeout, '--latency', '-s', join(dir, 'load.lua'), url], {
+      encoding: 'utf8',
+      timeout: (seconds + 30) * 1000,
+      killSignal: 'SIGKILL',
+    })
     const latency = (pct: string) => {
       const match = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
       return match ? toMs(match[1]!, match[2]!) : Number.NaN
     }
     const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+    const bad = Number(/Bad responses: (\d+)/.exec(out)?.[1] ?? 0)
     const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
     const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0
-    return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: latency('50'), p99: latency('99'), requests, errors: non2xx + socketErrors }
+    return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: latency('50'), p99: latency('99'), requests, errors: non2xx + bad + socketErrors }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

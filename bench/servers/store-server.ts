@@ -1,0 +1,108 @@
+/**
+ * Bench target: ours.ts's exchange on the store BENCH_STORE names: `memory` (MemoryStore),
+ * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients, on the
+ * database at BENCH_DB_URL, which stores.bench.ts created with the schema and removes after).
+ * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
+ */
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createExchange, defineSkill, type Store } from '@a2a-agent/runtime'
+import { a2aRouter } from '@a2a-agent/runtime/express'
+import { PrismaStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { BENCH_TOKEN } from './shared.js'
+
+const done = defineSkill({
+  id: 'done',
+  description: 'Completes at once with a small text artifact.',
+  handler: async (ctx) => {
+    await ctx.artifact({ name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] })
+    await ctx.complete()
+  },
+})
+
+const kind = process.env.BENCH_STORE ?? 'memory'
+const url = process.env.BENCH_DB_URL ?? ''
+let disconnect = async (): Promise<void> => {}
+
+/** SQL statements the store sent, by text (numbers and quoted literals folded), for /bench/queries. */
+const statements = new Map<string, number>()
+
+interface Queryable {
+  queryRaw(query: { sql: string }): Promise<unknown>
+  executeRaw(query: { sql: string }): Promise<unknown>
+  startTransaction?(...args: unknown[]): Promise<Queryable>
+}
+
+/** Counts every statement of the adapter's connections, transactions included. */
+function countingStatements<T extends { connect(): Promise<unknown> }>(factory: T): T {
+  const watch = <Q>(queryable: Q): Q => {
+    const target = queryable as Queryable
+    for (const method of ['queryRaw', 'executeRaw'] as const) {
+      const original = target[method].bind(target)
+      target[method] = (query) => {
+        const key = query.sql.replace(/\s+/g, ' ').replace(/\$\d+|\?/g, '?').slice(0, 160)
+        statements.set(key, (statements.get(key) ?? 0) + 1)
+        return original(query)
+      }
+    }
+    const startTransaction = target.startTransaction?.bind(target)
+    if (startTransaction) {
+      target.startTransaction = async (...args) => {
+        statements.set('(begin transaction)', (statements.get('(begin transaction)') ?? 0) + 1)
+        return watch(await startTransaction(...args))
+      }
+    }
+    return queryable
+  }
+  const connect = factory.connect.bind(factory)
+  factory.connect = async () => watch(await connect())
+  return factory
+}
+
+async function openStore(): Promise<Store | undefined> {
+  if (kind === 'memory') return undefined
+  if (kind === 'sqlite') {
+    const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3')
+    const { PrismaClient } = await import('../../packages/runtime/src/store/prisma/__fixture__/sqlite/generated/client/client.js')
+    const db = new PrismaClient({ adapter: countingStatements(new PrismaBetterSQLite3({ url })) })
+    await prepareSqlite(db)
+    disconnect = () => db.$disconnect()
+    return new PrismaStore(db)
+  }
+  if (kind === 'postgres') {
+    const { PrismaPg } = await import('@prisma/adapter-pg')
+    const { PrismaClient } = await import('../../packages/runtime/src/store/prisma/__fixture__/postgres/generated/client/client.js')
+    const db = new PrismaClient({ adapter: countingStatements(new PrismaPg({ connectionString: url })) })
+    await db.$connect()
+    disconnect = () => db.$disconnect()
+    return new PrismaStore(db)
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite or postgres, got ${JSON.stringify(kind)}`)
+}
+
+const store = await openStore()
+const exchange = createExchange({
+  skills: [done],
+  ...(store ? { store } : {}),
+  resolvePrincipal: (request) => (request.headers.authorization === `Bearer ${BENCH_TOKEN}` ? { owner: 'bench' } : undefined),
+  card: { name: `Bench (${kind})`, description: 'Store throughput target', version: '0.0.0' },
+  maxConcurrentRunsPerOwner: -1,
+})
+
+const app = express()
+// Statements sent so far, by text: the driver reads it around a run to get statements per request.
+app.get('/bench/queries', (_request, response) => {
+  response.json(Object.fromEntries(statements))
+})
+app.use(a2aRouter(exchange))
+const server = app.listen(0, '127.0.0.1', () => {
+  console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
+})
+
+process.once('SIGTERM', async () => {
+  await exchange.shutdown({ timeoutMs: 1000 })
+  await disconnect().catch(() => {})
+  server.closeAllConnections()
+  // process.exit still writes a --cpu-prof profile.
+  server.close(() => process.exit(0))
+})

@@ -1,0 +1,565 @@
+/**
+ * SendMessage and GetTask rate per store: our exchange on MemoryStore, on PrismaStore over SQLite
+ * (a fresh temporary file, WAL) and over PostgreSQL (a fresh database), beside the official SDK
+ * server (in-memory). Goal: SQLite SendMessage at least the SDK server's in-memory rate.
+ *
+ *   npm run bench                                  # runs the other benches, then this
+ *   BENCH_SECONDS=5 npx tsx bench/stores.bench.ts
+ *
+ * One server process at a time (bench/servers/store-server.ts, bench/servers/sdk.ts), loaded by
+ * wrk: SendMessage with a fresh messageId per request, then GetTask round-robin over
+ * BENCH_TASK_IDS (default 64: the exchange's default settled-task retention per owner, so none
+ * is trimmed) completed tasks created just before. A 200 that is not a COMPLETED
+ * task counts as an error. Then a SQLite server runs BENCH_PROFILE_SECONDS (default 3) of
+ * SendMessage under --cpu-prof (samples outside the loaded window left out), and the self time is
+ * printed by package and by function, with the SQL statements per SendMessage (counted by the
+ * server's adapter wrapper, read from its /bench/queries).
+ *
+ * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_STORES (comma list of memory,
+ * sqlite, postgres, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
+ * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
+ * server), BENCH_PROFILE=0 (skip the profile). Temporary files, the database and the servers are
+ * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { runWrkScript, wrkAvailable, type WrkResult } from './load/wrk.js'
+import { BENCH_TOKEN } from './servers/shared.js'
+import { cpuMs, positiveInt } from './load/env.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const seconds = positiveInt('BENCH_SECONDS', 10)
+const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2)
+const connections = positiveInt('BENCH_CONNECTIONS', 32)
+const taskIdCount = positiveInt('BENCH_TASK_IDS', 64)
+const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
+const profiling = process.env.BENCH_PROFILE !== '0'
+const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
+const storeKinds = ['memory', 'sqlite', 'postgres', 'sdk'] as const
+type Kind = (typeof storeKinds)[number]
+const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
+  .split(',')
+  .map((name) => name.trim())
+  .filter((name): name is Kind => {
+    if ((storeKinds as readonly string[]).includes(name)) return true
+    throw new Error(`BENCH_STORES: unknown store ${JSON.stringify(name)} (expected ${storeKinds.join(', ')})`)
+  })
+const schemaFile = (provider: 'sqlite' | 'postgres') =>
+  fileURLToPath(new URL(`../packages/runtime/src/store/prisma/__fixture__/${provider}/generated/schema.sql`, import.meta.url))
+
+/** wrk's per-request timeout: a slow store queues requests for seconds; its latency is measured, not cut off at wrk's 2 s. */
+const WRK_TIMEOUT = 10
+
+const headers = {
+  'Content-Type': 'application/json',
+  'A2A-Version': '1.0',
+  Authorization: `Bearer ${BENCH_TOKEN}`,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources, and their cleanup on every exit path
+
+const tempDir = mkdtempSync(join(tmpdir(), 'a2a-bench-stores-'))
+const pgDatabase = `a2a_bench_${process.pid}`
+let pgCreated = false
+const children = new Set<ChildProcess>()
+
+const pgUrl = (database: string) => {
+  const url = new URL(pgServer.href)
+  url.pathname = `/${database}`
+  return url.href
+}
+
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: pgServer.href, connectionTimeoutMillis: 5000 })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+let cleaned: Promise<void> | undefined
+/** Kills what is left of the servers, removes the temporary folder and drops the database. */
+function cleanup(): Promise<void> {
+  cleaned ??= (async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    rmSync(tempDir, { recursive: true, force: true })
+    if (pgCreated) {
+      const drop = withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${pgDatabase}" WITH (FORCE)`))
+      const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out')), 10_000).unref())
+      await Promise.race([drop, timeout])
+        .then(() => {
+          pgCreated = false
+        })
+        .catch((error: unknown) => console.error(`could not drop database ${pgDatabase}: ${error instanceof Error ? error.message : error}`))
+    }
+  })()
+  return cleaned
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases
+
+function createSqlite(): string {
+  const file = join(tempDir, 'store.db')
+  const db = new Database(file)
+  try {
+    db.exec(readFileSync(schemaFile('sqlite'), 'utf8'))
+  } finally {
+    db.close()
+  }
+  return `file:${file}`
+}
+
+async function createPostgres(): Promise<string> {
+  await withAdmin(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS "${pgDatabase}" WITH (FORCE)`)
+    await client.query(`CREATE DATABASE "${pgDatabase}"`)
+    pgCreated = true
+  }).catch((error: Error) => {
+    throw new Error(`PostgreSQL at ${pgServer.host} is not usable (${error.message}); start it or set BENCH_PG_URL, or leave postgres out of BENCH_STORES`)
+  })
+  const setup = new pg.Client({ connectionString: pgUrl(pgDatabase) })
+  await setup.connect()
+  try {
+    await setup.query(readFileSync(schemaFile('postgres'), 'utf8'))
+  } finally {
+    await setup.end()
+  }
+  return pgUrl(pgDatabase)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+interface Target {
+  name: string
+  child: ChildProcess
+  endpoint: string
+}
+
+/** Spawns a bench server under tsx and waits for the `{"port":N}` line it prints. */
+async function startServer(name: string, file: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Target> {
+  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(`./servers/${file}`, import.meta.url))], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env, NODE_ENV: 'production' },
+  })
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  const lines = createInterface({ input: child.stdout! })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
+    child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
+    lines.once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolve((JSON.parse(line) as { port: number }).port)
+      } catch {
+        reject(new Error(`${name} server printed ${JSON.stringify(line)} instead of {"port":N}`))
+      }
+    })
+  }).catch((error: unknown) => {
+    child.kill('SIGKILL')
+    throw error
+  })
+  lines.on('line', (line) => console.error(`[${name}] ${line}`))
+  return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs` (a profiled server needs a moment to write its profile). */
+async function stopServer(target: Target, graceMs = 3000): Promise<void> {
+  const { child } = target
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await exited
+  clearTimeout(timer)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+const runId = `${process.pid}-${Date.now()}`
+let counter = 0
+
+async function rpc(target: Target, method: string, params: unknown): Promise<{ status: number; text: string; body: unknown }> {
+  const response = await fetch(target.endpoint, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++counter, method, params }),
+    signal: AbortSignal.timeout(10_000),
+  })
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // Reported by the caller with the raw text.
+  }
+  return { status: response.status, text, body }
+}
+
+type Json = { result?: { task?: { id?: string; status?: { state?: string } }; id?: string; status?: { state?: string } } } | undefined
+
+/** One SendMessage that must complete; its task id. */
+async function sendOne(target: Target): Promise<string> {
+  const { status, text, body } = await rpc(target, 'SendMessage', {
+    message: { messageId: `setup-${runId}-${++counter}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+  })
+  const task = (body as Json)?.result?.task
+  if (status !== 200 || task?.status?.state !== 'TASK_STATE_COMPLETED' || typeof task.id !== 'string') {
+    throw new Error(`${target.name} did not answer SendMessage with a COMPLETED task: HTTP ${status} ${text.slice(0, 500)}`)
+  }
+  return task.id
+}
+
+/** GetTask must answer the task itself, completed. */
+async function getOne(target: Target, id: string): Promise<void> {
+  const { status, text, body } = await rpc(target, 'GetTask', { id })
+  const task = (body as Json)?.result
+  if (status !== 200 || task?.id !== id || task.status?.state !== 'TASK_STATE_COMPLETED') {
+    throw new Error(`${target.name} did not answer GetTask with the COMPLETED task ${id}: HTTP ${status} ${text.slice(0, 500)}`)
+  }
+}
+
+const lua = (value: string) => JSON.stringify(value)
+
+/**
+ * wrk script: `body(n)` is a Lua expression of the request counter `n`; a response counts as bad
+ * unless it is a 200 holding a COMPLETED task and no JSON-RPC error.
+ */
+function wrkScript(body: string, prelude = ''): string {
+  const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${lua(name)}] = ${lua(value)}`)
+  return `
+wrk.method = "POST"
+${headerLines.join('\n')}
+${prelude}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, nil, nil, ${body})
+end
+bad = 0
+response = function(status, headers, body)
+  if status ~= 200 or not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true) then
+    bad = bad + 1
+  end
+end
+local threads = {}
+setup = function(thread) table.insert(threads, thread) end
+done = function(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do total = total + (thread:get("bad") or 0) end
+  io.write("Bad responses: " .. total .. "\\n")
+end
+`
+}
+
+let wrkRun = 0
+/** SendMessage with a messageId unique to this wrk run and request. */
+function sendScript(): string {
+  const prefix = `wrk-${runId}-${++wrkRun}-`
+  return wrkScript(`'{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":{"messageId":"${prefix}' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`)
+}
+
+/** GetTask over `ids`, round-robin. */
+function getScript(ids: string[]): string {
+  const list = `local ids = { ${ids.map(lua).join(', ')} }`
+  return wrkScript(`'{"jsonrpc":"2.0","id":' .. n .. ',"method":"GetTask","params":{"id":"' .. ids[(n % #ids) + 1] .. '"}}'`, list)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+type Method = 'SendMessage' | 'GetTask'
+
+interface Row extends WrkResult {
+  name: string
+  method: Method
+  /** Server CPU per request; steadier than req/s when neighbours share the cores. */
+  cpuUsPerRequest: number | undefined
+}
+
+/**
+ * Waits (up to 15 s) until the server's CPU use stops: wrk drops its connections at the end of a
+ * run, but a slow server still finishes the requests it took, and that work must not land in the
+ * next measured window.
+ */
+async function settle(target: Target): Promise<void> {
+  const deadline = Date.now() + 15_000
+  let last = cpuMs(target.child.pid)
+  while (last !== undefined && Date.now() < deadline) {
+    await sleep(250)
+    const now = cpuMs(target.child.pid)
+    if (now === undefined || now - last < 20) return
+    last = now
+  }
+}
+
+async function measure(target: Target, method: Method, script: () => string): Promise<Row> {
+  console.log(`${target.name} ${method}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
+  runWrkScript(target.endpoint, script(), connections, warmupSeconds, WRK_TIMEOUT)
+  await settle(target)
+  const cpuBefore = cpuMs(target.child.pid)
+  const result = runWrkScript(target.endpoint, script(), connections, seconds, WRK_TIMEOUT)
+  const cpuAfter = cpuMs(target.child.pid)
+  const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
+  return { name: target.name, method, ...result, cpuUsPerRequest }
+}
+
+async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
+  if (kind === 'sdk') return startServer('sdk (memory)', 'sdk.ts', {}, nodeArgs)
+  return startServer(kind === 'memory' ? 'ours memory' : `ours ${kind}`, 'store-server.ts', { BENCH_STORE: kind, BENCH_DB_URL: urls[kind] ?? '' }, nodeArgs)
+}
+
+async function measureStore(kind: Kind, urls: Partial<Record<Kind, string>>): Promise<Row[]> {
+  const target = await serverFor(kind, urls)
+  try {
+    await sendOne(target)
+    const send = await measure(target, 'SendMessage', sendScript)
+    await settle(target)
+    // Made after the SendMessage run, which would have trimmed them: the exchange keeps the newest
+    // 64 settled tasks per owner by default. The oldest must still be there.
+    const ids: string[] = []
+    for (let i = 0; i < taskIdCount; i++) ids.push(await sendOne(target))
+    await getOne(target, ids[0]!)
+    return [send, await measure(target, 'GetTask', () => getScript(ids))]
+  } finally {
+    await stopServer(target)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profile
+
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+}
+
+interface Profile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+type Ranked = [string, number][]
+
+interface ProfileSummary {
+  requests: number
+  /** Tasks the server created in the run (wrk's count misses the requests in flight at the end). */
+  tasks: number
+  /** SQL statements sent during the profiled run, by text. */
+  statements: Ranked
+  busyMs: number
+  idleMs: number
+  byPackage: Ranked
+  byFunction: Ranked
+}
+
+async function statementCounts(target: Target): Promise<Record<string, number>> {
+  const response = await fetch(target.endpoint.replace(/\/a2a$/, '/bench/queries'), { signal: AbortSignal.timeout(10_000) })
+  if (!response.ok) throw new Error(`${target.name} /bench/queries: HTTP ${response.status}`)
+  return (await response.json()) as Record<string, number>
+}
+
+async function profileSqlite(url: string): Promise<ProfileSummary> {
+  const dir = join(tempDir, 'prof')
+  mkdirSync(dir, { recursive: true })
+  const spawnedAt = performance.now()
+  const target = await serverFor('sqlite', { sqlite: url }, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+  let requests: number
+  // The profile covers the whole process: only the samples inside the measured run are counted
+  // (offsets from spawn; the profiler starts a few ms after it, so the window is a little late).
+  let window: [number, number]
+  let statements: Ranked
+  let tasks: number
+  try {
+    await sendOne(target)
+    console.log(`profiling ours sqlite SendMessage: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
+    runWrkScript(target.endpoint, sendScript(), connections, 1, WRK_TIMEOUT)
+    await settle(target)
+    const before = await statementCounts(target)
+    const from = performance.now() - spawnedAt
+    requests = runWrkScript(target.endpoint, sendScript(), connections, profileSeconds, WRK_TIMEOUT).requests
+    window = [from, performance.now() - spawnedAt]
+    const after = await statementCounts(target)
+    statements = Object.entries(after)
+      .map(([sql, count]): [string, number] => [sql, count - (before[sql] ?? 0)])
+      .filter(([, count]) => count > 0)
+      .sort((a, b) => b[1] - a[1])
+    // Requests in flight when wrk stops are served but not counted by wrk: count the tasks made.
+    tasks = statements.find(([sql]) => /^INSERT INTO [`"\w.]*A2ATask[`"]? \(/.test(sql))?.[1] ?? requests
+  } finally {
+    await stopServer(target, 15_000)
+  }
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main one (tsx's loader has its own).
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile') && name.split('.')[4] === '0')
+  if (!file) throw new Error('the profiled server wrote no main-thread .cpuprofile')
+  return { requests, tasks, statements, ...selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile, window) }
+}
+
+/** Self time per node of the samples taken between `window` ms after the profile started. */
+function selfTimes(profile: Profile, window: [number, number]): Omit<ProfileSummary, 'requests' | 'tasks' | 'statements'> {
+  const self = new Map<number, number>()
+  let at = 0
+  profile.samples.forEach((id, i) => {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000
+    at += delta
+    if (at >= window[0] && at <= window[1]) self.set(id, (self.get(id) ?? 0) + delta)
+  })
+  const byPackage = new Map<string, number>()
+  const byFunction = new Map<string, number>()
+  let idleMs = 0
+  let busyMs = 0
+  for (const node of profile.nodes) {
+    const ms = self.get(node.id) ?? 0
+    if (ms === 0) continue
+    const { functionName, lineNumber } = node.callFrame
+    if (functionName === '(idle)') {
+      idleMs += ms
+      continue
+    }
+    busyMs += ms
+    const url = node.callFrame.url.replace(/\?.*$/, '')
+    const where = packageOf(url, functionName)
+    byPackage.set(where, (byPackage.get(where) ?? 0) + ms)
+    const shortUrl = url.replace(/^file:\/\//, '').replace(root, '').replace(/^.*node_modules\//, '')
+    const name = url ? `${functionName || '(anonymous)'} ${shortUrl}:${lineNumber + 1}` : `${functionName || '(anonymous)'} (native)`
+    byFunction.set(name, (byFunction.get(name) ?? 0) + ms)
+  }
+  const top = (map: Map<string, number>, n: number): Ranked => [...map].sort((a, b) => b[1] - a[1]).slice(0, n)
+  return { busyMs, idleMs, byPackage: top(byPackage, 12), byFunction: top(byFunction, 15) }
+}
+
+/** `node_modules/<pkg>` (scoped too), a runtime folder, node internals, or the VM itself. */
+function packageOf(url: string, functionName: string): string {
+  if (!url) {
+    if (functionName === '(garbage collector)' || functionName === '(program)') return functionName
+    return '(native functions: better-sqlite3 calls, builtins)'
+  }
+  if (url.startsWith('node:')) return 'node internals (http, net, streams)'
+  if (url.startsWith('wasm://')) return 'wasm (Prisma query compiler)'
+  const path = url.replace(/^file:\/\//, '')
+  const module = /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)
+  if (module) return module[1]!
+  if (path.includes('/__fixture__/') && path.includes('/generated/')) return 'generated Prisma client'
+  if (path.startsWith(root)) {
+    const parts = path.slice(root.length).split('/')
+    return parts[0] === 'packages' ? parts.slice(0, parts[3]?.includes('.') ? 3 : 4).join('/') : parts.slice(0, 2).join('/')
+  }
+  return path
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function printTable(rows: Row[]): void {
+  const cells = [
+    ['server', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
+    ...rows.map((row) => [
+      row.name,
+      row.method,
+      row.rps.toFixed(0),
+      row.p50.toFixed(2),
+      row.p99.toFixed(2),
+      String(row.errors),
+      String(row.requests),
+      row.cpuUsPerRequest === undefined ? 'n/a' : row.cpuUsPerRequest.toFixed(0),
+    ]),
+  ]
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
+  const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  console.log(line(cells[0]!))
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '))
+  for (const row of cells.slice(1)) console.log(line(row))
+}
+
+function printRanked(title: string, ranked: Ranked, busyMs: number, tasks: number): void {
+  console.log(title)
+  for (const [name, ms] of ranked) {
+    const perTask = tasks > 0 ? `${((ms * 1000) / tasks).toFixed(0).padStart(5)} µs/task` : ''
+    console.log(`  ${((100 * ms) / busyMs).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${perTask}  ${name}`)
+  }
+}
+
+function compare(rows: Row[], method: Method): void {
+  const sqlite = rows.find((row) => row.name === 'ours sqlite' && row.method === method)
+  const sdk = rows.find((row) => row.name === 'sdk (memory)' && row.method === method)
+  if (!sqlite || !sdk || sdk.rps <= 0) return
+  const ratio = sqlite.rps / sdk.rps
+  const cpu = sqlite.cpuUsPerRequest && sdk.cpuUsPerRequest ? `; server CPU per request ${(sqlite.cpuUsPerRequest / sdk.cpuUsPerRequest).toFixed(2)}x the SDK's (lower is cheaper)` : ''
+  const goal = method === 'SendMessage' ? ` — goal (≥ 1.00x): ${ratio >= 1 ? 'MET' : 'NOT MET'}` : ''
+  console.log(`${method}: ours sqlite / sdk in-memory throughput ${ratio.toFixed(2)}x${goal}${cpu}`)
+}
+
+async function main(): Promise<void> {
+  if (!wrkAvailable()) throw new Error('stores.bench.ts needs wrk (apt-get install wrk)')
+  const perStore = 2 * 2 * (warmupSeconds + seconds) + 60
+  const budgetMs = (selected.length * perStore + (profiling ? profileSeconds + 90 : 0) + 30) * 1000
+  const watchdog = setTimeout(() => {
+    console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
+    void cleanup().finally(() => process.exit(1))
+  }, budgetMs)
+  watchdog.unref()
+
+  try {
+    const urls: Partial<Record<Kind, string>> = {}
+    if (selected.includes('sqlite') || profiling) urls.sqlite = createSqlite()
+    if (selected.includes('postgres')) urls.postgres = await createPostgres()
+    const rows: Row[] = []
+    for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
+    const profile = profiling && urls.sqlite ? await profileSqlite(urls.sqlite) : undefined
+
+    console.log()
+    console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version})`)
+    printTable(rows)
+    console.log()
+    compare(rows, 'SendMessage')
+    compare(rows, 'GetTask')
+    if (profile) {
+      console.log()
+      const total = profile.busyMs + profile.idleMs
+      console.log(
+        `where ours sqlite SendMessage spends its time (--cpu-prof self time, ${profileSeconds} s, ${profile.requests} responses, ${profile.tasks} tasks made; ` +
+          `main thread busy ${profile.busyMs.toFixed(0)} ms of ${total.toFixed(0)} ms, ${((profile.busyMs * 1000) / Math.max(profile.tasks, 1)).toFixed(0)} µs per task):`,
+      )
+      printRanked('by package (% of busy time):', profile.byPackage, profile.busyMs, profile.tasks)
+      printRanked('by function:', profile.byFunction, profile.busyMs, profile.tasks)
+      const sent = profile.statements.reduce((sum, [, count]) => sum + count, 0)
+      // Per task the server created (requests in flight when wrk stops are served but not counted by wrk).
+      const perRequest = (count: number) => (count / Math.max(profile.tasks, 1)).toFixed(2)
+      console.log(`SQL statements per SendMessage: ${perRequest(sent)} (${sent} for ${profile.tasks} tasks created in the run), by text:`)
+      for (const [sql, count] of profile.statements.slice(0, 12)) console.log(`  ${perRequest(count).padStart(6)}  ${sql}`)
+    }
+  } finally {
+    clearTimeout(watchdog)
+    await Promise.all(children.size ? [...children].map((child) => stopServer({ name: '', child, endpoint: '' })) : [])
+    await cleanup()
+  }
+}
+
+main().catch(async (error: unknown) => {
+  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  await cleanup()
+  process.exit(1)
+})
