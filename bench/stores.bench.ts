@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { runWrkScript, wrkAvailable, type WrkResult } from './load/wrk.js'
+import { killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
 
@@ -91,6 +91,7 @@ let cleaned: Promise<void> | undefined
 /** Kills what is left of the servers, removes the temporary folder and drops the database. */
 function cleanup(): Promise<void> {
   cleaned ??= (async () => {
+    killWrk()
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     rmSync(tempDir, { recursive: true, force: true })
     if (pgCreated) {
@@ -317,10 +318,10 @@ async function settle(target: Target): Promise<void> {
 
 async function measure(target: Target, method: Method, script: () => string): Promise<Row> {
   console.log(`${target.name} ${method}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
-  runWrkScript(target.endpoint, script(), connections, warmupSeconds, WRK_TIMEOUT)
+  await runWrkScriptAsync(target.endpoint, script(), connections, warmupSeconds, WRK_TIMEOUT)
   await settle(target)
   const cpuBefore = cpuMs(target.child.pid)
-  const result = runWrkScript(target.endpoint, script(), connections, seconds, WRK_TIMEOUT)
+  const result = await runWrkScriptAsync(target.endpoint, script(), connections, seconds, WRK_TIMEOUT)
   const cpuAfter = cpuMs(target.child.pid)
   const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
   return { name: target.name, method, ...result, cpuUsPerRequest }
@@ -396,11 +397,11 @@ async function profileSqlite(url: string): Promise<ProfileSummary> {
   try {
     await sendOne(target)
     console.log(`profiling ours sqlite SendMessage: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
-    runWrkScript(target.endpoint, sendScript(), connections, 1, WRK_TIMEOUT)
+    await runWrkScriptAsync(target.endpoint, sendScript(), connections, 1, WRK_TIMEOUT)
     await settle(target)
     const before = await statementCounts(target)
     const from = performance.now() - spawnedAt
-    requests = runWrkScript(target.endpoint, sendScript(), connections, profileSeconds, WRK_TIMEOUT).requests
+    requests = (await runWrkScriptAsync(target.endpoint, sendScript(), connections, profileSeconds, WRK_TIMEOUT)).requests
     window = [from, performance.now() - spawnedAt]
     const after = await statementCounts(target)
     statements = Object.entries(after)

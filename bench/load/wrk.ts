@@ -3,10 +3,13 @@
  * the shared two cores far less than autocannon, so the numbers describe the server, not the client.
  * @module
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const execFileAsync = promisify(execFile)
 
 export interface WrkResult {
   rps: number
@@ -53,23 +56,53 @@ export function runWrkScript(url: string, lua: string, connections: number, seco
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   try {
     writeFileSync(join(dir, 'load.lua'), lua)
-    const timeout = timeoutSeconds === undefined ? [] : ['--timeout', `${timeoutSeconds}s`]
-    const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, ...timeout, '--latency', '-s', join(dir, 'load.lua'), url], {
-      encoding: 'utf8',
-      timeout: (seconds + 30) * 1000,
-      killSignal: 'SIGKILL',
-    })
-    const latency = (pct: string) => {
-      const match = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
-      return match ? toMs(match[1]!, match[2]!) : Number.NaN
-    }
-    const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
-    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
-    const bad = Number(/Bad responses: (\d+)/.exec(out)?.[1] ?? 0)
-    const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
-    const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0
-    return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: latency('50'), p99: latency('99'), requests, errors: non2xx + bad + socketErrors }
+    return parse(execFileSync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), { encoding: 'utf8', timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' }))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * {@link runWrkScript} without blocking the event loop, so the caller's signal handlers and
+ * watchdog still run while wrk does (a signal that arrives during execFileSync is lost).
+ */
+export async function runWrkScriptAsync(url: string, lua: string, connections: number, seconds: number, timeoutSeconds?: number): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
+  try {
+    writeFileSync(join(dir, 'load.lua'), lua)
+    const run = execFileAsync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), { encoding: 'utf8', timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' })
+    running.add(run.child)
+    try {
+      return parse((await run).stdout)
+    } finally {
+      running.delete(run.child)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const running = new Set<ChildProcess>()
+
+/** Kills the wrk processes {@link runWrkScriptAsync} has running (for a bench's exit path). */
+export function killWrk(): void {
+  for (const child of running) child.kill('SIGKILL')
+}
+
+function wrkArgs(url: string, script: string, connections: number, seconds: number, timeoutSeconds: number | undefined): string[] {
+  const timeout = timeoutSeconds === undefined ? [] : ['--timeout', `${timeoutSeconds}s`]
+  return ['-t1', `-c${connections}`, `-d${seconds}s`, ...timeout, '--latency', '-s', script, url]
+}
+
+function parse(out: string): WrkResult {
+  const latency = (pct: string) => {
+    const match = new RegExp(`\\s${pct}%\\s+([\\d.]+)(us|ms|s)`).exec(out)
+    return match ? toMs(match[1]!, match[2]!) : Number.NaN
+  }
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+  const bad = Number(/Bad responses: (\d+)/.exec(out)?.[1] ?? 0)
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p50: latency('50'), p99: latency('99'), requests, errors: non2xx + bad + socketErrors }
 }
