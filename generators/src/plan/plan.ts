@@ -6,8 +6,9 @@
  */
 import { stat } from 'node:fs/promises'
 import { join, posix } from 'node:path'
+import { defaultSchemaPath, fingerprintInputs } from '../inputs.js'
 import { loadDeclarations } from '../read/declarations.js'
-import { readPrismaSchema } from '../read/prisma-schema.js'
+import { type PrismaSchema, parseSchema, readPrismaSchema } from '../read/prisma-schema.js'
 import type { ResolvedEntity } from '../read/resolved.js'
 import { validateEntities } from '../read/validate.js'
 import { entityFile, hooksOf } from './entity-file.js'
@@ -27,6 +28,11 @@ export interface PlannedFile {
 export interface Plan {
   /** Sorted by path. */
   files: PlannedFile[]
+  /**
+   * The fingerprint of the inputs the plan was made from (see `inputs.ts`), recorded in the
+   * manifest so an unchanged app can skip planning; absent when it could not be worked out.
+   */
+  inputs?: string
 }
 
 export interface PlanInput {
@@ -70,14 +76,49 @@ export async function plan(input: PlanInput): Promise<Plan> {
   const { appRoot } = input
   const entitiesFile = input.entitiesFile ?? 'src/entities.ts'
   const schemaPath = input.schemaPath ?? (await defaultSchemaPath(appRoot))
+  // Taken before the reading: an edit racing this run then changes the fingerprint, never the
+  // other way round (a fingerprint newer than the plan would let the next run skip wrongly).
+  const inputs = await fingerprintInputs({ ...input, entitiesFile, schemaPath })
   const [declarations, schema] = await Promise.all([loadDeclarations(appRoot, entitiesFile), readPrismaSchema(appRoot, schemaPath)])
   const entities = validateEntities(declarations, schema.datamodel, entitiesFile)
   const isFolder = (await stat(join(appRoot, schemaPath))).isDirectory()
-  return planFrom(entities, {
+  const schemaDir = toPosix(isFolder ? schemaPath : posix.dirname(toPosix(schemaPath)))
+  const planned = await planFrom(entities, {
     ...DEFAULT_OPTIONS,
     ...definedOnly({ outDir: input.outDir, testDir: input.testDir, runtimeImport: input.runtimeImport, dbImport: input.dbImport }),
-    schemaDir: toPosix(isFolder ? schemaPath : posix.dirname(toPosix(schemaPath))),
+    schemaDir,
   })
+  if (inputs === undefined) return planned
+  // The fingerprint leaves out the a2a.prisma this run writes into a schema folder (the manifest
+  // hash covers it). So record the fingerprint only when the schema with the written a2a.prisma
+  // resolves to the same entities, i.e. when the next run would plan exactly this again.
+  if (isFolder) {
+    const a2a = planned.files.find((file) => file.path === posix.join(schemaDir, 'a2a.prisma'))?.content
+    if (!sameEntitiesWith(a2a, schemaDir, schema, declarations, entitiesFile, entities)) return planned
+  }
+  return { ...planned, inputs }
+}
+
+function sameEntitiesWith(
+  a2a: string | undefined,
+  schemaDir: string,
+  schema: PrismaSchema,
+  declarations: unknown,
+  entitiesFile: string,
+  entities: readonly ResolvedEntity[],
+): boolean {
+  const path = posix.join(schemaDir, 'a2a.prisma')
+  const read = schema.sources.find(([file]) => file === path)?.[1]
+  if (read === a2a) return true
+  if (a2a === undefined) return false
+  const after: [string, string][] = [...schema.sources.filter(([file]) => file !== path), [path, a2a]]
+  after.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  try {
+    const again = validateEntities(declarations, parseSchema(after, schemaDir), entitiesFile)
+    return JSON.stringify(again) === JSON.stringify(entities)
+  } catch {
+    return false
+  }
 }
 
 /** Plans every file from resolved entities; deterministic and free of disk access. */
@@ -164,12 +205,6 @@ function supportFile(entities: readonly ResolvedEntity[], runtime: string, app: 
 export function importPath(from: string, to: string): string {
   const relative = posix.relative(posix.dirname(from), to).replace(/\.(m|c)?tsx?$/, (ext) => (ext.startsWith('.m') ? '.mjs' : ext.startsWith('.c') ? '.cjs' : '.js'))
   return relative.startsWith('.') ? relative : `./${relative}`
-}
-
-async function defaultSchemaPath(appRoot: string): Promise<string> {
-  // A prisma/ folder is a multi-file schema; a2a.prisma joins it there.
-  const folder = await stat(join(appRoot, 'prisma')).catch(() => undefined)
-  return folder?.isDirectory() ? 'prisma' : 'prisma/schema.prisma'
 }
 
 function definedOnly<T extends Record<string, unknown>>(values: T): Partial<T> {

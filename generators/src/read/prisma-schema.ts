@@ -13,6 +13,8 @@ import type { Datamodel } from './dmmf.js'
 export interface PrismaSchema {
   /** The schema files read, as paths relative to the app root, sorted. */
   files: string[]
+  /** `[path, text]` of every file read, in `files` order. */
+  sources: [string, string][]
   datamodel: Datamodel
 }
 
@@ -27,7 +29,7 @@ export async function readPrismaSchema(appRoot: string, path: string): Promise<P
   const paths = info.isDirectory() ? await prismaFiles(absolute) : [absolute]
   if (paths.length === 0) throw new GeneratorError(`${shown}: the folder holds no .prisma files; add the app's models there, or pass --schema`, shown)
   const files = await Promise.all(paths.map(async (file) => [toPosix(relative(appRoot, file)), await readFile(file, 'utf8')] as [string, string]))
-  return { files: files.map(([name]) => name), datamodel: parseSchema(files, shown) }
+  return { files: files.map(([name]) => name), sources: files, datamodel: parseSchema(files, shown) }
 }
 
 /** Parses `[path, text]` pairs; `shown` names the schema in errors. */

@@ -17,12 +17,12 @@ import type { ApplyOptions, ApplyReport, FileOutcome, Plan } from './types.js'
 export async function applyPlan(appRoot: string, plan: Plan, options: ApplyOptions): Promise<ApplyReport> {
   const root = resolve(appRoot)
   const force = options.force ?? false
-  const { decisions, manifest, manifestText } = await assess(root, plan, force)
+  const { decisions, manifest, manifestText, refreshCache } = await assess(root, plan, force)
   const refused = decisions.filter((decision) => decision.action === 'refused')
   const errors = refused.length > 0 ? [refusal(refused, plan)] : []
   let wrote = false
   if (options.mode === 'write' && errors.length === 0) {
-    wrote = await carryOut(root, decisions, manifest === 'unchanged' ? undefined : manifestText)
+    wrote = await carryOut(root, decisions, manifest === 'unchanged' && !refreshCache ? undefined : manifestText)
   }
   const files = decisions.map((decision) => outcome(decision, options.mode === 'diff'))
   return { appRoot: root, mode: options.mode, force, files, manifest, wrote, errors }

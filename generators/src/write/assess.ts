@@ -22,6 +22,8 @@ export interface Assessment {
   manifest: ApplyReport['manifest']
   /** The manifest this plan implies; written last in `write` mode. */
   manifestText: string
+  /** Only the manifest's cache fields differ: rewritten in `write` mode, but nothing is stale. */
+  refreshCache: boolean
 }
 
 export async function assess(appRoot: string, plan: Plan, force: boolean): Promise<Assessment> {
@@ -58,14 +60,20 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
 
   const hashes = new Map<string, string>()
   for (const file of plan.files) if (file.ownership === 'generated') hashes.set(file.path, sha256(file.content))
-  const manifestText = serializeManifest(hashes)
+  const cache = plan.inputs === undefined ? undefined : { inputs: plan.inputs, userFiles: plan.files.filter((file) => file.ownership === 'user').map((file) => file.path) }
+  const manifestText = serializeManifest(hashes, cache)
+  // Staleness is judged on the file hashes alone: the cache fields change with the generator's own
+  // sources, and a committed manifest must not fail --check for that.
+  const tracked = serializeManifest(hashes)
+  const lastTracked = last.text === undefined ? undefined : serializeManifest(last.hashes)
   const manifest =
-    last.text === manifestText || (last.text === undefined && hashes.size === 0)
+    lastTracked === tracked || (last.text === undefined && hashes.size === 0)
       ? 'unchanged'
       : last.text === undefined
         ? 'created'
         : 'updated'
-  return { decisions, manifest, manifestText }
+  const refreshCache = manifest === 'unchanged' && last.text !== undefined && last.text !== manifestText
+  return { decisions, manifest, manifestText, refreshCache }
 }
 
 function checkPlan(plan: Plan): void {

@@ -16,17 +16,30 @@ export interface ManifestOnDisk {
   hashes: Map<string, string>
   /** The file's text, to tell whether a rewrite would change it; undefined when absent. */
   text: string | undefined
+  /** The run's input fingerprint and user-owned files, when the last run recorded them. */
+  cache?: ManifestCache
+}
+
+/**
+ * What lets a later run skip planning: the fingerprint of the inputs the files were planned from,
+ * and the user-owned files that plan had (they must still exist, or the run would recreate them).
+ * Not part of what `--check` compares: it changes with the generator's own sources.
+ */
+export interface ManifestCache {
+  inputs: string
+  userFiles: string[]
 }
 
 export function sha256(content: string | Buffer): string {
   return createHash('sha256').update(content).digest('hex')
 }
 
-export function serializeManifest(hashes: ReadonlyMap<string, string>): string {
+export function serializeManifest(hashes: ReadonlyMap<string, string>, cache?: ManifestCache): string {
   // Default sort compares UTF-16 code units: the same order on every machine and locale.
   const files: Record<string, string> = {}
   for (const path of [...hashes.keys()].sort()) files[path] = hashes.get(path) ?? ''
-  return `${JSON.stringify({ files }, null, 2)}\n`
+  const body = cache ? { files, inputs: cache.inputs, userFiles: [...cache.userFiles].sort() } : { files }
+  return `${JSON.stringify(body, null, 2)}\n`
 }
 
 export async function readManifest(appRoot: string): Promise<ManifestOnDisk> {
@@ -37,10 +50,10 @@ export async function readManifest(appRoot: string): Promise<ManifestOnDisk> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { hashes: new Map(), text: undefined }
     throw error
   }
-  return { hashes: parseManifest(text), text }
+  return { ...parseManifest(text), text }
 }
 
-function parseManifest(text: string): Map<string, string> {
+function parseManifest(text: string): { hashes: Map<string, string>; cache?: ManifestCache } {
   const invalid = (why: string) =>
     new GeneratorError(
       `${MANIFEST_PATH} is not a valid a2a manifest (${why}). Restore it from version control, or delete it: a2a then treats existing generated files as hand-made and asks for --force unless they already match.`,
@@ -62,5 +75,10 @@ function parseManifest(text: string): Map<string, string> {
     assertSafePath(path, MANIFEST_PATH)
     hashes.set(path, hash)
   }
-  return hashes
+  // The cache fields only ever allow a skip; a malformed one is ignored (the run then plans).
+  const { inputs, userFiles } = parsed as { inputs?: unknown; userFiles?: unknown }
+  const validUserFiles = Array.isArray(userFiles) && userFiles.every((path) => typeof path === 'string')
+  if (typeof inputs !== 'string' || !/^[0-9a-f]{64}$/.test(inputs) || !validUserFiles) return { hashes }
+  for (const path of userFiles as string[]) assertSafePath(path, MANIFEST_PATH)
+  return { hashes, cache: { inputs, userFiles: userFiles as string[] } }
 }

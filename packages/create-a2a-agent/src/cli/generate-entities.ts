@@ -6,7 +6,9 @@
 import { stat } from 'node:fs/promises'
 import { relative, resolve } from 'node:path'
 import type { Plan, PlanInput } from '@a2a-agent/generators'
-import { GeneratorError, applyPlan, exitCodeFor, formatReport, plan } from '@a2a-agent/generators'
+// Only the light fast path is loaded up front; the planner (prettier, json-schema-to-typescript,
+// handlebars, Prisma's wasm parser) is imported when a run has to plan.
+import { GeneratorError, upToDateReport } from '@a2a-agent/generators/fast-path'
 import { type Io, formatUnexpectedError, formatUserError, printLines } from './io.js'
 
 export interface GenerateEntitiesOptions {
@@ -33,7 +35,7 @@ const MODE_FLAGS = { dryRun: '--dry-run', diff: '--diff', check: '--check' } as 
 export async function runGenerateEntities(
   options: GenerateEntitiesOptions,
   io: Io,
-  planner: Planner = plan,
+  planner?: Planner,
 ): Promise<number> {
   const cwd = options.cwd ?? process.cwd()
   const modes = (Object.keys(MODE_FLAGS) as Array<keyof typeof MODE_FLAGS>).filter((key) => options[key])
@@ -45,11 +47,22 @@ export async function runGenerateEntities(
   const appRoot = resolve(cwd, options.app ?? '.')
   try {
     await assertFolder(appRoot, options.app ?? '.')
-    const planned = await planner({
+    const input: PlanInput = {
       appRoot,
       ...(options.entities !== undefined && { entitiesFile: appRelative(appRoot, options.entities) }),
       ...(options.schema !== undefined && { schemaPath: appRelative(appRoot, options.schema) }),
-    })
+    }
+    // Inputs unchanged since the manifest was written and every file intact: a full run would
+    // change nothing, so say so without planning. --force always plans (it may replace hand edits).
+    if (!options.force) {
+      const upToDate = await upToDateReport(input, mode)
+      if (upToDate) {
+        printLines(io.stdout, upToDate)
+        return 0
+      }
+    }
+    const { applyPlan, exitCodeFor, formatReport, plan } = await import('@a2a-agent/generators')
+    const planned = await (planner ?? plan)(input)
     const report = await applyPlan(appRoot, planned, { mode, force: options.force ?? false })
     printLines(io.stdout, formatReport(report))
     for (const error of report.errors) io.stderr.write(formatUserError(error, cwd))
