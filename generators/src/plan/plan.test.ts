@@ -31,7 +31,6 @@ describe('planFrom', () => {
       ['src/a2a/entities.gen.ts', 'generated'],
       ['src/a2a/hooks/invoices.ts', 'user'],
       ['src/a2a/invoices.gen.ts', 'generated'],
-      ['test/entities/entity-client.gen.ts', 'generated'],
       ['test/entities/invoices.gen.test.ts', 'generated'],
       ['test/support.ts', 'user'],
     ])

@@ -139,14 +139,12 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
     add(path, await entityFile(entity, { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }, owned))
     if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
     const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
-    add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath)))
+    add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath), runtime))
   }
 
   const barrel = posix.join(outDir, 'entities.gen.ts')
   add(barrel, entitiesFile(entities, runtime, importPath(barrel, options.dbImport)))
   add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', {}))
-  const client = posix.join(testDir, 'entity-client.gen.ts')
-  add(client, render('entity-client.gen.ts', { runtime, support: importPath(client, supportPath) }))
   add(supportPath, supportFile(entities, runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))

@@ -12,7 +12,7 @@ import { entityNames } from './names.js'
 import { isRequiredOnCreate, operationSchema, PAGE_SIZE } from './schemas.js'
 import { render } from './templates.js'
 
-export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string): string {
+export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string, runtime: string): string {
   const names = entityNames(entity)
   const has = (op: (typeof OPERATIONS)[number]) => entity.operations.includes(op)
   const caller = names.toolsFunction.replace(/Tools$/, '')
@@ -36,6 +36,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     callLine: callLine.length + 2 <= 100 ? callLine : callLine.replace('=> ', '=>\n    '),
     random: fixture?.random ?? false,
     support,
+    runtime,
     caller,
     skill: names.skill,
     toolsLiteral: printLiteral(tools, '    ', '    tools: '.length, 1),

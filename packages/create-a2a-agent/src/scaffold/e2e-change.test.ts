@@ -13,7 +13,7 @@ const root = scaffoldRoot()
 // Written into the scaffolded app's test/ folder: it runs with the app's tooling, against a
 // database its support.ts builds from every prisma/migrations/*/migration.sql.
 const colourTest = `import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { entityCaller, resultOf, type EntityCaller } from './entities/entity-client.gen.js'
+import { entityCaller, resultOf, type EntityCaller } from '@a2a-agent/runtime/testing'
 import { createTestApp, type TestApp } from './support.js'
 
 let app: TestApp

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../support.js'
-import { entityCaller, reasonOf, type Call, type EntityCaller } from './entity-client.gen.js'
+import { entityCaller, reasonOf, type Call, type EntityCaller } from '@a2a-agent/runtime/testing'
 
 let app: TestApp
 let invoices: EntityCaller
