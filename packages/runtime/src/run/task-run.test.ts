@@ -302,6 +302,33 @@ describe('shutdown', () => {
   })
 })
 
+describe('shutdown deadline', () => {
+  it('returns when its deadline passes even if a run cannot be settled', async () => {
+    const stuck = gate()
+    class HangsOnCancel extends MemoryStore {
+      override async update(id: string, version: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+        if (changes.task.status.state === 'TASK_STATE_CANCELED') await stuck.opened
+        return super.update(id, version, changes)
+      }
+    }
+    const hold = defineSkill({
+      id: 'hold',
+      description: 'holds',
+      handler: async (ctx) => {
+        await ctx.working()
+        await sleep(60_000)
+      },
+    })
+    await start([hold], { store: new HangsOnCancel() })
+    await sendNow('hold')
+    await expect.poll(() => server.exchange.activeRuns).toBe(1)
+    const started = Date.now()
+    await server.exchange.shutdown({ timeoutMs: 200 })
+    expect(Date.now() - started).toBeLessThan(2000)
+    stuck.open()
+  })
+})
+
 describe('per-owner run cap', () => {
   it('refuses a send past the cap and a resume while every slot is taken, before writing anything', async () => {
     const release = gate()
@@ -374,6 +401,12 @@ describe('retention per tier', () => {
     expect(await stateOf(first.id)).toBe('TASK_STATE_CANCELED')
     const paused = await server.result('ListTasks', { status: 'TASK_STATE_INPUT_REQUIRED' })
     expect(paused.totalSize).toBe(2)
+  })
+
+  it('reads a bound of 0 as the default of 64', async () => {
+    await start([echo], { settledTaskRetention: 0 })
+    for (let i = 0; i < 66; i++) await send('echo')
+    expect((await server.result('ListTasks', {})).totalSize).toBe(64)
   })
 
   it('never trims in-flight tasks, and a negative bound leaves retention to the host', async () => {
