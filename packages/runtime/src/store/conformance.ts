@@ -66,6 +66,18 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(f.coordinates(third!)).toEqual(f.coordinates(before))
     })
 
+    it('update never moves updatedAt back, and dates a task without a status timestamp by it', async () => {
+      // Written by a host whose clock ran a day ahead of this one.
+      const ahead = Date.now() + 86_400_000
+      const record = { ...makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), createdAt: ahead, updatedAt: ahead }
+      await store.create(record)
+      const { timestamp: _, ...status } = nextTask(record, 'TASK_STATE_COMPLETED', T0).status
+      const next = await store.update('t1', 1, { task: { ...record.task, status } })
+      expect(next?.updatedAt).toBe(ahead)
+      expect(ids(await store.list({ owner: 'alice', statusAfter: ahead, pageSize: 10 }))).toEqual(['t1'])
+      expect(ids(await store.list({ owner: 'alice', statusAfter: ahead + 1, pageSize: 10 }))).toEqual([])
+    })
+
     it('update returns and stores copies', async () => {
       const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
       await store.create(record)

@@ -64,9 +64,23 @@ export interface PrismaTaskTransaction {
   a2APushConfig: Delegate<PushConfigRow>
 }
 
-export interface PrismaTaskClient extends PrismaTaskTransaction {
+/** Raw statements (see sql.ts): what the store's hot paths send instead of model queries. */
+export interface RawClient {
+  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>
+}
+
+/** The client inside `$transaction(async (tx) => ...)`, raw statements included. */
+export interface PrismaTaskTransactionClient extends PrismaTaskTransaction, RawClient {}
+
+export interface PrismaTaskClient extends PrismaTaskTransactionClient {
   /** An interactive transaction: committed when `fn` resolves, rolled back when it throws. */
-  $transaction<R>(fn: (tx: PrismaTaskTransaction) => Promise<R>): PromiseLike<R>
+  $transaction<R>(fn: (tx: PrismaTaskTransactionClient) => Promise<R>): PromiseLike<R>
+  /**
+   * A batch transaction: the statements (unawaited `$queryRaw`/`$executeRaw` calls) run in order
+   * in one transaction, all or none. Cheaper than an interactive one when no step decides the next.
+   */
+  $transaction(statements: PromiseLike<unknown>[]): PromiseLike<unknown[]>
 }
 
 /** What {@link prepareSqlite} calls: a raw query (PRAGMAs answer with a row, so not `$executeRaw`). */

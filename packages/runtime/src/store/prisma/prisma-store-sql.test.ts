@@ -116,5 +116,18 @@ for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
       expect(await database.db.a2ATaskMessage.count({ where: { taskId: { in: gone } } })).toBe(0)
       expect(await database.db.a2ATaskMessage.count({})).toBe((records.length - gone.length) * 2)
     })
+
+    it('trims more settled tasks than one statement deletes, in chunks, oldest first', async () => {
+      const tier: Viewer = { owner: 'carol', tenant: null, scope: null }
+      const many = Array.from({ length: 1100 }, (_, i) =>
+        makeRecord({ id: `carol${String(i).padStart(4, '0')}`, owner: 'carol', time: T0 + i * 1000, messageIds: [`c-${i}`] }),
+      )
+      await database.db.a2ATask.createMany({ data: many.map((r) => taskData(r, r.task)) })
+      for (const record of many) await oracle.create(record)
+      const trimmed = await store.trimSettled(tier, 2)
+      expect(trimmed).toEqual(await oracle.trimSettled(tier, 2))
+      expect(trimmed).toHaveLength(1098)
+      expect((await store.list({ owner: 'carol', pageSize: 10 })).records.map((r) => r.id)).toEqual(['carol1099', 'carol1098'])
+    })
   })
 }

@@ -1,7 +1,9 @@
 /**
  * The task store on an app's Prisma client, over the models `a2a generate entities` writes to
  * prisma/a2a.prisma (A2ATask, A2ATaskMessage, A2APushConfig). Filtering, paging, counting and
- * retention trimming run in the database; the store never loads a table to filter it.
+ * retention trimming run in the database; the store never loads a table to filter it. Statements
+ * go as raw SQL through the client (see sql.ts for why), a few per call: a SendMessage that
+ * completes at once costs about a dozen.
  *
  * Provider notes. SQLite: Prisma's better-sqlite3 adapter serves every query on one connection,
  * so call {@link prepareSqlite} once, and expect reads to see other transactions' uncommitted
@@ -9,21 +11,13 @@
  * @module
  */
 import type { Viewer } from '../../auth/principal.js'
-import { TERMINAL_STATES } from '../../wire/types.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
-import type { PrismaTaskClient } from './client.js'
+import type { PrismaTaskClient, PushConfigRow, TaskRow } from './client.js'
 import type { prepareSqlite } from './sqlite.js'
-import { jsonCopy, pushConfigData, taskData, timeOf, toDate, toPushConfig, toRecord } from './rows.js'
-import { chunks, deleteTasks, indexMessages, reindexMessages, sameSet } from './writes.js'
-
-/** Newest status first, ties by id descending: the keyset order of cursor.ts. */
-const NEWEST_FIRST = [{ statusTime: 'desc' }, { id: 'desc' }] as const
-
-const SETTLED = [...TERMINAL_STATES]
-
-/** Prisma's unique-constraint violation. */
-const isUniqueViolation = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === 'P2002'
+import { jsonText, toPushConfig, toRecord } from './rows.js'
+import { execute, query } from './sql.js'
+import * as statements from './statements.js'
 
 export class PrismaStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
@@ -35,142 +29,115 @@ export class PrismaStore implements Store {
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const data = taskData(record, jsonCopy(record.task, 'task'))
-    await this.#db.$transaction(async (tx) => {
-      // A duplicate id fails here, before any message is indexed, and rolls back the rest.
-      await tx.a2ATask.create({ data })
-      await indexMessages(tx, record.owner, record.id, data.messageIds)
-    })
+    const db = this.#db
+    const taskJson = jsonText(record.task, 'task')
+    // One transaction: a duplicate id fails the insert, before any message is indexed.
+    await db.$transaction([
+      execute(db, statements.insertTask(record, taskJson)),
+      ...statements.insertMessageIndex(record.owner, record.id, record.messageIds).map((statement) => execute(db, statement)),
+    ])
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
-    const row = await this.#db.a2ATask.findUnique({ where: { id } })
+    const [row] = await query<TaskRow>(this.#db, statements.selectTask(id))
     return row ? toRecord(row) : undefined
   }
 
   async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
     // Refused before anything is written: an unencodable task changes nothing.
-    const task = jsonCopy(changes.task, 'task')
-    const current = await this.#db.a2ATask.findUnique({ where: { id } })
-    if (!current || current.version !== expectedVersion) return undefined
-    const updatedAt = Math.max(Date.now(), current.updatedAt.getTime())
-    const before = current.messageIds as string[]
-    const messageIds = changes.messageIds ? [...changes.messageIds] : undefined
-    // Only the body, its derived columns and the version: owner, tenant and scope stay as created.
-    const data = {
-      version: expectedVersion + 1,
-      updatedAt: toDate(updatedAt),
-      task,
-      statusState: task.status.state,
-      statusTime: toDate(timeOf(task, updatedAt)),
-      ...(messageIds ? { messageIds } : {}),
+    const change = {
+      id,
+      expectedVersion,
+      task: changes.task,
+      taskJson: jsonText(changes.task, 'task'),
+      ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
     }
-    // The version guard: a writer that got there first moved the version, and this matches nothing.
-    const guarded = { where: { id, version: expectedVersion }, data }
-    const reindex = messageIds !== undefined && !sameSet(before, messageIds)
-    const written = reindex
-      ? await this.#db.$transaction(async (tx) => {
-          const { count } = await tx.a2ATask.updateMany(guarded)
-          if (count === 1) await reindexMessages(tx, current.owner, id, before, messageIds)
-          return count
-        })
-      : (await this.#db.a2ATask.updateMany(guarded)).count
-    if (written !== 1) return undefined
-    return toRecord({ ...current, ...data, messageIds: messageIds ?? before })
+    if (!change.messageIds) {
+      // The common write: one statement, guarded by the version, returning what it wrote.
+      const [row] = await query<TaskRow>(this.#db, statements.updateTask(change))
+      return row ? toRecord(row) : undefined
+    }
+    const messageIds = change.messageIds
+    return this.#db.$transaction(async (tx) => {
+      const [indexed] = await query<Pick<TaskRow, 'owner' | 'messageIds'>>(tx, statements.selectIndexed(id, expectedVersion))
+      if (!indexed) return undefined
+      const [row] = await query<TaskRow>(tx, statements.updateTask(change))
+      if (!row) return undefined
+      const [was, is] = [new Set(indexed.messageIds as string[]), new Set(messageIds)]
+      for (const statement of statements.deleteMessageIndex(id, [...was].filter((m) => !is.has(m)))) await execute(tx, statement)
+      for (const statement of statements.insertMessageIndex(indexed.owner, id, [...is].filter((m) => !was.has(m)))) await execute(tx, statement)
+      return toRecord(row)
+    })
   }
 
-  async list(query: ListQuery): Promise<ListPage> {
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  async list(listQuery: ListQuery): Promise<ListPage> {
+    const after = listQuery.cursor === undefined ? undefined : decodeCursor(listQuery.cursor)
     // A well-formed cursor no row could have produced (a time beyond Date's range) is not ours either.
-    if (after && Number.isNaN(new Date(after.time).getTime())) throw new InvalidCursorError(query.cursor!)
-    const where = {
-      owner: query.owner,
-      ...(query.tenant !== undefined ? { tenant: query.tenant } : {}),
-      ...(query.scope !== undefined ? { scope: query.scope } : {}),
-      ...(query.contextId !== undefined ? { contextId: query.contextId } : {}),
-      ...(query.states ? { statusState: { in: [...query.states] } } : {}),
-      ...(query.statusAfter !== undefined && !Number.isNaN(query.statusAfter) ? { statusTime: { gte: toDate(query.statusAfter) } } : {}),
-    }
-    const time = after && new Date(after.time)
-    const page = after ? { AND: [where, { OR: [{ statusTime: { lt: time } }, { statusTime: time, id: { lt: after.id } }] }] } : where
-    const [rows, total] = await Promise.all([
-      // One row past the page tells whether another page follows.
-      this.#db.a2ATask.findMany({ where: page, orderBy: NEWEST_FIRST, take: query.pageSize + 1 }),
-      this.#db.a2ATask.count({ where }),
+    if (after && Number.isNaN(new Date(after.time).getTime())) throw new InvalidCursorError(listQuery.cursor!)
+    const filters = statements.listFilters(listQuery)
+    const [rows, [counted]] = await Promise.all([
+      query<TaskRow>(this.#db, statements.selectPage(filters, listQuery.pageSize, after)),
+      query<{ total: number | bigint }>(this.#db, statements.countTasks(filters)),
     ])
-    const records = rows.slice(0, query.pageSize)
+    const records = rows.slice(0, listQuery.pageSize)
     const last = records.at(-1)
     return {
       records: records.map(toRecord),
-      total,
-      ...(rows.length > query.pageSize && last ? { nextCursor: encodeCursor({ time: last.statusTime.getTime(), id: last.id }) } : {}),
+      total: Number(counted?.total ?? 0),
+      ...(rows.length > listQuery.pageSize && last ? { nextCursor: encodeCursor({ time: last.statusTime.getTime(), id: last.id }) } : {}),
     }
   }
 
   async delete(id: string): Promise<void> {
-    await this.#db.$transaction((tx) => deleteTasks(tx, [id]))
+    await this.#deleteTasks([id])
   }
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
-    // The (owner, messageId) prefix of A2ATaskMessage's key, then the tasks by id.
-    const links = await this.#db.a2ATaskMessage.findMany({ where: { owner, messageId } })
-    if (links.length === 0) return []
-    const rows = await this.#db.a2ATask.findMany({
-      where: { owner, id: { in: links.map((link) => link.taskId) } },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    })
+    const rows = await query<TaskRow>(this.#db, statements.selectByMessageId(owner, messageId))
     return rows.map(toRecord)
   }
 
   async trimSettled(tier: Viewer, keep: number): Promise<string[]> {
-    return this.#db.$transaction(async (tx) => {
-      // Exactly this tier's settled rows, newest first; everything past the newest `keep` goes.
-      const doomed = await tx.a2ATask.findMany({
-        where: { owner: tier.owner, tenant: tier.tenant, scope: tier.scope, statusState: { in: SETTLED } },
-        orderBy: NEWEST_FIRST,
-        skip: Math.max(keep, 0),
-        select: { id: true },
-      })
-      // Oldest first, as MemoryStore reports them.
-      const ids = doomed.map((row) => row.id).reverse()
-      await deleteTasks(tx, ids)
-      return ids
-    })
+    // Exactly this tier's settled rows past the newest `keep`, a chunk at a time; usually none or one.
+    const doomed: string[] = []
+    for (;;) {
+      const rows = await query<{ id: string }>(this.#db, statements.selectSettledPast(tier, keep))
+      const ids = rows.map((row) => row.id)
+      if (ids.length > 0) await this.#deleteTasks(ids)
+      doomed.push(...ids)
+      if (ids.length < statements.CHUNK) break
+    }
+    // Oldest first, as MemoryStore reports them.
+    return doomed.reverse()
   }
 
   async putPushConfig(record: PushConfigRecord): Promise<void> {
-    const data = pushConfigData(record)
-    // Replace by delete and insert: an upsert could not clear `authentication` without the app's
-    // Prisma.DbNull. Two concurrent puts of one config can collide on the key; the loser retries.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.#db.$transaction(async (tx) => {
-          await tx.a2APushConfig.deleteMany({ where: { taskId: record.taskId, id: record.id } })
-          await tx.a2APushConfig.create({ data })
-        })
-        return
-      } catch (error) {
-        if (attempt >= 3 || !isUniqueViolation(error)) throw error
-      }
-    }
+    const authentication = record.authentication === undefined ? null : jsonText(record.authentication, 'authentication')
+    await execute(this.#db, statements.upsertPushConfig(record, authentication))
   }
 
   async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
-    const row = await this.#db.a2APushConfig.findUnique({ where: { taskId_id: { taskId, id } } })
+    const [row] = await query<PushConfigRow>(this.#db, statements.selectPushConfig(taskId, id))
     return row ? toPushConfig(row) : undefined
   }
 
   async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
-    const rows = await this.#db.a2APushConfig.findMany({ where: { taskId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+    const rows = await query<PushConfigRow>(this.#db, statements.selectPushConfigs(taskId))
     return rows.map(toPushConfig)
   }
 
   async deletePushConfig(taskId: string, id: string): Promise<void> {
-    await this.#db.a2APushConfig.deleteMany({ where: { taskId, id } })
+    await execute(this.#db, statements.deletePushConfig(taskId, id))
   }
 
   async deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void> {
-    for (const ids of chunks(taskIds)) await this.#db.a2APushConfig.deleteMany({ where: { taskId: { in: ids } } })
+    for (const statement of statements.deletePushConfigsOf(taskIds)) await execute(this.#db, statement)
+  }
+
+  /** Tasks with their message index rows and push configs, in one transaction. */
+  async #deleteTasks(ids: readonly string[]): Promise<void> {
+    const db = this.#db
+    await db.$transaction(statements.deleteTasks(ids).map((statement) => execute(db, statement)))
   }
 }

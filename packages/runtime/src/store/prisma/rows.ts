@@ -8,13 +8,11 @@ import type { Task } from '../../wire/types.js'
 import type { PushConfigRecord, TaskRecord } from '../store.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 
-/**
- * A JSON copy of `value`, refusing what JSON cannot carry (as MemoryStore does). The copy is also
- * what Prisma needs: it rejects `undefined` inside arrays, where JSON writes null.
- */
-export function jsonCopy<T>(value: T, path: string): T {
+
+/** `value` as JSON text, refusing what JSON cannot carry (as MemoryStore does). */
+export function jsonText(value: unknown, path: string): string {
   assertJsonEncodable(value, path)
-  return JSON.parse(JSON.stringify(value)) as T
+  return JSON.stringify(value)
 }
 
 /** The status time in epoch ms: the task's status timestamp, else `fallback` (as MemoryStore). */
@@ -62,19 +60,6 @@ export function toRecord(row: TaskRow): TaskRecord {
     ...(row.repliedWithMessage !== null ? { repliedWithMessage: row.repliedWithMessage } : {}),
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
-  }
-}
-
-/** The A2APushConfig columns; absent token and authentication are left out, so they stay null. */
-export function pushConfigData(record: PushConfigRecord) {
-  return {
-    taskId: record.taskId,
-    id: record.id,
-    owner: record.owner,
-    url: record.url,
-    ...(record.token !== undefined ? { token: record.token } : {}),
-    ...(record.authentication !== undefined ? { authentication: jsonCopy(record.authentication, 'authentication') } : {}),
-    createdAt: toDate(record.createdAt),
   }
 }
 

@@ -1,0 +1,147 @@
+/**
+ * PrismaStore's SQL, one builder per statement, over the tables of prisma/a2a.prisma. Values are
+ * always bound, never spliced: every `${…}` below is a parameter or a nested fragment.
+ * @module
+ */
+import type { Viewer } from '../../auth/principal.js'
+import { TERMINAL_STATES } from '../../wire/types.js'
+import type { Keyset } from '../cursor.js'
+import type { ListQuery, PushConfigRecord, TaskRecord } from '../store.js'
+import { timeOf, toDate } from './rows.js'
+import { join, sql, type Sql } from './sql.js'
+
+/** Ids per `IN (…)` list, well under SQLite's and PostgreSQL's bound-parameter limits. */
+export const CHUNK = 500
+
+export const chunks = <T>(items: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK))
+
+const SETTLED = [...TERMINAL_STATES]
+
+/** Newest status first, ties by id descending: the keyset order of cursor.ts. */
+const NEWEST_FIRST = sql`ORDER BY "statusTime" DESC, "id" DESC`
+
+/** `column = value`, or `column IS NULL` for null, which `=` never matches. */
+const matches = (column: Sql, value: string | null): Sql => (value === null ? sql`${column} IS NULL` : sql`${column} = ${value}`)
+
+const whereAll = (conditions: Sql[]): Sql => join(conditions, ' AND ', 'WHERE ')
+
+export const selectTask = (id: string): Sql => sql`SELECT * FROM "A2ATask" WHERE "id" = ${id}`
+
+/** `taskJson` is the task already checked and encoded (see jsonText). */
+export function insertTask(record: TaskRecord, taskJson: string): Sql {
+  const { task } = record
+  return sql`INSERT INTO "A2ATask" ("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime")
+    VALUES (${record.id}, ${record.contextId}, ${record.owner}, ${record.tenant}, ${record.scope}, ${record.skill}, ${record.version}, ${taskJson},
+      ${JSON.stringify(record.messageIds)}, ${record.repliedWithMessage ?? null}, ${toDate(record.createdAt)}, ${toDate(record.updatedAt)},
+      ${task.status.state}, ${toDate(timeOf(task, record.updatedAt))})`
+}
+
+export interface TaskUpdate {
+  id: string
+  expectedVersion: number
+  task: TaskRecord['task']
+  taskJson: string
+  messageIds?: readonly string[]
+  repliedWithMessage?: boolean
+}
+
+/**
+ * The version-guarded write: it matches nothing once another writer has moved the version, and
+ * returns the row as written. Owner, tenant and scope are never set. `updatedAt` never goes
+ * backwards (a clock step back keeps the stored time), and the status time falls back to it when
+ * the task carries no timestamp, as MemoryStore does.
+ */
+export function updateTask(change: TaskUpdate): Sql {
+  const now = new Date()
+  const updatedAt = sql`CASE WHEN "updatedAt" > ${now} THEN "updatedAt" ELSE ${now} END`
+  const stamped = Date.parse(change.task.status.timestamp ?? '')
+  const assignments = [
+    sql`"version" = ${change.expectedVersion + 1}`,
+    sql`"updatedAt" = ${updatedAt}`,
+    sql`"task" = ${change.taskJson}`,
+    sql`"statusState" = ${change.task.status.state}`,
+    sql`"statusTime" = ${Number.isNaN(stamped) ? updatedAt : toDate(stamped)}`,
+    ...(change.messageIds ? [sql`"messageIds" = ${JSON.stringify(change.messageIds)}`] : []),
+    ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
+  ]
+  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING *`
+}
+
+/** The message ids and owner of the task at exactly `version`: what a re-index starts from. */
+export const selectIndexed = (id: string, version: number): Sql =>
+  sql`SELECT "owner", "messageIds" FROM "A2ATask" WHERE "id" = ${id} AND "version" = ${version}`
+
+/** A2ATaskMessage rows for `messageIds`, one per distinct id (the key refuses a repeat), in chunks. */
+export const insertMessageIndex = (owner: string, taskId: string, messageIds: readonly string[]): Sql[] =>
+  chunks([...new Set(messageIds)]).map(
+    (ids) => sql`INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId") VALUES ${join(ids.map((id) => sql`(${owner}, ${id}, ${taskId})`))}`,
+  )
+
+export const deleteMessageIndex = (taskId: string, messageIds: readonly string[]): Sql[] =>
+  chunks(messageIds).map((ids) => sql`DELETE FROM "A2ATaskMessage" WHERE "taskId" = ${taskId} AND "messageId" IN (${join(ids)})`)
+
+/** The owner's tasks that accepted `messageId`, oldest first, through the (owner, messageId) key. */
+export const selectByMessageId = (owner: string, messageId: string): Sql =>
+  sql`SELECT t.* FROM "A2ATaskMessage" m JOIN "A2ATask" t ON t."id" = m."taskId"
+    WHERE m."owner" = ${owner} AND m."messageId" = ${messageId} AND t."owner" = ${owner}
+    ORDER BY t."createdAt" ASC, t."id" ASC`
+
+/** Tasks with their message index rows and push configs, a chunk of ids per statement. */
+export const deleteTasks = (ids: readonly string[]): Sql[] =>
+  chunks(ids).flatMap((part) => [
+    sql`DELETE FROM "A2ATask" WHERE "id" IN (${join(part)})`,
+    sql`DELETE FROM "A2ATaskMessage" WHERE "taskId" IN (${join(part)})`,
+    sql`DELETE FROM "A2APushConfig" WHERE "taskId" IN (${join(part)})`,
+  ])
+
+/** Up to a chunk of the tier's settled tasks past its newest `keep`, newest first. */
+export const selectSettledPast = (tier: Viewer, keep: number): Sql =>
+  sql`SELECT "id" FROM "A2ATask" ${whereAll([
+    sql`"owner" = ${tier.owner}`,
+    matches(sql`"tenant"`, tier.tenant),
+    matches(sql`"scope"`, tier.scope),
+    sql`"statusState" IN (${join(SETTLED)})`,
+  ])} ${NEWEST_FIRST} LIMIT ${CHUNK} OFFSET ${Math.max(keep, 0)}`
+
+/** The filters of a ListTasks query, without its cursor: what `total` counts. */
+export function listFilters(query: ListQuery): Sql[] {
+  const filters = [sql`"owner" = ${query.owner}`]
+  if (query.tenant !== undefined) filters.push(matches(sql`"tenant"`, query.tenant))
+  if (query.scope !== undefined) filters.push(matches(sql`"scope"`, query.scope))
+  if (query.contextId !== undefined) filters.push(sql`"contextId" = ${query.contextId}`)
+  // An empty state list matches nothing, and `IN ()` is not SQL.
+  if (query.states) filters.push(query.states.length > 0 ? sql`"statusState" IN (${join(query.states)})` : sql`1 = 0`)
+  if (query.statusAfter !== undefined && !Number.isNaN(query.statusAfter)) filters.push(sql`"statusTime" >= ${toDate(query.statusAfter)}`)
+  return filters
+}
+
+/** One page in keyset order, plus one row that tells whether another page follows. */
+export function selectPage(filters: Sql[], pageSize: number, after: Keyset | undefined): Sql {
+  const time = after && new Date(after.time)
+  const page = after ? [...filters, sql`("statusTime" < ${time} OR ("statusTime" = ${time} AND "id" < ${after.id}))`] : filters
+  return sql`SELECT * FROM "A2ATask" ${whereAll(page)} ${NEWEST_FIRST} LIMIT ${pageSize + 1}`
+}
+
+export const countTasks = (filters: Sql[]): Sql => sql`SELECT COUNT(*) AS "total" FROM "A2ATask" ${whereAll(filters)}`
+
+/**
+ * Inserts the config or replaces the one with its task and id, in one statement, so two
+ * concurrent puts cannot collide on the key. Absent token and authentication are stored as NULL.
+ */
+export function upsertPushConfig(record: PushConfigRecord, authenticationJson: string | null): Sql {
+  return sql`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "token", "authentication", "createdAt")
+    VALUES (${record.taskId}, ${record.id}, ${record.owner}, ${record.url}, ${record.token ?? null}, ${authenticationJson}, ${toDate(record.createdAt)})
+    ON CONFLICT ("taskId", "id") DO UPDATE SET "owner" = excluded."owner", "url" = excluded."url", "token" = excluded."token",
+      "authentication" = excluded."authentication", "createdAt" = excluded."createdAt"`
+}
+
+export const selectPushConfig = (taskId: string, id: string): Sql => sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} AND "id" = ${id}`
+
+export const selectPushConfigs = (taskId: string): Sql =>
+  sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} ORDER BY "createdAt" ASC, "id" ASC`
+
+export const deletePushConfig = (taskId: string, id: string): Sql => sql`DELETE FROM "A2APushConfig" WHERE "taskId" = ${taskId} AND "id" = ${id}`
+
+export const deletePushConfigsOf = (taskIds: readonly string[]): Sql[] =>
+  chunks(taskIds).map((ids) => sql`DELETE FROM "A2APushConfig" WHERE "taskId" IN (${join(ids)})`)
