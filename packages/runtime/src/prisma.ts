@@ -16,7 +16,7 @@
 export { PrismaStore } from './store/prisma/prisma-store.js'
 export { prepareSqlite } from './store/prisma/sqlite.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'
-export type { UserErasure, UserExport } from './store/prisma/user-data.js'
+export type { PrismaUserDataClient, UserErasure, UserExport } from './store/prisma/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'
 export type { ApiKeyInfo, ApiKeyResolverOptions, ApiKeyRow, NewApiKey, PrismaApiKeyClient } from './auth/api-keys.js'
 export type { Delegate, PrismaTaskClient, PrismaTaskTransaction, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/prisma/client.js'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
-import { PrismaStore } from '@a2a-agent/runtime/prisma'
+import { PrismaStore, createApiKey } from '@a2a-agent/runtime/prisma'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb } from '../../../../examples/invoices/src/db.js'
 import { runA2a } from './index.js'
@@ -50,6 +50,7 @@ describe('a2a users', () => {
     await store.create(task('a1', 'alice'))
     await store.create(task('b1', 'bob'))
     await store.putPushConfig({ id: 'h', taskId: 'a1', owner: 'alice', url: 'https://hooks.example.com/', token: 't', createdAt: Date.UTC(2026, 0, 1) })
+    await createApiKey(db, { owner: 'alice', tenant: 'acme' })
     await db.$disconnect()
   })
   afterAll(() => {
@@ -58,23 +59,25 @@ describe('a2a users', () => {
     rmSync(dir, { recursive: true, force: true })
   })
 
-  it('export prints one user\'s tasks and push configs as JSON', async () => {
+  it('export prints one user\'s tasks, push configs and API keys as JSON', async () => {
     const exported = await a2a('users', 'export', 'alice')
     expect(exported).toMatchObject({ code: 0, stderr: '' })
     const data = JSON.parse(exported.stdout)
     expect(data.owner).toBe('alice')
     expect(data.tasks).toEqual([task('a1', 'alice')])
     expect(data.pushConfigs).toEqual([{ id: 'h', taskId: 'a1', owner: 'alice', url: 'https://hooks.example.com/', token: 't', createdAt: Date.UTC(2026, 0, 1) }])
+    expect(data.apiKeys).toMatchObject([{ owner: 'alice', tenant: 'acme', scopes: null, revokedAt: null }])
+    expect(data.apiKeys[0]).not.toHaveProperty('hash')
   })
 
   it('erase wants --yes, then deletes one user\'s data and no one else\'s', async () => {
     const refused = await a2a('users', 'erase', 'alice')
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toMatch(/^a2a: erasing deletes all of alice's tasks and push configs for good; pass --yes/)
+    expect(refused.stderr).toMatch(/^a2a: erasing deletes all of alice's tasks, push configs and API keys for good; pass --yes/)
     expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout).tasks).toHaveLength(1)
 
-    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s).\n', stderr: '' })
-    expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout)).toEqual({ owner: 'alice', tasks: [], pushConfigs: [] })
+    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s), 1 API key(s).\n', stderr: '' })
+    expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout)).toEqual({ owner: 'alice', tasks: [], pushConfigs: [], apiKeys: [] })
     expect(JSON.parse((await a2a('users', 'export', 'bob')).stdout).tasks).toEqual([task('b1', 'bob')])
   })
 

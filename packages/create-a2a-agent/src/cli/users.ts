@@ -1,9 +1,9 @@
 /**
- * `a2a users export | erase <id>`: one user's task-store data (tasks and push configs), for
- * access and erasure requests, through the app's own Prisma client.
+ * `a2a users export | erase <id>`: one user's data in the A2A tables (tasks, push configs, API
+ * keys), for access and erasure requests, through the app's own Prisma client.
  * @module
  */
-import { eraseUser, exportUser, type PrismaTaskClient } from '@a2a-agent/runtime/prisma'
+import { eraseUser, exportUser, type PrismaUserDataClient } from '@a2a-agent/runtime/prisma'
 import { type AppDbOptions, CliUserError, databaseRefusal, withAppDb } from './app-db.js'
 import { type Io, formatUnexpectedError } from './io.js'
 
@@ -14,15 +14,15 @@ export async function runUsers(command: UsersAction, options: AppDbOptions, io: 
   try {
     if (!command.user.trim()) throw new CliUserError('the user id is empty')
     if (command.action === 'erase' && !command.yes) {
-      throw new CliUserError(`erasing deletes all of ${command.user}'s tasks and push configs for good; pass --yes to go ahead (\`a2a users export ${command.user}\` first keeps a copy)`)
+      throw new CliUserError(`erasing deletes all of ${command.user}'s tasks, push configs and API keys for good; pass --yes to go ahead (\`a2a users export ${command.user}\` first keeps a copy)`)
     }
-    return await withAppDb<PrismaTaskClient, number>(options, async (db) => {
+    return await withAppDb<PrismaUserDataClient, number>(options, async (db) => {
       if (command.action === 'export') {
         io.stdout.write(`${JSON.stringify({ owner: command.user, ...(await exportUser(db, command.user)) }, null, 2)}\n`)
         return 0
       }
       const erased = await eraseUser(db, command.user)
-      io.stdout.write(`Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s).\n`)
+      io.stdout.write(`Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s), ${erased.apiKeys} API key(s).\n`)
       return 0
     })
   } catch (error) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { apiKeyResolver, createApiKey, listApiKeys } from '../../auth/api-keys.js'
 import { makeRecord } from '../conformance-fixtures.js'
 import type { PushConfigRecord } from '../store.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
@@ -17,6 +18,9 @@ const hook = (taskId: string, owner: string, extra: Partial<PushConfigRecord> = 
 describe('exportUser and eraseUser on sqlite', () => {
   let database: TestDatabase
   let store: PrismaStore
+  let aliceKey: string
+  let bobKey: string
+  const resolve = (key: string) => apiKeyResolver(database.db)({ headers: { authorization: `Bearer ${key}` } } as never)
   beforeAll(async () => {
     database = await openDatabase('sqlite')
     store = new PrismaStore(database.db)
@@ -25,28 +29,38 @@ describe('exportUser and eraseUser on sqlite', () => {
     await store.create(makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }))
     await store.putPushConfig(hook('a1', 'alice', { token: 't', authentication: { scheme: 'Bearer', credentials: 'c' } }))
     await store.putPushConfig(hook('b1', 'bob'))
+    aliceKey = (await createApiKey(database.db, { owner: 'alice', scopes: ['read'] })).key
+    bobKey = (await createApiKey(database.db, { owner: 'bob' })).key
   })
   afterAll(async () => {
     await database?.close()
   })
 
-  it('exports every tier of one user\'s tasks and their push configs, as the store reads them', async () => {
+  it('exports every tier of one user\'s tasks, their push configs and the user\'s API keys, as the store reads them', async () => {
     const exported = await exportUser(database.db, 'alice')
     expect(exported.tasks.map((task) => task.id)).toEqual(['a1', 'a2'])
     expect(exported.tasks).toEqual([await store.get('a1'), await store.get('a2')])
     expect(exported.pushConfigs).toEqual(await store.listPushConfigs('a1'))
     expect(exported.pushConfigs[0]).toMatchObject({ token: 't', authentication: { scheme: 'Bearer', credentials: 'c' } })
-    // Plain JSON: what `a2a users export` prints.
-    expect(JSON.parse(JSON.stringify(exported))).toEqual(exported)
-    expect(await exportUser(database.db, 'nobody')).toEqual({ tasks: [], pushConfigs: [] })
+    expect(exported.apiKeys).toEqual(await listApiKeys(database.db, { owner: 'alice' }))
+    expect(exported.apiKeys).toMatchObject([{ owner: 'alice', scopes: ['read'], revokedAt: null }])
+    // Never the key or its hash.
+    expect(JSON.stringify(exported)).not.toContain(aliceKey.slice(12))
+    expect(Object.keys(exported.apiKeys[0]!)).not.toContain('hash')
+    expect(await exportUser(database.db, 'nobody')).toEqual({ tasks: [], pushConfigs: [], apiKeys: [] })
   })
 
-  it('erases one user\'s tasks, push configs and message index, and nobody else\'s', async () => {
-    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 2, pushConfigs: 1, messageIds: 2 })
-    expect(await exportUser(database.db, 'alice')).toEqual({ tasks: [], pushConfigs: [] })
+  it('erases one user\'s tasks, push configs, message index and API keys, and nobody else\'s', async () => {
+    expect(await resolve(aliceKey)).toMatchObject({ owner: 'alice' })
+    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 2, pushConfigs: 1, messageIds: 2, apiKeys: 1 })
+    expect(await exportUser(database.db, 'alice')).toEqual({ tasks: [], pushConfigs: [], apiKeys: [] })
+    // The erased user's key no longer authenticates; bob's still does.
+    expect(await resolve(aliceKey)).toBeNull()
+    expect(await resolve(bobKey)).toMatchObject({ owner: 'bob' })
     expect(await store.findByMessageId('alice', 'm1')).toEqual([])
     expect((await store.findByMessageId('bob', 'm1')).map((task) => task.id)).toEqual(['b1'])
     expect(await store.listPushConfigs('b1')).toHaveLength(1)
-    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 0, pushConfigs: 0, messageIds: 0 })
+    expect(await listApiKeys(database.db, { owner: 'bob' })).toHaveLength(1)
+    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 0, pushConfigs: 0, messageIds: 0, apiKeys: 0 })
   })
 })

@@ -1,17 +1,24 @@
 /**
- * One user's task-store data, for access and erasure requests: everything the A2A tables hold
- * under an owner id, exported as records or deleted in one transaction.
+ * One user's data in the A2A tables, for access and erasure requests: everything stored under an
+ * owner id (tasks, push configs, the message-id index, API keys), exported as records or deleted
+ * in one transaction.
  * @module
  */
+import { type ApiKeyInfo, type PrismaApiKeyClient, listApiKeys } from '../../auth/api-keys.js'
 import type { PushConfigRecord, TaskRecord } from '../store.js'
 import type { PrismaTaskClient } from './client.js'
 import { toPushConfig, toRecord } from './rows.js'
+
+/** The app's client as export and erasure use it: the task-store and API-key models. */
+export type PrismaUserDataClient = PrismaTaskClient & PrismaApiKeyClient
 
 export interface UserExport {
   /** The user's tasks, oldest first, full history included. */
   tasks: TaskRecord[]
   /** The push-notification webhooks registered on them, tokens and credentials included. */
   pushConfigs: PushConfigRecord[]
+  /** The user's API keys as listings show them: never a key or its hash. */
+  apiKeys: ApiKeyInfo[]
 }
 
 export interface UserErasure {
@@ -19,29 +26,34 @@ export interface UserErasure {
   pushConfigs: number
   /** Message-id index entries (not user-visible data, but keyed by the owner). */
   messageIds: number
+  apiKeys: number
 }
 
-/** All of `owner`'s tasks and push configs, in every tenant and scope tier. */
-export async function exportUser(db: PrismaTaskClient, owner: string): Promise<UserExport> {
-  const [tasks, pushConfigs] = await Promise.all([
+/** All of `owner`'s tasks, push configs and API keys, in every tenant and scope tier. */
+export async function exportUser(db: PrismaUserDataClient, owner: string): Promise<UserExport> {
+  const [tasks, pushConfigs, apiKeys] = await Promise.all([
     db.a2ATask.findMany({ where: { owner }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
     db.a2APushConfig.findMany({ where: { owner }, orderBy: [{ taskId: 'asc' }, { createdAt: 'asc' }, { id: 'asc' }] }),
+    listApiKeys(db, { owner }),
   ])
-  return { tasks: tasks.map(toRecord), pushConfigs: pushConfigs.map(toPushConfig) }
+  return { tasks: tasks.map(toRecord), pushConfigs: pushConfigs.map(toPushConfig), apiKeys }
 }
 
 /**
- * Deletes all of `owner`'s tasks, their push configs and message index, in one transaction, and
- * counts what went. Runs still working on a task may fail their next write; erase when idle, or
- * accept that. The user's API keys are the app's to revoke (`revokeApiKey`).
+ * Deletes all of `owner`'s tasks, their push configs and message index, and the user's API keys,
+ * in one transaction, and counts what went. Keys go too: an erased user's key must not keep
+ * creating data under the erased id. Runs still working on a task may fail their next write;
+ * erase when idle, or accept that.
  */
-export async function eraseUser(db: PrismaTaskClient, owner: string): Promise<UserErasure> {
-  return db.$transaction(async (tx) => {
-    // A push config and a message index entry carry their task's owner (the store writes it from
-    // the task), so all three tables delete by owner, with no id lists to outgrow SQL limits.
-    const pushConfigs = await tx.a2APushConfig.deleteMany({ where: { owner } })
-    const messageIds = await tx.a2ATaskMessage.deleteMany({ where: { owner } })
-    const tasks = await tx.a2ATask.deleteMany({ where: { owner } })
-    return { tasks: tasks.count, pushConfigs: pushConfigs.count, messageIds: messageIds.count }
-  })
+export async function eraseUser(db: PrismaUserDataClient, owner: string): Promise<UserErasure> {
+  // A push config and a message index entry carry their task's owner (the store writes it from
+  // the task), so every table deletes by owner, with no id lists to outgrow SQL limits.
+  const counts = (await db.$transaction([
+    db.a2APushConfig.deleteMany({ where: { owner } }),
+    db.a2ATaskMessage.deleteMany({ where: { owner } }),
+    db.a2ATask.deleteMany({ where: { owner } }),
+    db.a2AApiKey.deleteMany({ where: { owner } }),
+  ])) as { count: number }[]
+  const [pushConfigs, messageIds, tasks, apiKeys] = counts.map((deleted) => deleted.count) as [number, number, number, number]
+  return { tasks, pushConfigs, messageIds, apiKeys }
 }
