@@ -15,6 +15,7 @@
  */
 export { PrismaStore } from './store/prisma/prisma-store.js'
 export { prepareSqlite } from './store/prisma/sqlite.js'
+export { DEFAULT_POOL_SIZE, postgresPoolSize } from './store/prisma/postgres.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'
 export type { PrismaUserDataClient, UserErasure, UserExport } from './store/prisma/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'

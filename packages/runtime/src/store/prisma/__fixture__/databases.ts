@@ -24,6 +24,8 @@ export type TestClient = PrismaTaskClient & PrismaApiKeyClient & RawQueryClient 
 
 export interface TestDatabase {
   provider: Provider
+  /** The database's URL, for a second client. */
+  url: string
   db: TestClient
   /** Empties the task-store tables and the API keys. */
   clear(): Promise<void>
@@ -51,6 +53,7 @@ async function openSqlite(rowLog?: RowLog): Promise<TestDatabase> {
   const db: TestClient = new SqliteClient({ adapter })
   return {
     provider: 'sqlite',
+    url,
     db,
     clear: () => clear(db),
     async close() {
@@ -83,6 +86,7 @@ async function openPostgres(rowLog?: RowLog): Promise<TestDatabase> {
   const db: TestClient = new PgClient({ adapter })
   return {
     provider: 'postgres',
+    url: url.href,
     db,
     clear: () => clear(db),
     async close() {
