@@ -1,9 +1,13 @@
+import { readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PrismaClient } from './__fixture__/postgres/generated/client/client.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { makeRecord } from '../conformance-fixtures.js'
 import { DEFAULT_POOL_SIZE, postgresPoolSize } from './postgres.js'
+import { PrismaStore } from './prisma-store.js'
 
 describe('postgresPoolSize', () => {
   it('reads DATABASE_POOL_SIZE, defaulting when unset or blank', () => {
@@ -49,5 +53,34 @@ describe('a PostgreSQL client with postgresPoolSize', () => {
     }
     await sleeping
     expect(most).toBe(2)
+  })
+})
+
+describe('PrismaStore with its tables outside the public schema', () => {
+  let database: TestDatabase
+  let inSchema: PrismaClient
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+    const setup = new pg.Client({ connectionString: database.url })
+    await setup.connect()
+    await setup.query('CREATE SCHEMA tenant_a; SET search_path TO tenant_a')
+    await setup.query(await readFile(new URL('./__fixture__/postgres/generated/schema.sql', import.meta.url), 'utf8'))
+    await setup.end()
+    // Prisma's `schema` option qualifies model queries; the store's SQL follows the search_path.
+    const url = new URL(database.url)
+    url.searchParams.set('options', '-c search_path=tenant_a')
+    inSchema = new PrismaClient({ adapter: new PrismaPg({ connectionString: url.href }, { schema: 'tenant_a' }) })
+  })
+  afterAll(async () => {
+    await inSchema?.$disconnect()
+    await database?.close()
+  })
+
+  it('reads and writes that schema when the connection\'s search_path names it', async () => {
+    const store = new PrismaStore(inSchema)
+    await store.create(makeRecord({ id: 'elsewhere' }))
+    expect((await store.get('elsewhere'))?.id).toBe('elsewhere')
+    expect(await inSchema.a2ATask.count()).toBe(1)
+    expect(await database.db.a2ATask.count()).toBe(0)
   })
 })

@@ -7,7 +7,8 @@
  *
  * Provider notes. SQLite: Prisma's better-sqlite3 adapter serves every query on one connection,
  * so call {@link prepareSqlite} once, and expect reads to see other transactions' uncommitted
- * writes. PostgreSQL: text and jsonb refuse U+0000, so a task or id holding it fails to store.
+ * writes. PostgreSQL: text and jsonb refuse U+0000, so a task or id holding it fails to store;
+ * tables outside `public` need the schema on the connection's search_path (see sql.ts).
  * @module
  */
 import type { Viewer } from '../../auth/principal.js'

@@ -7,7 +7,8 @@
  * PostgreSQL share: double-quoted identifiers, RETURNING, ON CONFLICT, LIMIT … OFFSET.
  *
  * Tables are named without a schema, so on PostgreSQL they resolve through the connection's
- * search_path (the adapter's `schema` option sets it).
+ * search_path. PrismaPg's `schema` option qualifies only model queries: an app whose tables live
+ * outside `public` also names the schema in the URL, `?options=-c%20search_path%3D<schema>`.
  * @module
  */
 import sql, { Sql, join } from 'sql-template-tag'
