@@ -1,6 +1,7 @@
 /**
- * The official clients against the generated invoices example: the A2A SDK calls the derived
- * `entity.invoices` skill and the MCP SDK calls its tools, each as alice and as bob.
+ * The official clients against the invoices example: the A2A SDK calls the derived
+ * `entity.invoices` skill and the hand-written `overdue` skill, and the MCP SDK calls the entity
+ * tools, each as alice and as bob.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Message, SendMessageRequest, Task } from '@a2a-js/sdk'
@@ -74,7 +75,7 @@ describe('the invoices example through the official clients', () => {
     const alice = await a2aClient(app.tokens.alice)
     const bob = await a2aClient(app.tokens.bob)
     const card = await alice.getAgentCard()
-    expect(card.skills.map((skill) => skill.id)).toEqual(['entity.invoices', 'entity.customers'])
+    expect(card.skills.map((skill) => skill.id)).toEqual(['overdue', 'entity.invoices', 'entity.customers'])
     const listed = await callSkill(alice, 'list', { limit: 10 })
     expect(listed.status.state).toBe('TASK_STATE_COMPLETED')
     expect(listed.artifacts[0].name).toBe('invoices.list')
@@ -85,5 +86,18 @@ describe('the invoices example through the official clients', () => {
     expect(bobs.artifacts[0].parts[0].data).toMatchObject({ data: [], total: 0 })
     const refused = await callSkill(bob, 'purge', {})
     expect(refused.status.state).toBe('TASK_STATE_REJECTED')
+  })
+
+  it('A2A: the hand-written overdue skill answers by name', async () => {
+    const bob = await a2aClient(app.tokens.bob)
+    const request = SendMessageRequest.fromJSON({
+      message: { messageId: `overdue-${++counter}`, role: 'ROLE_USER', parts: [{ text: 'What is overdue?' }], metadata: { skill: 'overdue' } },
+    })
+    const result = await bob.sendMessage(request)
+    if (!('status' in result)) throw new Error(`expected a task, got ${JSON.stringify(Message.toJSON(result))}`)
+    const task = Task.toJSON(result) as any
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.status.message.parts[0].text).toBe('Nothing is overdue.')
+    expect(task.artifacts[0].parts[0].data).toEqual({ invoices: [], totals: {} })
   })
 })

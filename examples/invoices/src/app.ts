@@ -4,6 +4,7 @@ import { a2aRouter } from '@a2a-agent/runtime/express'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
+import { overdue } from './overdue.js'
 
 export interface AppOptions {
   db: Db
@@ -12,18 +13,18 @@ export interface AppOptions {
 }
 
 /**
- * The invoices agent: entity tools over MCP at /mcp and as `entity.*` skills over A2A at /a2a,
- * with its A2A tasks kept in the app's own database.
+ * The invoices agent: the `overdue` skill and the entity tools over A2A at /a2a (as `entity.*`
+ * skills), the entity tools over MCP at /mcp, with its A2A tasks kept in the app's own database.
  */
 export function createApp({ db, resolvePrincipal, overrides }: AppOptions): { app: Express; exchange: Exchange } {
   const exchange = createExchange({
-    skills: [],
+    skills: [overdue(db)],
     tools: createToolRegistry(entityTools(db)),
     store: new PrismaStore(db),
     resolvePrincipal,
     card: {
       name: 'Invoices agent',
-      description: 'Lists, reads and records your invoices and customers.',
+      description: 'Lists, reads and records your invoices and customers, and tells you what is overdue.',
       version: '0.1.0',
       securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
       securityRequirements: [{ schemes: { bearer: { list: [] } } }],

@@ -1,10 +1,22 @@
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
+import { PrismaPg } from '@prisma/adapter-pg'
+import { PrismaClient as PostgresqlClient } from './generated/postgresql/client.js'
 import { PrismaClient } from './generated/prisma/client.js'
 
-/** The app's database client; generated entity code is typed against it. */
+/**
+ * The app's database client; generated entity code is typed against it. It is the SQLite client's
+ * type: the PostgreSQL client (from prisma-postgresql/) has the same models and calls, but Prisma
+ * types each provider's client apart (isolation levels, case-insensitive filters).
+ */
 export type Db = PrismaClient
 
-/** A client on `url` (a SQLite `file:` URL), through the better-sqlite3 driver adapter. */
+/** The database `url` names: a `postgresql://` (or `postgres://`) URL, or else a SQLite `file:` URL. */
+export function isPostgresql(url: string): boolean {
+  return /^postgres(ql)?:\/\//.test(url)
+}
+
+/** A client on `url` through its driver adapter: node-postgres for PostgreSQL, better-sqlite3 for SQLite. */
 export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db {
+  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db
   return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }) })
 }

@@ -1,6 +1,9 @@
 import { defineEntities } from '@a2a-agent/runtime/entities'
 
-/** What agents may reach in this app, and as whom. `npm run generate` turns this into tools and skills. */
+/**
+ * What agents may reach in this app, and as whom. `npm run generate` turns each entity into MCP
+ * tools and an A2A skill (src/a2a/*.gen.ts) with tests (test/entities/*.gen.test.ts).
+ */
 export default defineEntities({
   invoices: {
     model: 'Invoice',

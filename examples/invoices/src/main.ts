@@ -2,16 +2,17 @@ import type { AddressInfo } from 'node:net'
 import { devKeyResolver } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
-import { createDb } from './db.js'
+import { createDb, isPostgresql } from './db.js'
 
 const port = Number(process.env.PORT ?? 3000)
+const databaseUrl = process.env.DATABASE_URL ?? 'file:./dev.db'
 // API keys from the database: `npx a2a keys create --user alice` prints one (after
 // `npm run db:migrate`). For a quick try, A2A_DEV_KEYS="alice:key-alice,bob:key-bob" (owner:token
 // pairs) uses fixed development tokens instead. Either way owners must be User ids in the database.
 const devKeys = process.env.A2A_DEV_KEYS
 
-const db = createDb()
-await prepareSqlite(db)
+const db = createDb(databaseUrl)
+if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
 const { app, exchange } = createApp({ db, resolvePrincipal })
 const server = app.listen(port, () => {

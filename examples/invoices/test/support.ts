@@ -1,15 +1,23 @@
-// Starts the app for the generated entity tests (test/entities/*.gen.test.ts). This file is yours:
-// `a2a generate entities` created it once and never rewrites it; change it as the app grows.
+// Starts the app for the tests (test/*.test.ts and the generated test/entities/*.gen.test.ts), on
+// the database DATABASE_URL names: unset or `file:`, a fresh SQLite file; `postgresql://`, a
+// throwaway database on that server (`npm run test:postgresql`). This file is yours: `a2a generate
+// entities` created it once and never rewrites it; change it as the app grows.
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
+import pg from 'pg'
 import { devKeyResolver } from '@a2a-agent/runtime'
 import { prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
-import { createDb } from '../src/db.js'
+import { createDb, isPostgresql } from '../src/db.js'
 
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
@@ -19,30 +27,84 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-const migrations = new URL('../prisma/migrations/', import.meta.url)
+interface TestDatabase {
+  url: string
+  remove(): Promise<void>
+}
+
+const appRoot = fileURLToPath(new URL('..', import.meta.url))
+// Invoices and customers belong to users: the owners the tests act as must exist.
+const users = [
+  ['alice', 'alice@example.com', 'Alice'],
+  ['bob', 'bob@example.com', 'Bob'],
+] as const
 
 /** A fresh SQLite database with every migration applied, in its own temporary folder. */
-function migratedDatabase(): { url: string; remove(): void } {
+function sqliteDatabase(): TestDatabase {
+  const migrations = new URL('../prisma/migrations/', import.meta.url)
   const dir = mkdtempSync(join(tmpdir(), 'invoices-test-'))
   const file = join(dir, 'test.db')
   const sqlite = new Database(file)
   for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
     sqlite.exec(readFileSync(new URL(`${name}/migration.sql`, migrations), 'utf8'))
   }
-  // Invoices and customers belong to users: the owners the tests act as must exist.
   const addUser = sqlite.prepare('INSERT INTO "User" ("id", "email", "name") VALUES (?, ?, ?)')
-  addUser.run('alice', 'alice@example.com', 'Alice')
-  addUser.run('bob', 'bob@example.com', 'Bob')
+  for (const user of users) addUser.run(...user)
   sqlite.close()
-  return { url: `file:${file}`, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  return { url: `file:${file}`, remove: async () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+// The Prisma CLI's wasm schema engine leaves a 10 s timer armed after `migrate deploy` on
+// PostgreSQL, so the finished process would idle that long; unreferenced, it exits at once.
+const unrefLongTimers =
+  'data:text/javascript,const set=globalThis.setTimeout;globalThis.setTimeout=(fn,ms,...args)=>{const timer=set(fn,ms,...args);if(ms>=10000)timer.unref();return timer}'
+
+/**
+ * A database `invoices_test_<random>` on the server of `serverUrl`, created from its `postgres`
+ * database and migrated by `prisma migrate deploy` (prisma-postgresql/migrations, through the
+ * adapter in prisma.config.ts), as `npm run db:migrate` does in production; dropped by remove().
+ */
+async function postgresqlDatabase(serverUrl: string): Promise<TestDatabase> {
+  const admin = new URL(serverUrl)
+  admin.pathname = '/postgres'
+  const name = `invoices_test_${randomBytes(6).toString('hex')}`
+  const onAdmin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin.href })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  await onAdmin(`CREATE DATABASE "${name}"`)
+  const remove = () => onAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  try {
+    const prisma = createRequire(import.meta.url).resolve('prisma/build/index.js')
+    await promisify(execFile)(process.execPath, ['--import', unrefLongTimers, prisma, 'migrate', 'deploy'], {
+      cwd: appRoot,
+      env: { ...process.env, DATABASE_URL: url.href },
+    })
+    const client = new pg.Client({ connectionString: url.href })
+    await client.connect()
+    for (const user of users) await client.query('INSERT INTO "User" ("id", "email", "name") VALUES ($1, $2, $3)', [...user])
+    await client.end()
+  } catch (error) {
+    await remove()
+    throw error
+  }
+  return { url: url.href, remove }
 }
 
 /** The app on a free port and its own database, with development keys for alice and bob. */
 export async function createTestApp(): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob' }
-  const database = migratedDatabase()
+  const serverUrl = process.env.DATABASE_URL
+  const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
   const db = createDb(database.url)
-  await prepareSqlite(db)
+  if (!isPostgresql(database.url)) await prepareSqlite(db)
   const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
   const server = app.listen(0, '127.0.0.1')
@@ -56,7 +118,7 @@ export async function createTestApp(): Promise<TestApp> {
       server.closeAllConnections()
       server.close()
       await db.$disconnect()
-      database.remove()
+      await database.remove()
     },
   }
 }
