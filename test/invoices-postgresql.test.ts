@@ -26,11 +26,20 @@ function node(args: string[], env: Record<string, string>): Promise<{ code: numb
   })
 }
 
-async function testDatabases(): Promise<string[]> {
+/**
+ * The invoices_test_* databases on the server; with `appName`, only those that connections named
+ * so (PGAPPNAME, which node-postgres reads) are using now, so that other runs on the server don't count.
+ */
+async function testDatabases(appName?: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: server })
   await client.connect()
   try {
-    const { rows } = await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'invoices\\_test\\_%'")
+    const { rows } = appName
+      ? await client.query<{ datname: string }>(
+          "SELECT DISTINCT datname FROM pg_stat_activity WHERE application_name = $1 AND datname LIKE 'invoices\\_test\\_%'",
+          [appName],
+        )
+      : await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'invoices\\_test\\_%'")
     return rows.map((row) => row.datname)
   } finally {
     await client.end()
@@ -39,24 +48,25 @@ async function testDatabases(): Promise<string[]> {
 
 describe.concurrent('examples/invoices on PostgreSQL', () => {
   it('passes its own tests, each file in its own database, all dropped after', { timeout: 120_000 }, async () => {
-    const before = new Set(await testDatabases())
     const files = readdirSync(join(example, 'test'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.test.ts'))
-    // Watch the server while the tests run: every file must have made (and then dropped) its own database.
+    // Watch the server while the tests run: every file must use (and then drop) its own database.
+    const appName = `invoices-postgresql-${process.pid}`
     const seen = new Set<string>()
     let watching = true
     const watcher = (async () => {
       while (watching) {
-        for (const name of await testDatabases()) if (!before.has(name)) seen.add(name)
+        for (const name of await testDatabases(appName)) seen.add(name)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     })()
     const vitest = join(root, 'node_modules/vitest/vitest.mjs')
-    const run = await node([vitest, 'run', '--root', example], { DATABASE_URL: server, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' }).finally(() => (watching = false))
+    const env = { DATABASE_URL: server, PGAPPNAME: appName, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' }
+    const run = await node([vitest, 'run', '--root', example], env).finally(() => (watching = false))
     await watcher
     expect(run.code, run.output).toBe(0)
     expect(run.output).toMatch(new RegExp(`Test Files +${files.length} passed`))
     expect(seen.size, [...seen].join(', ')).toBe(files.length)
-    expect((await testDatabases()).filter((name) => !before.has(name))).toEqual([])
+    expect((await testDatabases()).filter((name) => seen.has(name))).toEqual([])
   })
 
   it('prisma-postgresql/ holds what prisma/ implies, and goes stale when prisma/ changes', () => {
