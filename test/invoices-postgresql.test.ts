@@ -105,6 +105,18 @@ describe.concurrent('examples/invoices on PostgreSQL', () => {
     expect(postgresql.output).toContain('No difference detected.')
   })
 
+  // One source for those fixes: a change to the scaffolder's must reach the example too.
+  it("prisma.config.ts carries the scaffolder's adapter fixes for both databases, verbatim", () => {
+    const config = readFileSync(join(example, 'prisma.config.ts'), 'utf8')
+    const between = (path: string, start: string) => {
+      const template = readFileSync(join(root, 'templates/app', path), 'utf8')
+      expect(template, `${start} in templates/app/${path}`).toContain(start)
+      return template.slice(template.indexOf(start), template.indexOf('export default'))
+    }
+    expect(config).toContain(between('prisma.config.sqlite.ts', '// The engine sends'))
+    expect(config).toContain(between('prisma.config.postgresql.ts.hbs', 'interface Field'))
+  })
+
   it('type-checks with its own tsconfig (prisma.config.ts and scripts/ too)', async () => {
     const tsc = await node([join(root, 'node_modules/typescript/bin/tsc'), '-p', example], {})
     expect(tsc.output).toBe('')
