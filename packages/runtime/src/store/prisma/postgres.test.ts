@@ -45,9 +45,9 @@ describe('a PostgreSQL client with postgresPoolSize', () => {
     // The most sleeping queries the server saw running at once, polled while they wait in line.
     let most = 0
     for (let poll = 0; poll < 16; poll++) {
-      const [seen] = await database.db.$queryRawUnsafe<{ running: number }[]>(
+      const [seen] = (await database.db.$queryRawUnsafe(
         `SELECT count(*)::int AS running FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE '%pg_sleep%'`,
-      )
+      )) as { running: number }[]
       most = Math.max(most, seen?.running ?? 0)
       await sleep(50)
     }
@@ -81,6 +81,6 @@ describe('PrismaStore with its tables outside the public schema', () => {
     await store.create(makeRecord({ id: 'elsewhere' }))
     expect((await store.get('elsewhere'))?.id).toBe('elsewhere')
     expect(await inSchema.a2ATask.count()).toBe(1)
-    expect(await database.db.a2ATask.count()).toBe(0)
+    expect(await database.db.a2ATask.count({})).toBe(0)
   })
 })
