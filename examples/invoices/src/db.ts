@@ -1,3 +1,4 @@
+import { postgresPoolSize } from '@a2a-agent/runtime/prisma'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient as PostgresqlClient } from './generated/postgresql/client.js'
@@ -15,8 +16,11 @@ export function isPostgresql(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url)
 }
 
-/** A client on `url` through its driver adapter: node-postgres for PostgreSQL, better-sqlite3 for SQLite. */
+/**
+ * A client on `url` through its driver adapter: node-postgres for PostgreSQL (at most
+ * DATABASE_POOL_SIZE connections, default 10), better-sqlite3 for SQLite.
+ */
 export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db {
-  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: url }) }) as unknown as Db
+  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: url, max: postgresPoolSize() }) }) as unknown as Db
   return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }) })
 }
