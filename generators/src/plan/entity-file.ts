@@ -5,8 +5,6 @@
  * @module
  */
 import type { EntityOperation } from '@a2a-agent/runtime'
-import { compile } from 'json-schema-to-typescript'
-import * as prettier from 'prettier'
 import type { ResolvedEntity, ResolvedField } from '../read/resolved.js'
 import { toolDescription } from './descriptions.js'
 import { hasBytes, inputExpression, needsDecimal, needsJsonInput, presentExpression, rowType } from './field-code.js'
@@ -36,10 +34,11 @@ const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'before
 export const hooksOf = (entity: ResolvedEntity): string[] => entity.operations.flatMap((op) => (WRITES[op] ? [WRITES[op]] : []))
 
 /**
+ * @param types the entity's input types (`inputTypes`), formatted.
  * @param owned the declared entities by model: a foreign key into one of them is checked to name a
  *   row of the caller's, so nobody links their invoice to another owner's customer.
  */
-export async function entityFile(entity: ResolvedEntity, imports: EntityFileImports, owned: ReadonlyMap<string, ResolvedEntity> = new Map()): Promise<string> {
+export function entityFile(entity: ResolvedEntity, types: string, imports: EntityFileImports, owned: ReadonlyMap<string, ResolvedEntity> = new Map()): string {
   const names = entityNames(entity)
   const references: Reference[] = entity.writable.flatMap((field) => {
     const target = field.references === undefined ? undefined : owned.get(field.references)
@@ -47,20 +46,16 @@ export async function entityFile(entity: ResolvedEntity, imports: EntityFileImpo
   })
   const ops = entity.operations
   const has = (op: EntityOperation) => ops.includes(op)
-  const tools = await Promise.all(
-    ops.map(async (op) => {
-      const opNames = names.operations[op]
-      const schema = operationSchema(entity, op)
-      const prefix = `export const ${opNames.schema} = `
-      return {
-        ...opNames,
-        operation: op,
-        schemaLiteral: printLiteral(schema, '', prefix.length, ' as const'.length),
-        type: await inputType(schema, opNames.input),
-        description: longProperty('description', quote(toolDescription(entity, op)), '      '),
-      }
-    }),
-  )
+  const tools = ops.map((op) => {
+    const opNames = names.operations[op]
+    const prefix = `export const ${opNames.schema} = `
+    return {
+      ...opNames,
+      operation: op,
+      schemaLiteral: printLiteral(operationSchema(entity, op), '', prefix.length, ' as const'.length),
+      description: longProperty('description', quote(toolDescription(entity, op)), '      '),
+    }
+  })
   const findsOwn = has('get') || has('update') || has('delete')
   const keys = [entity.owner, ...(entity.tenant ? [entity.tenant] : [])]
   const usesToolError = findsOwn || references.length > 0 || keys.some((key) => key.type !== 'String') || (entity.tenant?.isRequired ?? false)
@@ -78,8 +73,7 @@ export async function entityFile(entity: ResolvedEntity, imports: EntityFileImpo
       ...(hooks.length > 0 ? [`import { ${[...hooks].sort().join(', ')} } from '${imports.hooks}'`] : []),
     ],
     tools,
-    // Formatted once per file: prettier's fixed cost per call dominated a run when each type paid it.
-    types: await formatTypes(tools.map((tool) => tool.type.trimEnd()).join('\n\n')),
+    types,
     decimal: needsDecimal(entity.columns),
     jsonInput: needsJsonInput(entity.writable),
     // Writable fields are visible ones, so `in` implies `out`.
@@ -216,17 +210,3 @@ function withReferencedHelpers(own: ReturnType<typeof ownership>, references: Re
     bigIntId: own.bigIntId || theirs.some((other) => other.bigIntId),
   }
 }
-
-/** The input type json-schema-to-typescript makes of `schema`, in the repository's style. */
-async function inputType(schema: object, name: string): Promise<string> {
-  return compile(structuredClone(schema), name, {
-    bannerComment: '',
-    additionalProperties: false,
-    unknownAny: true,
-    strictIndexSignatures: false,
-    format: false,
-  })
-}
-
-const formatTypes = async (source: string): Promise<string> =>
-  (await prettier.format(source, { parser: 'typescript', semi: false, singleQuote: true, printWidth: 100, trailingComma: 'all' })).trimEnd()

@@ -13,6 +13,8 @@ import type { ResolvedEntity } from '../read/resolved.js'
 import { validateEntities } from '../read/validate.js'
 import { entityFile, hooksOf } from './entity-file.js'
 import { format } from './format.js'
+import { formatTypeBlocks } from './format-types.js'
+import { inputTypes } from './input-types.js'
 import { entityNames } from './names.js'
 import { render } from './templates.js'
 import { entityTestFile } from './test-file.js'
@@ -131,12 +133,13 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
 
   const owned = new Map<string, ResolvedEntity>()
   for (const entity of entities) if (!owned.has(entity.model)) owned.set(entity.model, entity)
-  for (const entity of entities) {
+  const types = await formatTypeBlocks(await inputTypes(entities))
+  for (const [index, entity] of entities.entries()) {
     const { stem } = entityNames(entity)
     const path = posix.join(outDir, `${stem}.gen.ts`)
     const hooksPath = posix.join(outDir, 'hooks', `${stem}.ts`)
     const hooks = hooksOf(entity)
-    add(path, await entityFile(entity, { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }, owned))
+    add(path, entityFile(entity, types[index] ?? '', { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }, owned))
     if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
     const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
     add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath), runtime))

@@ -9,7 +9,7 @@ import { posix, resolve } from 'node:path'
 import { GeneratorError } from '../errors.js'
 import { type Decision, assess } from './assess.js'
 import { removeEmptyParents, writeFileAtomic } from './atomic.js'
-import { unifiedDiff } from './diff.js'
+import type { unifiedDiff } from './diff.js'
 import { MANIFEST_PATH } from './manifest.js'
 import { resolveInApp } from './paths.js'
 import type { ApplyOptions, ApplyReport, FileOutcome, Plan } from './types.js'
@@ -24,7 +24,9 @@ export async function applyPlan(appRoot: string, plan: Plan, options: ApplyOptio
   if (options.mode === 'write' && errors.length === 0) {
     wrote = await carryOut(root, decisions, manifest === 'unchanged' && !refreshCache ? undefined : manifestText)
   }
-  const files = decisions.map((decision) => outcome(decision, options.mode === 'diff'))
+  // The diff library is loaded only for --diff: every other run, a no-op above all, goes without it.
+  const diff = options.mode === 'diff' ? (await import('./diff.js')).unifiedDiff : undefined
+  const files = decisions.map((decision) => outcome(decision, diff))
   return { appRoot: root, mode: options.mode, force, files, manifest, wrote, errors }
 }
 
@@ -65,12 +67,12 @@ async function carryOut(root: string, decisions: Decision[], manifestText: strin
   return wrote
 }
 
-function outcome(decision: Decision, withDiff: boolean): FileOutcome {
+function outcome(decision: Decision, diff: typeof unifiedDiff | undefined): FileOutcome {
   const { content, current, ...rest } = decision
   const changes = decision.action !== 'unchanged' && decision.action !== 'kept'
-  if (!withDiff || !changes) return rest
+  if (!diff || !changes) return rest
   const after = decision.orphan ? undefined : content
-  return { ...rest, diff: unifiedDiff(decision.path, current, after) }
+  return { ...rest, diff: diff(decision.path, current, after) }
 }
 
 function refusal(refused: Decision[], plan: Plan): GeneratorError {
