@@ -13,6 +13,7 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { isBuiltin } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { templatesRoot } from './templates-root.js'
 
 /** The reading options of a plan (the planner's `PlanInput`), repeated here to stay light. */
 export interface FingerprintInput {
@@ -32,10 +33,23 @@ export interface GeneratorFiles {
   packageJson: string
 }
 
-const GENERATOR: GeneratorFiles = {
-  src: fileURLToPath(new URL('./', import.meta.url)),
-  templates: fileURLToPath(new URL('../../templates/entity/', import.meta.url)),
-  packageJson: fileURLToPath(new URL('../package.json', import.meta.url)),
+/**
+ * The generator inside the bundled CLI, which ships without its sources: the digest of the ones it
+ * was built from (`generatorCodeDigest`), and the templates it reads.
+ */
+export interface BundledGenerator {
+  codeDigest: string
+  templates: string
+}
+
+// Replaced by the CLI bundle's build (an esbuild define) with generatorCodeDigest() of the sources
+// it bundles; undeclared when running from source.
+declare const A2A_GENERATOR_CODE_DIGEST: string | undefined
+
+function ownGenerator(): GeneratorFiles | BundledGenerator {
+  const templates = join(templatesRoot(), 'entity')
+  if (typeof A2A_GENERATOR_CODE_DIGEST === 'string') return { codeDigest: A2A_GENERATOR_CODE_DIGEST, templates }
+  return { src: fileURLToPath(new URL('./', import.meta.url)), templates, packageJson: fileURLToPath(new URL('../package.json', import.meta.url)) }
 }
 
 /** `prisma` when that folder exists (a multi-file schema), else `prisma/schema.prisma`. */
@@ -45,7 +59,7 @@ export async function defaultSchemaPath(appRoot: string): Promise<string> {
 }
 
 /** The fingerprint of a plan's inputs; `undefined` when any of them cannot be read. */
-export async function fingerprintInputs(input: FingerprintInput, generator = GENERATOR): Promise<string | undefined> {
+export async function fingerprintInputs(input: FingerprintInput, generator?: GeneratorFiles | BundledGenerator): Promise<string | undefined> {
   try {
     const appRoot = resolve(input.appRoot)
     const entitiesFile = input.entitiesFile ?? 'src/entities.ts'
@@ -62,7 +76,7 @@ export async function fingerprintInputs(input: FingerprintInput, generator = GEN
     }
     parts.set('options', JSON.stringify(options))
     const [identity, schema, modules, appPackage, tsconfig] = await Promise.all([
-      generatorIdentity(generator),
+      generatorIdentity(generator ?? ownGenerator()),
       schemaFiles(appRoot, schemaPath),
       moduleGraph(appRoot, join(appRoot, entitiesFile)),
       // "type" decides how tsx loads the entities file.
@@ -76,32 +90,53 @@ export async function fingerprintInputs(input: FingerprintInput, generator = GEN
     for (const [label, text] of modules) parts.set(`module:${label}`, text)
     parts.set('app:package.json', appPackage)
     parts.set('app:tsconfig.json', tsconfig)
-    const hash = createHash('sha256')
-    for (const label of [...parts.keys()].sort()) {
-      const text = parts.get(label) ?? ''
-      // Length-prefixed, so no two different sets of parts hash the same bytes.
-      hash.update(`${label.length}:${label}${Buffer.byteLength(text)}:`).update(text)
-    }
-    return hash.digest('hex')
+    return digest(parts)
   } catch {
     return undefined
   }
 }
 
-/** Every template and every non-test source file of the generator, and its pinned dependencies. */
-async function generatorIdentity({ src, templates, packageJson }: GeneratorFiles): Promise<Map<string, string>> {
+/** The generator's code (its digest) and every template, as parts of the fingerprint. */
+async function generatorIdentity(generator: GeneratorFiles | BundledGenerator): Promise<Map<string, string>> {
+  const { templates } = generator
   const files = new Map<string, string>()
-  const sources = (await readdir(src, { recursive: true, withFileTypes: true }))
+  const templateFiles = (await readdir(templates, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(templates, entry.name))
+  await Promise.all([
+    ('codeDigest' in generator ? Promise.resolve(generator.codeDigest) : generatorCodeDigest(generator)).then((code) => files.set('code', code)),
+    ...templateFiles.map(async (path) => files.set(`templates/${toPosix(relative(templates, path))}`, await readFile(path, 'utf8'))),
+  ])
+  return files
+}
+
+/**
+ * One digest of every non-test source file of the generator and its package.json (its pinned
+ * dependencies). The CLI's build embeds it, so the bundle fingerprints like the sources it came from.
+ */
+export async function generatorCodeDigest({ src, packageJson }: Pick<GeneratorFiles, 'src' | 'packageJson'>): Promise<string> {
+  const files = new Map<string, string>()
+  await Promise.all([
+    ...(await generatorSources(src)).map(async (path) => files.set(`src/${toPosix(relative(src, path))}`, await readFile(path, 'utf8'))),
+    readFile(packageJson, 'utf8').then((text) => files.set('package.json', text)),
+  ])
+  return digest(files)
+}
+
+/** The generator's non-test source files (not its tests' fixtures either), absolute. */
+export async function generatorSources(src: string): Promise<string[]> {
+  return (await readdir(src, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
     .map((entry) => join(entry.parentPath, entry.name))
     .filter((path) => !relative(src, path).split(sep).includes('__fixture__'))
-  const templateFiles = (await readdir(templates, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => join(templates, entry.name))
-  await Promise.all([
-    ...sources.map(async (path) => files.set(`src/${toPosix(relative(src, path))}`, await readFile(path, 'utf8'))),
-    ...templateFiles.map(async (path) => files.set(`templates/${toPosix(relative(templates, path))}`, await readFile(path, 'utf8'))),
-    readFile(packageJson, 'utf8').then((text) => files.set('package.json', text)),
-  ])
-  return files
+}
+
+/** sha256 over labelled parts, in label order; length-prefixed, so no two sets of parts hash the same bytes. */
+function digest(parts: ReadonlyMap<string, string>): string {
+  const hash = createHash('sha256')
+  for (const label of [...parts.keys()].sort()) {
+    const text = parts.get(label) ?? ''
+    hash.update(`${label.length}:${label}${Buffer.byteLength(text)}:`).update(text)
+  }
+  return hash.digest('hex')
 }
 
 /**

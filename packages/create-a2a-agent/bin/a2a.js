@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// The CLI and the workspace packages it imports are TypeScript source with no build step, so
-// this launcher compiles them on the fly with tsx. tsImport scopes the loader to this import
-// graph instead of registering it for the whole process.
-import { tsImport } from 'tsx/esm/api'
+// `a2a`: src/a2a.ts, from its build in dist/ (see launch.js).
+import { launch } from './launch.js'
 
-await tsImport('../src/a2a.ts', import.meta.url)
+await launch('a2a')

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Same launcher as bin/a2a.js: run the TypeScript source through tsx (no build step).
-import { tsImport } from 'tsx/esm/api'
+// `create-a2a-agent`: src/create.ts, from its build in dist/ (see launch.js).
+import { launch } from './launch.js'
 
-await tsImport('../src/create.ts', import.meta.url)
+await launch('create')

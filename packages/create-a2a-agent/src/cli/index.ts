@@ -3,21 +3,17 @@
  * the exit code instead of exiting, so tests drive it in-process.
  * @module
  */
-import { readFileSync } from 'node:fs'
 import yargs from 'yargs'
 import type { GenerateEntitiesOptions, Planner } from './generate-entities.js'
 import { keysCommands } from './keys-args.js'
 import { usersCommands } from './users-args.js'
 import type { KeysAction } from './keys.js'
 import { type Io, formatUnexpectedError } from './io.js'
+import { VERSION } from '../package-root.js'
 
 export interface RunOptions {
   planner?: Planner
   cwd?: string
-}
-
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string
 }
 
 const ENTITIES_DESCRIPTION = `Generate agent tools (MCP tools and A2A skills) for the entities declared in src/entities.ts.
@@ -106,7 +102,7 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
         command = () => keysCommand(action, app)
       }),
     )
-    .command('users', 'Export or erase one user’s task data', (users) =>
+    .command('users', 'Export or erase one user’s A2A data', (users) =>
       usersCommands(users, (action, app) => {
         command = async () => (await import('./users.js')).runUsers(action, { app, cwd: options.cwd }, io)
       }),
@@ -114,7 +110,7 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
     .demandCommand(1, 'Name a command, e.g. `a2a generate entities`.')
     .recommendCommands()
     .strict()
-    .version(version)
+    .version(VERSION)
     .help()
     .alias('help', 'h')
     .wrap(Math.min(100, process.stdout.columns || 80))

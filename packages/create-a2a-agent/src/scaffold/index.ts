@@ -4,11 +4,11 @@
  * returns the exit code instead of exiting, so tests drive it in-process.
  * @module
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Io } from '../cli/io.js'
+import { PACKAGE_ROOT, VERSION } from '../package-root.js'
 import { formatUnexpectedError } from '../cli/io.js'
 import { type Answers, type Ask, defaultAnswers, promptAnswers, type ScaffoldOptions } from './options.js'
 import { parseCreateArgs } from './args.js'
@@ -24,14 +24,12 @@ export interface CreateDeps {
   run?: Run
 }
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 // This repository's root, when the scaffolder runs from it: apps scaffolded inside link the local packages.
 const REPO_ROOT = resolve(PACKAGE_ROOT, '../..')
-const { version } = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
 
 /** Parses `args` (without `node` and the script) and scaffolds; resolves to the exit code. */
 export async function runCreate(args: readonly string[], io: Io, deps: CreateDeps = {}): Promise<number> {
-  const parsed = await parseCreateArgs(args, version)
+  const parsed = await parseCreateArgs(args, VERSION)
   if (parsed.kind === 'output') {
     io.stdout.write(parsed.text)
     return 0
@@ -149,7 +147,7 @@ function packageName(directory: string): string {
 /** Inside this repository: file: links to the local packages, so nothing needs publishing. */
 function linkedVersions(directory: string): ScaffoldOptions['versions'] {
   const inRepo = existsSync(join(REPO_ROOT, 'packages', 'runtime', 'package.json')) && directory.startsWith(REPO_ROOT + sep)
-  if (!inRepo) return { runtime: `^${version}`, cli: `^${version}` }
+  if (!inRepo) return { runtime: `^${VERSION}`, cli: `^${VERSION}` }
   const link = (folder: string) => `file:${relative(directory, join(REPO_ROOT, 'packages', folder)).split(sep).join('/')}`
   return { runtime: link('runtime'), cli: link('create-a2a-agent') }
 }

@@ -1,16 +1,17 @@
 /**
- * The app template under `templates/app/` at the repository root: real files, copied as they are
- * or rendered with Handlebars when they end in `.hbs`. A variant is picked by filename
+ * The app template under `templates/app/` (where: the generators' `templates-root.ts`): real files,
+ * copied as they are or rendered with Handlebars when they end in `.hbs`. A variant is picked by filename
  * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other database's files are skipped), and
  * `_gitignore` becomes `.gitignore` (npm drops `.gitignore` files from published packages).
  * @module
  */
 import { readdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { templatesRoot } from '@a2a-agent/generators/templates-root'
 import Handlebars from 'handlebars'
 import type { ScaffoldOptions } from './options.js'
 
-export const TEMPLATE_DIRECTORY = fileURLToPath(new URL('../../../../templates/app/', import.meta.url))
+export const TEMPLATE_DIRECTORY = join(templatesRoot(), 'app')
 
 const DATABASES = ['sqlite', 'postgresql'] as const
 export type Database = (typeof DATABASES)[number]
