@@ -6,7 +6,8 @@
  * @module
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import type { Delegate } from '../store/prisma/client.js'
+import type { Delegate, RawClient } from '../store/prisma/client.js'
+import { query, sql } from '../store/prisma/sql.js'
 import { type Principal, type PrincipalResolver, scopeKey } from './principal.js'
 
 /** An A2AApiKey row as Prisma returns it. */
@@ -107,16 +108,20 @@ export interface ApiKeyResolverOptions {
 
 /**
  * A resolver that accepts `Authorization: Bearer <key>` for the unrevoked keys in the database.
- * The key is looked up by its hash, so the lookup's timing says nothing about stored keys.
+ * The key is looked up by its hash, so the lookup's timing says nothing about stored keys. The
+ * lookup runs on every request, so it is one raw statement (see store/prisma/sql.ts).
  */
-export function apiKeyResolver(db: PrismaApiKeyClient, options: ApiKeyResolverOptions = {}): PrincipalResolver {
+export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiKeyResolverOptions = {}): PrincipalResolver {
   const interval = options.touchIntervalMs ?? 60_000
   const now = options.now ?? Date.now
   return async (request) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
     // Not one of ours: no query.
     if (!match || !match[1]!.startsWith(KEY_PREFIX)) return null
-    const row = await db.a2AApiKey.findUnique({ where: { hash: hashOf(match[1]!) } })
+    const [row] = await query<Omit<ApiKeyRow, 'hash' | 'prefix' | 'createdAt'>>(
+      db,
+      sql`SELECT "id", "owner", "tenant", "scopes", "lastUsedAt", "revokedAt" FROM "A2AApiKey" WHERE "hash" = ${hashOf(match[1]!)}`,
+    )
     if (!row || row.revokedAt) return null
     const at = now()
     if (!row.lastUsedAt || at - row.lastUsedAt.getTime() >= interval) await touch(db, row.id, at, interval)
