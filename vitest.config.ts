@@ -1,9 +1,22 @@
+import { defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
+// Inside this repository @a2a-agent/runtime resolves to its TypeScript source (the "@a2a-agent/source"
+// export condition): tests see an edit at once and need no build. Vitest also passes these conditions
+// to its workers' Node (--conditions), which tsx's tsImport of an app's files goes through; "module"
+// is left out, as in Vitest's default, since Node would honour it too. Apps run with --root below
+// this folder (examples/*, apps scaffolded here) load this file as well.
+const conditions = ['@a2a-agent/source', ...defaultServerConditions.filter((condition) => condition !== 'module')]
+// Tests also start this repository's code in child processes (the a2a bin, tsx, apps' scripts).
+const inherited = process.env.NODE_OPTIONS ?? ''
+const NODE_OPTIONS = inherited.includes('--conditions=@a2a-agent/source') ? inherited : `${inherited} --conditions=@a2a-agent/source`.trim()
+
 export default defineConfig({
+  ssr: { resolve: { conditions } },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    env: { NODE_OPTIONS },
   },
 })

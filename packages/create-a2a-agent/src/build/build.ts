@@ -31,6 +31,8 @@ const WORKSPACE_MANIFESTS = [GENERATOR.packageJson, join(REPO, 'packages/runtime
 /** Files that steer the build (resolution, dependencies, the record's format) without being bundled. */
 const STEERING = [join(PACKAGE_DIR, 'package.json'), join(PACKAGE_DIR, 'bin/launch.js'), ...WORKSPACE_MANIFESTS, join(REPO, 'tsconfig.json')]
 const ENTRIES = { a2a: 'src/a2a.ts', create: 'src/create.ts' }
+/** The workspace packages' export condition for their TypeScript sources, which the bundle takes. */
+const SOURCE_CONDITION = '@a2a-agent/source'
 /**
  * npm packages bundled rather than imported (devDependencies then). yargs is on every run's path:
  * importing it and parsing took ~100 ms over a bare `node` start, bundled ~45 ms (its dozens of
@@ -62,6 +64,7 @@ export async function build({ clean = false } = {}): Promise<BuildResult> {
     write: false,
     metafile: true,
     logLevel: 'silent',
+    conditions: [SOURCE_CONDITION],
     define: { A2A_GENERATOR_CODE_DIGEST: JSON.stringify(await generatorCodeDigest(GENERATOR)) },
     plugins: [bundleWorkspace(dependencies)],
   })

@@ -30,6 +30,8 @@ export interface TemplateView {
   urlFallback: string
   runtimeVersion: string
   cliVersion: string
+  /** Linked to this repository's packages (file: versions): its configs resolve their TypeScript sources. */
+  linked: boolean
 }
 
 export function templateView(options: ScaffoldOptions): TemplateView {
@@ -51,6 +53,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     urlFallback: `\${DATABASE_URL:-${defaultUrl}}`,
     runtimeVersion: options.versions.runtime,
     cliVersion: options.versions.cli,
+    linked: options.versions.runtime.startsWith('file:'),
   }
 }
 
