@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url'
 import { generatorCodeDigest, generatorSources } from '@a2a-agent/generators/inputs'
 import * as esbuild from 'esbuild'
 import { BUILD_INFO, DIST_DIR, PACKAGE_DIR, freshEntry, statKey } from '../../bin/launch.js'
+import { buildDeclarations } from './declarations.js'
 import { toPosix, writeAtomic } from './files.js'
 import { withLock } from './lock.js'
 import { inputsRecord, statTree } from './stamp.js'
@@ -30,7 +31,9 @@ const WATCHED = [join(PACKAGE_DIR, 'src'), GENERATOR.src, join(REPO, 'packages/r
 const WORKSPACE_MANIFESTS = [GENERATOR.packageJson, join(REPO, 'packages/runtime/package.json')]
 /** Files that steer the build (resolution, dependencies, the record's format) without being bundled. */
 const STEERING = [join(PACKAGE_DIR, 'package.json'), join(PACKAGE_DIR, 'bin/launch.js'), ...WORKSPACE_MANIFESTS, join(REPO, 'tsconfig.json')]
-const ENTRIES = { a2a: 'src/a2a.ts', create: 'src/create.ts' }
+/** The bins' entries, and `index`: the programmatic entry (package.json exports it as dist/index.js). */
+const ENTRIES = { a2a: 'src/a2a.ts', create: 'src/create.ts', index: 'src/index.ts' }
+const PROGRAMMATIC_ENTRY = join(DIST_DIR, 'index.js')
 /** The workspace packages' export condition for their TypeScript sources, which the bundle takes. */
 const SOURCE_CONDITION = '@a2a-agent/source'
 /**
@@ -81,6 +84,8 @@ export async function build({ clean = false } = {}): Promise<BuildResult> {
   const missing = Object.keys(ENTRIES).filter((name) => entries[name] === undefined)
   // build.json without an entry would make every launch rebuild.
   if (missing.length > 0) throw new Error(`esbuild produced no output for entry ${missing.join(', ')}`)
+  // A fixed name for package.json's exports; the content-named entry keeps concurrent readers safe.
+  writeAtomic(PROGRAMMATIC_ENTRY, `export * from './${toPosix(entries.index!)}'\n`)
   const templates = copyTemplates(before)
   const read = Object.keys(result.metafile.inputs).map((path) => resolve(PACKAGE_DIR, path))
   // A bundled npm package changes with its version: its package.json stands for its files.
@@ -101,7 +106,7 @@ export async function build({ clean = false } = {}): Promise<BuildResult> {
   )
   writeAtomic(BUILD_INFO, `${JSON.stringify({ entries, inputs }, null, 2)}\n`)
   if (clean) {
-    const kept = new Set([BUILD_INFO, join(DIST_DIR, '.lock'), ...result.outputFiles.map((file) => file.path)])
+    const kept = new Set([BUILD_INFO, PROGRAMMATIC_ENTRY, join(DIST_DIR, '.lock'), ...result.outputFiles.map((file) => file.path)])
     for (const name of readdirSync(DIST_DIR)) if (!kept.has(join(DIST_DIR, name))) rmSync(join(DIST_DIR, name), { recursive: true, force: true })
   }
   return { entries, files: result.outputFiles.length, bytes }
@@ -178,8 +183,13 @@ async function main(args: readonly string[]): Promise<void> {
     return
   }
   await mkdir(DIST_DIR, { recursive: true })
-  const { entries, files, bytes } = await withLock(join(DIST_DIR, '.lock'), () => build({ clean: true }))
-  console.error(`dist/: ${Object.values(entries).join(', ')} and ${files - Object.keys(entries).length} chunks, ${(bytes / 1024).toFixed(0)} kB; templates/ copied`)
+  const { entries, files, bytes } = await withLock(join(DIST_DIR, '.lock'), async () => {
+    const result = await build({ clean: true })
+    // Only for publishing: the bins never read them, so a rebuild before a run skips them.
+    await buildDeclarations()
+    return result
+  })
+  console.error(`dist/: ${Object.values(entries).join(', ')} and ${files - Object.keys(entries).length} chunks, ${(bytes / 1024).toFixed(0)} kB; types in dist/types; templates/ copied`)
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
