@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative, sep } from 'node:path'
+import { join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, expect, it } from 'vitest'
+import { unpackWithDependencies } from './unpacked.js'
 
 // The package as npm would publish it: `npm pack` (its prepack builds), then the tarball unpacked
 // where only its dependencies are installed, and run.
@@ -34,7 +35,7 @@ it('packs the bins, the build and every template, and no sources or tests', asyn
   tarball = join(temp, packed!.filename)
   const paths = packed!.files.map((file) => file.path)
   const { entries } = JSON.parse(readFileSync(join(PACKAGE, 'dist/build.json'), 'utf8')) as { entries: Record<string, string> }
-  expect(Object.keys(entries).sort()).toEqual(['a2a', 'create'])
+  expect(Object.keys(entries).sort()).toEqual(['a2a', 'create', 'index'])
   expect(paths).toEqual(
     expect.arrayContaining([
       'package.json',
@@ -53,16 +54,7 @@ it('packs the bins, the build and every template, and no sources or tests', asyn
 
 it('runs from the unpacked tarball with only its dependencies: the fixture app comes out as the goldens', async () => {
   expect(tarball).not.toBe('')
-  const modules = join(temp, 'node_modules')
-  mkdirSync(modules)
-  await exec('tar', ['-xzf', tarball, '-C', temp])
-  renameSync(join(temp, 'package'), join(modules, 'create-a2a-agent'))
-  const { dependencies } = JSON.parse(readFileSync(join(modules, 'create-a2a-agent/package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  for (const name of Object.keys(dependencies)) {
-    mkdirSync(dirname(join(modules, name)), { recursive: true })
-    symlinkSync(join(REPO, 'node_modules', name), join(modules, name))
-  }
-  const bin = join(modules, 'create-a2a-agent/bin/a2a.js')
+  const bin = join(await unpackWithDependencies(tarball, temp), 'bin/a2a.js')
   expect((await exec(process.execPath, [bin, '--version'])).stdout).toBe(`${JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')).version}\n`)
 
   for (const path of ['prisma/schema.prisma', 'src/app.ts', 'src/db.ts', 'src/entities.ts']) cpSync(join(FIXTURE, path), join(app, path))
