@@ -4,7 +4,7 @@
  * changed) takes under 300 ms.
  *
  *   npm run bench                                   # runs the other benches, then this
- *   BENCH_GENERATE_RUNS=5 npx tsx bench/generate.bench.ts
+ *   BENCH_GENERATE_RUNS=5 npm run bench:generate
  *
  * The app is built in bench/.tmp-generate-<pid> (inside the repository, so its entities file
  * resolves '@a2a-agent/runtime' from the workspace) and deleted afterwards: the schema is

@@ -3,7 +3,7 @@
  * Express 5, same request, same trivial work (task → one artifact → completed).
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
- *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench
+ *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
  *
  * Each server runs in its own child process so the load generator does not compete for its event
  * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared

@@ -4,7 +4,7 @@
  * server (in-memory). Goal: SQLite SendMessage at least the SDK server's in-memory rate.
  *
  *   npm run bench                                  # runs the other benches, then this
- *   BENCH_SECONDS=5 npx tsx bench/stores.bench.ts
+ *   BENCH_SECONDS=5 npm run bench:stores
  *
  * One server process at a time (bench/servers/store-server.ts, bench/servers/sdk.ts), loaded by
  * wrk: SendMessage with a fresh messageId per request, then GetTask round-robin over

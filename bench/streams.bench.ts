@@ -3,7 +3,7 @@
  * to every subscriber. Goal: 10,000 concurrent streams under 1 GiB server RSS.
  *
  *   npm run bench                                   # runs send-message.bench.ts, then this
- *   BENCH_STREAMS=1000 npx tsx bench/streams.bench.ts
+ *   BENCH_STREAMS=1000 npm run bench:streams
  *
  * The server (bench/servers/streams-server.ts) runs in its own process. The driver makes
  * BENCH_TASKS long-running `hold` tasks (SendMessage, returnImmediately), opens BENCH_STREAMS

@@ -1,5 +1,5 @@
 import { cpSync } from 'node:fs'
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -67,4 +67,29 @@ it('is unknown when an import of the entities file cannot be resolved', async ()
   expect(await fingerprintInputs({ appRoot: temp })).toBeUndefined()
   await rm(entities)
   expect(await fingerprintInputs({ appRoot: temp })).toBeUndefined()
+})
+
+it('follows a linked package to the source it exports under the source condition, not its build', async () => {
+  const pkg = join(temp, 'pkg')
+  await mkdir(join(pkg, 'src'), { recursive: true })
+  await mkdir(join(pkg, 'dist'))
+  const exports = { '.': { '@a2a-agent/source': './src/index.ts', types: './dist/index.d.ts', default: './dist/index.js' } }
+  await writeFile(join(pkg, 'package.json'), JSON.stringify({ name: 'linked', type: 'module', exports }))
+  await writeFile(join(pkg, 'src/index.ts'), 'export const x = 1\n')
+  await writeFile(join(pkg, 'dist/index.js'), 'export const x = 1\n')
+  const app = join(temp, 'app')
+  await mkdir(join(app, 'node_modules'), { recursive: true })
+  await mkdir(join(app, 'src'))
+  await mkdir(join(app, 'prisma'))
+  await symlink(pkg, join(app, 'node_modules/linked'))
+  await writeFile(join(app, 'prisma/schema.prisma'), 'model A {\n  id Int @id\n}\n')
+  await writeFile(join(app, 'src/entities.ts'), "import { x } from 'linked'\nexport default { x }\n")
+
+  const known = await fingerprintInputs({ appRoot: app })
+  expect(known).toMatch(/^[0-9a-f]{64}$/)
+  await writeFile(join(pkg, 'dist/index.js'), 'export const x = 2\n')
+  await writeFile(join(pkg, 'dist/index.d.ts'), 'export declare const x: number\n')
+  expect(await fingerprintInputs({ appRoot: app })).toBe(known)
+  await append(join(pkg, 'src/index.ts'), '// edited\n')
+  expect(await fingerprintInputs({ appRoot: app })).not.toBe(known)
 })

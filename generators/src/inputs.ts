@@ -229,12 +229,20 @@ async function packageFiles(from: string, specifier: string): Promise<{ labelled
   }
 }
 
+/**
+ * The condition under which this repository's workspace packages export their TypeScript source,
+ * and which apps linking them run with: such an entry's build output is not what the app loads.
+ */
+const SOURCE_CONDITION = '@a2a-agent/source'
+
 /** Every file path a package's `exports` (or `main`) could map `subpath` to; wildcards are not followed. */
 function exportTargets(manifest: { exports?: unknown; main?: unknown }, subpath: string): string[] | undefined {
   const { exports } = manifest
   if (exports === undefined) return subpath === '.' ? [typeof manifest.main === 'string' ? manifest.main : 'index.js'] : [subpath]
   const isMap = typeof exports === 'object' && exports !== null && Object.keys(exports).some((key) => key.startsWith('.'))
-  const entry = isMap ? (exports as Record<string, unknown>)[subpath] : subpath === '.' ? exports : undefined
+  const conditions = isMap ? (exports as Record<string, unknown>)[subpath] : subpath === '.' ? exports : undefined
+  const source = typeof conditions === 'object' && conditions !== null ? (conditions as Record<string, unknown>)[SOURCE_CONDITION] : undefined
+  const entry = source ?? conditions
   const targets: string[] = []
   const collect = (value: unknown): void => {
     if (typeof value === 'string') targets.push(value)
