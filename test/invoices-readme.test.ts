@@ -6,22 +6,14 @@ import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
+import { freePort } from './free-port.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const example = join(root, 'examples/invoices')
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => probe.once('listening', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 it('the invoices README: the first command starts the agent, and its curl commands answer', { timeout: 90_000 }, async () => {
   const readme = await readFile(join(example, 'README.md'), 'utf8')

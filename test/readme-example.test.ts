@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect, it } from 'vitest'
+import { freePort } from './free-port.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => probe.once('listening', resolve))
-  const { port } = probe.address() as { port: number }
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 it('the runtime README example runs as written, in at most 30 lines', async () => {
   const readme = readFileSync(join(root, 'packages/runtime/README.md'), 'utf8')
