@@ -1,7 +1,8 @@
 /**
  * SendMessage and GetTask rate per store: our exchange on MemoryStore, on PrismaStore over SQLite
- * (a fresh temporary file, WAL) and over PostgreSQL (a fresh database), beside the official SDK
- * server (in-memory). Goal: SQLite SendMessage at least the SDK server's in-memory rate.
+ * (a fresh temporary file, WAL) and over PostgreSQL (a fresh database), on SqliteStore over SQLite
+ * (`sqlite-direct`: its own better-sqlite3 connection to another fresh file), beside the official
+ * SDK server (in-memory). Goal: SQLite SendMessage at least the SDK server's in-memory rate.
  *
  *   npm run bench                                  # runs the other benches, then this
  *   BENCH_SECONDS=5 npm run bench:stores
@@ -16,9 +17,10 @@
  * server's adapter wrapper, read from its /bench/queries).
  *
  * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_STORES (comma list of memory,
- * sqlite, postgres, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
+ * sqlite, sqlite-direct, postgres, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
  * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
- * server), BENCH_PROFILE=0 (skip the profile). Temporary files, the database and the servers are
+ * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct (profile SqliteStore
+ * instead; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -41,8 +43,9 @@ const connections = positiveInt('BENCH_CONNECTIONS', 32)
 const taskIdCount = positiveInt('BENCH_TASK_IDS', 64)
 const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
 const profiling = process.env.BENCH_PROFILE !== '0'
+const profiled = process.env.BENCH_PROFILE_STORE === 'sqlite-direct' ? 'sqlite-direct' : 'sqlite'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
-const storeKinds = ['memory', 'sqlite', 'postgres', 'sdk'] as const
+const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'sdk'] as const
 type Kind = (typeof storeKinds)[number]
 const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
   .split(',')
@@ -117,8 +120,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // ---------------------------------------------------------------------------------------------
 // Databases
 
-function createSqlite(): string {
-  const file = join(tempDir, 'store.db')
+function createSqlite(name: string): string {
+  const file = join(tempDir, name)
   const db = new Database(file)
   try {
     db.exec(readFileSync(schemaFile('sqlite'), 'utf8'))
@@ -383,11 +386,11 @@ async function statementCounts(target: Target): Promise<Record<string, number>> 
   return (await response.json()) as Record<string, number>
 }
 
-async function profileSqlite(url: string): Promise<ProfileSummary> {
+async function profileSqlite(kind: 'sqlite' | 'sqlite-direct', url: string): Promise<ProfileSummary> {
   const dir = join(tempDir, 'prof')
   mkdirSync(dir, { recursive: true })
   const spawnedAt = performance.now()
-  const target = await serverFor('sqlite', { sqlite: url }, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+  const target = await serverFor(kind, { [kind]: url }, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
   let requests: number
   // The profile covers the whole process: only the samples inside the measured run are counted
   // (offsets from spawn; the profiler starts a few ms after it, so the window is a little late).
@@ -396,7 +399,7 @@ async function profileSqlite(url: string): Promise<ProfileSummary> {
   let tasks: number
   try {
     await sendOne(target)
-    console.log(`profiling ours sqlite SendMessage: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
+    console.log(`profiling ours ${kind} SendMessage: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
     await runWrkScriptAsync(target.endpoint, sendScript(), connections, 1, WRK_TIMEOUT)
     await settle(target)
     const before = await statementCounts(target)
@@ -503,14 +506,14 @@ function printRanked(title: string, ranked: Ranked, busyMs: number, tasks: numbe
   }
 }
 
-function compare(rows: Row[], method: Method): void {
-  const sqlite = rows.find((row) => row.name === 'ours sqlite' && row.method === method)
+function compare(rows: Row[], method: Method, name = 'ours sqlite'): void {
+  const sqlite = rows.find((row) => row.name === name && row.method === method)
   const sdk = rows.find((row) => row.name === 'sdk (memory)' && row.method === method)
   if (!sqlite || !sdk || sdk.rps <= 0) return
   const ratio = sqlite.rps / sdk.rps
   const cpu = sqlite.cpuUsPerRequest && sdk.cpuUsPerRequest ? `; server CPU per request ${(sqlite.cpuUsPerRequest / sdk.cpuUsPerRequest).toFixed(2)}x the SDK's (lower is cheaper)` : ''
   const goal = method === 'SendMessage' ? ` — goal (≥ 1.00x): ${ratio >= 1 ? 'MET' : 'NOT MET'}` : ''
-  console.log(`${method}: ours sqlite / sdk in-memory throughput ${ratio.toFixed(2)}x${goal}${cpu}`)
+  console.log(`${method}: ${name} / sdk in-memory throughput ${ratio.toFixed(2)}x${goal}${cpu}`)
 }
 
 async function main(): Promise<void> {
@@ -525,23 +528,27 @@ async function main(): Promise<void> {
 
   try {
     const urls: Partial<Record<Kind, string>> = {}
-    if (selected.includes('sqlite') || profiling) urls.sqlite = createSqlite()
+    if (selected.includes('sqlite') || (profiling && profiled === 'sqlite')) urls.sqlite = createSqlite('store.db')
+    if (selected.includes('sqlite-direct') || (profiling && profiled === 'sqlite-direct')) urls['sqlite-direct'] = createSqlite('direct.db')
     if (selected.includes('postgres')) urls.postgres = await createPostgres()
     const rows: Row[] = []
     for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
-    const profile = profiling && urls.sqlite ? await profileSqlite(urls.sqlite) : undefined
+    const profiledUrl = urls[profiled]
+    const profile = profiling && profiledUrl ? await profileSqlite(profiled, profiledUrl) : undefined
 
     console.log()
     console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version})`)
     printTable(rows)
     console.log()
-    compare(rows, 'SendMessage')
-    compare(rows, 'GetTask')
+    for (const name of ['ours sqlite', 'ours sqlite-direct']) {
+      compare(rows, 'SendMessage', name)
+      compare(rows, 'GetTask', name)
+    }
     if (profile) {
       console.log()
       const total = profile.busyMs + profile.idleMs
       console.log(
-        `where ours sqlite SendMessage spends its time (--cpu-prof self time, ${profileSeconds} s, ${profile.requests} responses, ${profile.tasks} tasks made; ` +
+        `where ours ${profiled} SendMessage spends its time (--cpu-prof self time, ${profileSeconds} s, ${profile.requests} responses, ${profile.tasks} tasks made; ` +
           `main thread busy ${profile.busyMs.toFixed(0)} ms of ${total.toFixed(0)} ms, ${((profile.busyMs * 1000) / Math.max(profile.tasks, 1)).toFixed(0)} µs per task):`,
       )
       printRanked('by package (% of busy time):', profile.byPackage, profile.busyMs, profile.tasks)
@@ -549,8 +556,11 @@ async function main(): Promise<void> {
       const sent = profile.statements.reduce((sum, [, count]) => sum + count, 0)
       // Per task the server created (requests in flight when wrk stops are served but not counted by wrk).
       const perRequest = (count: number) => (count / Math.max(profile.tasks, 1)).toFixed(2)
-      console.log(`SQL statements per SendMessage: ${perRequest(sent)} (${sent} for ${profile.tasks} tasks created in the run), by text:`)
-      for (const [sql, count] of profile.statements.slice(0, 12)) console.log(`  ${perRequest(count).padStart(6)}  ${sql}`)
+      if (sent === 0) console.log(`SQL statements per SendMessage: n/a (${profiled} does not go through Prisma's adapter, where they are counted)`)
+      else {
+        console.log(`SQL statements per SendMessage: ${perRequest(sent)} (${sent} for ${profile.tasks} tasks created in the run), by text:`)
+        for (const [sql, count] of profile.statements.slice(0, 12)) console.log(`  ${perRequest(count).padStart(6)}  ${sql}`)
+      }
     }
   } finally {
     clearTimeout(watchdog)

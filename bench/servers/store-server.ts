@@ -1,14 +1,16 @@
 /**
  * Bench target: ours.ts's exchange on the store BENCH_STORE names: `memory` (MemoryStore),
- * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients, on the
- * database at BENCH_DB_URL, which stores.bench.ts created with the schema and removes after).
+ * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients) or
+ * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection), on the database at
+ * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
+ * counts statements at Prisma's adapter, so it stays empty for sqlite-direct.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createExchange, defineSkill, type Store } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
-import { PrismaStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
 
 const done = defineSkill({
@@ -77,7 +79,12 @@ async function openStore(): Promise<Store | undefined> {
     disconnect = () => db.$disconnect()
     return new PrismaStore(db)
   }
-  throw new Error(`BENCH_STORE must be memory, sqlite or postgres, got ${JSON.stringify(kind)}`)
+  if (kind === 'sqlite-direct') {
+    const store = new SqliteStore(url)
+    disconnect = async () => store.close()
+    return store
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct or postgres, got ${JSON.stringify(kind)}`)
 }
 
 const store = await openStore()

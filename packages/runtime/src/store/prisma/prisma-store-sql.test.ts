@@ -4,12 +4,15 @@ import type { TaskState } from '../../wire/types.js'
 import { NON_TERMINAL, T0, TERMINAL, makeRecord, walk } from '../conformance-fixtures.js'
 import { MemoryStore } from '../memory-store.js'
 import type { ListQuery, TaskRecord } from '../store.js'
-import { openDatabase, type Provider, type RowLog, type TestDatabase } from './__fixture__/databases.js'
+import { countingStatementRows, openDatabase, type Provider, type RowLog, type TestDatabase } from './__fixture__/databases.js'
 import { PrismaStore } from './prisma-store.js'
+import { SqliteStore } from './sqlite-store.js'
+import type { SqlStore } from './sql-store.js'
 import { taskData } from './rows.js'
 
 // Many rows across tiers, with MemoryStore as the oracle, and every SQL result's row count logged
-// at the driver adapter: list, trim and findByMessageId must filter in the database.
+// at Prisma's driver adapter (PrismaStore) or at better-sqlite3's statements (SqliteStore): list,
+// trim and findByMessageId must filter in the database.
 
 const OWNERS = ['alice', 'bob']
 const TENANTS = [null, 'acme', 'globex']
@@ -56,23 +59,34 @@ function queries(): ListQuery[] {
   return list
 }
 
-for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
-  describe(`PrismaStore on ${provider}: filtering and trimming in SQL`, () => {
+const targets: { name: 'PrismaStore' | 'SqliteStore'; provider: Provider }[] = [
+  { name: 'PrismaStore', provider: 'sqlite' },
+  { name: 'PrismaStore', provider: 'postgres' },
+  { name: 'SqliteStore', provider: 'sqlite' },
+]
+
+for (const { name, provider } of targets) {
+  describe(`${name} on ${provider}: filtering and trimming in SQL`, () => {
     const rowLog: RowLog = []
     let database: TestDatabase
-    let store: PrismaStore
+    let store: SqlStore
+    let stopCounting = () => {}
     const oracle = new MemoryStore()
     const records = population()
 
     beforeAll(async () => {
-      database = await openDatabase(provider, rowLog)
-      store = new PrismaStore(database.db)
+      database = await openDatabase(provider, name === 'PrismaStore' ? rowLog : undefined)
+      store = name === 'PrismaStore' ? new PrismaStore(database.db) : new SqliteStore(database.url)
       // Bulk-loaded: create() itself is the conformance suite's business.
       await database.db.a2ATask.createMany({ data: records.map((r) => taskData(r, r.task)) })
       await database.db.a2ATaskMessage.createMany({ data: records.flatMap((r) => r.messageIds.map((messageId) => ({ owner: r.owner, messageId, taskId: r.id }))) })
       for (const record of records) await oracle.create(record)
+      // After the bulk load through Prisma, which shares the driver: from here on only the store reads.
+      if (store instanceof SqliteStore) stopCounting = countingStatementRows(rowLog)
     })
     afterAll(async () => {
+      stopCounting()
+      if (store instanceof SqliteStore) store.close()
       await database?.close()
     })
 

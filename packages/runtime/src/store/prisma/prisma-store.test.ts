@@ -5,9 +5,22 @@ import { MemoryStore } from '../memory-store.js'
 import { openDatabase, type Provider, type TestDatabase } from './__fixture__/databases.js'
 import { PrismaStore } from './prisma-store.js'
 import { prepareSqlite } from './sqlite.js'
+import { SqliteStore } from './sqlite-store.js'
+import type { SqlStore } from './sql-store.js'
 
-for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
-  describe(`PrismaStore on ${provider}`, () => {
+// The same suite for PrismaStore on either provider and for SqliteStore on its own connection
+// to the SQLite file, with the rows checked through the Prisma client.
+const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore }[] = [
+  { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db) },
+  { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db) },
+  { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url) },
+]
+
+/** Closes a SqliteStore's own connection; a PrismaStore has none. */
+const release = (store: unknown) => (store instanceof SqliteStore ? store.close() : undefined)
+
+for (const { name, provider, open } of targets) {
+  describe(`${name} on ${provider}`, () => {
     let database: TestDatabase
     beforeAll(async () => {
       database = await openDatabase(provider)
@@ -16,14 +29,22 @@ for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
       await database?.close()
     })
 
-    describeStoreConformance(`PrismaStore (${provider})`, () => new PrismaStore(database.db), { cleanup: () => database.clear() })
+    describeStoreConformance(`${name} (${provider})`, () => open(database), {
+      cleanup: async (store) => {
+        release(store)
+        await database.clear()
+      },
+    })
 
     describe('writes', () => {
-      let store: PrismaStore
+      let store: SqlStore
       beforeAll(() => {
-        store = new PrismaStore(database.db)
+        store = open(database)
       })
-      afterAll(() => database.clear())
+      afterAll(async () => {
+        release(store)
+        await database.clear()
+      })
 
       it('a stale update changes nothing, and of two racing writers exactly one lands', async () => {
         const record = makeRecord({ id: 'race', state: 'TASK_STATE_WORKING', messageIds: ['m1'] })
@@ -83,7 +104,7 @@ for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
       })
     })
 
-    if (provider === 'sqlite') {
+    if (name === 'PrismaStore' && provider === 'sqlite') {
       it('prepareSqlite turns on WAL and a 5 s busy timeout', async () => {
         await prepareSqlite(database.db)
         expect(await database.db.$queryRawUnsafe('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }])

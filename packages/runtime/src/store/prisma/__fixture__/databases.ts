@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaPg } from '@prisma/adapter-pg'
+import Database from 'better-sqlite3'
 import pg from 'pg'
 import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
 import type { PrismaTaskClient, RawQueryClient } from '../client.js'
@@ -130,4 +131,24 @@ export function countingRows(factory: { connect(): Promise<unknown> }, log: RowL
   }
   const connect = factory.connect.bind(factory)
   factory.connect = async () => watch(await connect())
+}
+
+/**
+ * Records how many rows every better-sqlite3 statement's `all()` returns, on every connection in
+ * the process, until the returned function is called: the same proof for SqliteStore, which
+ * reads all its rows through `all()` on its own connection. Only SqliteStore should run meanwhile.
+ */
+export function countingStatementRows(log: RowLog): () => void {
+  const probe = new Database(':memory:')
+  const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { all(...params: unknown[]): unknown[] }
+  probe.close()
+  const all = statement.all
+  statement.all = function (this: unknown, ...params: unknown[]) {
+    const rows = all.apply(this, params)
+    log.push(rows.length)
+    return rows
+  }
+  return () => {
+    statement.all = all
+  }
 }

@@ -1,0 +1,43 @@
+/**
+ * What the task store needs of a database connection, so one store logic (sql-store.ts) runs on
+ * the app's Prisma client (prisma-executor.ts) or on a better-sqlite3 connection of its own
+ * (sqlite-executor.ts). Every statement comes from statements.ts.
+ *
+ * The one multi-step transaction, an update that re-indexes message ids, is a generator of
+ * statements rather than an async function: the Prisma executor awaits each step inside an
+ * interactive transaction, while the better-sqlite3 executor drives the same steps synchronously
+ * inside one `db.transaction(...)`, so its write lock is never held across an await.
+ * @module
+ */
+import type { Sql } from './sql.js'
+
+/** One statement of a transaction: rows of a query, or the change count of an execute. */
+export type Step = { query: Sql } | { execute: Sql }
+
+/** A transaction's statements; each yield is answered with that statement's result. */
+export type Steps<R> = Generator<Step, R, unknown>
+
+export interface Executor {
+  /** Rows of a SELECT or of a statement with RETURNING. */
+  query<Row>(statement: Sql): Promise<Row[]>
+  /** A statement without rows; resolves to the number of rows it changed. */
+  execute(statement: Sql): Promise<number>
+  /** The statements in order, in one transaction: all or none. */
+  batch(statements: readonly Sql[]): Promise<void>
+  /**
+   * The steps in one transaction, reads and writes atomically. `steps` may be called again to
+   * start over (after the attempt was rolled back), so it must not keep state between calls.
+   */
+  transaction<R>(steps: () => Steps<R>): Promise<R>
+}
+
+/** A query step inside {@link Steps}: `const rows = yield* read<Row>(statement)`. */
+export function* read<Row>(statement: Sql): Generator<Step, Row[], unknown> {
+  return (yield { query: statement }) as Row[]
+}
+
+/** An execute step inside {@link Steps}. */
+export function* write(statement: Sql): Generator<Step, number, unknown> {
+  return (yield { execute: statement }) as number
+}
+

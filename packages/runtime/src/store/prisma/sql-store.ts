@@ -1,0 +1,129 @@
+/**
+ * The task store over the tables of prisma/a2a.prisma, on any {@link Executor}: PrismaStore runs
+ * it on the app's Prisma client, SqliteStore on a better-sqlite3 connection of its own. Filtering,
+ * paging, counting and retention trimming run in the database; the store never loads a table to
+ * filter it. A SendMessage that completes at once costs about a dozen statements.
+ * @module
+ */
+import type { Viewer } from '../../auth/principal.js'
+import { decodeCursor, encodeCursor } from '../cursor.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
+import type { PushConfigRow, TaskRow } from './client.js'
+import { read, write, type Executor, type Steps } from './executor.js'
+import { jsonText, toPushConfig, toRecord } from './rows.js'
+import * as statements from './statements.js'
+
+export class SqlStore implements Store {
+  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
+  readonly #db: Executor
+
+  constructor(executor: Executor) {
+    this.#db = executor
+  }
+
+  async create(record: TaskRecord): Promise<void> {
+    const taskJson = jsonText(record.task, 'task')
+    // One transaction: a duplicate id fails the insert, before any message is indexed.
+    await this.#db.batch([statements.insertTask(record, taskJson), ...statements.insertMessageIndex(record.owner, record.id, record.messageIds)])
+  }
+
+  async get(id: string): Promise<TaskRecord | undefined> {
+    const [row] = await this.#db.query<TaskRow>(statements.selectTask(id))
+    return row ? toRecord(row) : undefined
+  }
+
+  async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+    // Refused before anything is written: an unencodable task changes nothing.
+    const change = {
+      id,
+      expectedVersion,
+      task: changes.task,
+      taskJson: jsonText(changes.task, 'task'),
+      ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
+      ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
+    }
+    if (!change.messageIds) {
+      // The common write: one statement, guarded by the version, returning what it wrote.
+      const [row] = await this.#db.query<TaskRow>(statements.updateTask(change))
+      return row ? toRecord(row) : undefined
+    }
+    const messageIds = change.messageIds
+    // Read the indexed ids, write the task, re-index: one transaction, so a racing writer that
+    // loses on the version leaves the index as the winner wrote it.
+    return this.#db.transaction(function* (): Steps<TaskRecord | undefined> {
+      const [indexed] = yield* read<Pick<TaskRow, 'owner' | 'messageIds'>>(statements.selectIndexed(id, expectedVersion))
+      if (!indexed) return undefined
+      const [row] = yield* read<TaskRow>(statements.updateTask(change))
+      if (!row) return undefined
+      const [was, is] = [new Set(indexed.messageIds as string[]), new Set(messageIds)]
+      for (const statement of statements.deleteMessageIndex(id, [...was].filter((m) => !is.has(m)))) yield* write(statement)
+      for (const statement of statements.insertMessageIndex(indexed.owner, id, [...is].filter((m) => !was.has(m)))) yield* write(statement)
+      return toRecord(row)
+    })
+  }
+
+  async list(listQuery: ListQuery): Promise<ListPage> {
+    const after = listQuery.cursor === undefined ? undefined : decodeCursor(listQuery.cursor)
+    // A well-formed cursor no row could have produced (a time beyond Date's range) is not ours either.
+    if (after && Number.isNaN(new Date(after.time).getTime())) throw new InvalidCursorError(listQuery.cursor!)
+    const filters = statements.listFilters(listQuery)
+    const [rows, [counted]] = await Promise.all([
+      this.#db.query<TaskRow>(statements.selectPage(filters, listQuery.pageSize, after)),
+      this.#db.query<{ total: number | bigint }>(statements.countTasks(filters)),
+    ])
+    const records = rows.slice(0, listQuery.pageSize)
+    const last = records.at(-1)
+    return {
+      records: records.map(toRecord),
+      total: Number(counted?.total ?? 0),
+      ...(rows.length > listQuery.pageSize && last ? { nextCursor: encodeCursor({ time: last.statusTime.getTime(), id: last.id }) } : {}),
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.#db.batch(statements.deleteTasks([id]))
+  }
+
+  async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
+    const rows = await this.#db.query<TaskRow>(statements.selectByMessageId(owner, messageId))
+    return rows.map(toRecord)
+  }
+
+  async trimSettled(tier: Viewer, keep: number): Promise<string[]> {
+    // Exactly this tier's settled rows past the newest `keep`, a chunk at a time; usually none or one.
+    const doomed: string[] = []
+    for (;;) {
+      const rows = await this.#db.query<{ id: string }>(statements.selectSettledPast(tier, keep))
+      const ids = rows.map((row) => row.id)
+      // Tasks with their message index rows and push configs, in one transaction.
+      if (ids.length > 0) await this.#db.batch(statements.deleteTasks(ids))
+      doomed.push(...ids)
+      if (ids.length < statements.CHUNK) break
+    }
+    // Oldest first, as MemoryStore reports them.
+    return doomed.reverse()
+  }
+
+  async putPushConfig(record: PushConfigRecord): Promise<void> {
+    const authentication = record.authentication === undefined ? null : jsonText(record.authentication, 'authentication')
+    await this.#db.execute(statements.upsertPushConfig(record, authentication))
+  }
+
+  async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
+    const [row] = await this.#db.query<PushConfigRow>(statements.selectPushConfig(taskId, id))
+    return row ? toPushConfig(row) : undefined
+  }
+
+  async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
+    const rows = await this.#db.query<PushConfigRow>(statements.selectPushConfigs(taskId))
+    return rows.map(toPushConfig)
+  }
+
+  async deletePushConfig(taskId: string, id: string): Promise<void> {
+    await this.#db.execute(statements.deletePushConfig(taskId, id))
+  }
+
+  async deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void> {
+    for (const statement of statements.deletePushConfigsOf(taskIds)) await this.#db.execute(statement)
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The store's statements on a better-sqlite3 connection of the store's own: statements.ts's SQL
+ * with `?` placeholders, prepared once and cached, run synchronously: no Prisma client in
+ * between, which costs ~140 µs per statement, several times most statements themselves.
+ *
+ * Values are written and read as Prisma's better-sqlite3 adapter does by default ('iso8601'), so
+ * PrismaStore and the app's Prisma models read these rows as their own and the other way round.
+ *
+ * Locking. The app's Prisma client shares the file, on another connection in this same thread,
+ * and may hold a write transaction open across awaits. A busy timeout would make this connection
+ * wait synchronously, blocking the very thread that must finish that transaction; so the timeout
+ * is 0 and SQLITE_BUSY is retried after short, growing sleeps, with the event loop running. In
+ * turn every write of this store, one statement or several, runs inside one synchronous call and
+ * never holds the lock across an await, so it never stalls the app's connection (nor other calls
+ * of this store, which therefore need no queue).
+ * @module
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Executor, Step, Steps } from './executor.js'
+import type { Sql } from './sql.js'
+
+type Row = Record<string, unknown>
+
+/**
+ * The part of a better-sqlite3 Database the executor uses, typed here so that the runtime's
+ * declarations do not need better-sqlite3's types (an optional peer dependency).
+ */
+export interface Connection {
+  prepare(sql: string): Prepared
+  transaction(fn: (work: () => unknown) => unknown): { immediate(work: () => unknown): unknown }
+  pragma(source: string, options: { simple: true }): unknown
+  close(): unknown
+}
+
+interface Prepared {
+  /** True when the statement returns rows (a SELECT, or RETURNING). */
+  readonly reader: boolean
+  run(...params: unknown[]): { changes: number }
+  all(...params: unknown[]): unknown[]
+}
+
+/** Columns Prisma declares DateTime, Json and Boolean in prisma/a2a.prisma, read back as such. */
+const DATE_COLUMNS = ['createdAt', 'updatedAt', 'statusTime', 'lastUsedAt', 'revokedAt']
+const JSON_COLUMNS = ['task', 'messageIds', 'authentication']
+
+/** Distinct SQL texts kept prepared: `IN (…)` lists of every length up to a chunk could be many. */
+const CACHED_STATEMENTS = 1000
+
+/** A bound value as the adapter binds it: dates as ISO text with an explicit offset, booleans as 1/0. */
+function toParam(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString().replace('Z', '+00:00')
+  if (typeof value === 'boolean') return value ? 1 : 0
+  return value
+}
+
+function fromRow(row: Row): Row {
+  for (const column of DATE_COLUMNS) {
+    const value = row[column]
+    if (typeof value === 'string' || typeof value === 'number') row[column] = new Date(value)
+  }
+  for (const column of JSON_COLUMNS) {
+    const value = row[column]
+    if (typeof value === 'string') row[column] = JSON.parse(value)
+  }
+  if (typeof row.repliedWithMessage === 'number') row.repliedWithMessage = row.repliedWithMessage !== 0
+  return row
+}
+
+const isBusy = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
+}
+
+export class SqliteExecutor implements Executor {
+  readonly #db: Connection
+  readonly #name: string
+  readonly #busyTimeoutMs: number
+  readonly #statements = new Map<string, Prepared>()
+  /** BEGIN IMMEDIATE … COMMIT around `work`: the write lock is taken first, so no upgrade can fail midway. */
+  readonly #inTransaction: { immediate: (work: () => unknown) => unknown }
+
+  /** Set until WAL is on: switching needs a moment without another connection's writes. */
+  #opening: Promise<void> | undefined
+
+  /**
+   * `db` opened with `timeout: 0`; `name` says which database a lock timeout was on;
+   * `busyTimeoutMs` bounds the retries.
+   */
+  constructor(db: Connection, name: string, busyTimeoutMs: number) {
+    this.#db = db
+    this.#name = name
+    this.#busyTimeoutMs = busyTimeoutMs
+    this.#inTransaction = db.transaction((work: () => unknown) => work())
+    this.#opening = this.#retry(() => {
+      // Readers never wait for the writer nor the writer for readers: the app's connection and
+      // this one take turns only on writes. The mode is kept in the file.
+      const mode = db.pragma('journal_mode = WAL', { simple: true })
+      if (mode !== 'wal') throw new Error(`SQLite database ${name} could not switch to WAL mode (it is in ${String(mode)} mode)`)
+    }).then(() => {
+      this.#opening = undefined
+    })
+    // Seen by the first call; not an unhandled rejection when none comes.
+    this.#opening.catch(() => {})
+  }
+
+  query<Row>(statement: Sql): Promise<Row[]> {
+    return this.#whenOpen(() => this.#query(statement) as Row[])
+  }
+
+  execute(statement: Sql): Promise<number> {
+    return this.#whenOpen(() => this.#run(statement))
+  }
+
+  async batch(statements: readonly Sql[]): Promise<void> {
+    await this.#whenOpen(() => this.#inTransaction.immediate(() => statements.forEach((statement) => this.#run(statement))))
+  }
+
+  transaction<R>(steps: () => Steps<R>): Promise<R> {
+    // A fresh generator per attempt: a busy attempt was rolled back, and starts over.
+    return this.#whenOpen(() => this.#inTransaction.immediate(() => this.#drive(steps())) as R)
+  }
+
+  #whenOpen<T>(attempt: () => T): Promise<T> {
+    return this.#opening ? this.#opening.then(() => this.#retry(attempt)) : this.#retry(attempt)
+  }
+
+  /** `attempt` now, and again after SQLITE_BUSY until the busy timeout, sleeping in between. */
+  async #retry<T>(attempt: () => T): Promise<T> {
+    let started: number | undefined
+    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return attempt()
+      } catch (error) {
+        if (!isBusy(error)) throw error
+        started ??= performance.now()
+        if (performance.now() - started >= this.#busyTimeoutMs) {
+          throw new Error(
+            `SQLite database ${this.#name} stayed locked for ${this.#busyTimeoutMs} ms: another connection (the app's Prisma client, or another process) held a write lock`,
+            { cause: error },
+          )
+        }
+        await sleep(pause)
+      }
+    }
+  }
+
+  #drive<R>(steps: Steps<R>): R {
+    let next = steps.next()
+    while (!next.done) next = steps.next(this.#step(next.value))
+    return next.value
+  }
+
+  #step(step: Step): unknown {
+    return 'query' in step ? this.#query(step.query) : this.#run(step.execute)
+  }
+
+  #prepare(statement: Sql): Prepared {
+    let prepared = this.#statements.get(statement.sql)
+    if (!prepared) {
+      if (this.#statements.size >= CACHED_STATEMENTS) this.#statements.delete(this.#statements.keys().next().value!)
+      prepared = this.#db.prepare(statement.sql)
+      this.#statements.set(statement.sql, prepared)
+    }
+    return prepared
+  }
+
+  #query(statement: Sql): Row[] {
+    const prepared = this.#prepare(statement)
+    const params = statement.values.map(toParam)
+    if (!prepared.reader) {
+      prepared.run(...params)
+      return []
+    }
+    return (prepared.all(...params) as Row[]).map(fromRow)
+  }
+
+  #run(statement: Sql): number {
+    return this.#prepare(statement).run(...statement.values.map(toParam)).changes
+  }
+}

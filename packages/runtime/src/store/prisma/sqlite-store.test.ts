@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
+import type { PushConfigRecord } from '../store.js'
+import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { PrismaStore } from './prisma-store.js'
+import { prepareSqlite } from './sqlite.js'
+import type { Connection } from './sqlite-executor.js'
+import { SqliteStore } from './sqlite-store.js'
+import type { SqlStore } from './sql-store.js'
+import { exportUser } from './user-data.js'
+
+// SqliteStore beside the app's Prisma client on one SQLite file, as an app runs them: each reads
+// what the other wrote, and a write of the store waits out the app's write transaction.
+
+const hook = (taskId: string, owner: string, id: string, extra: Partial<PushConfigRecord> = {}): PushConfigRecord => ({
+  id,
+  taskId,
+  owner,
+  url: `https://hooks.example.com/${id}`,
+  createdAt: T0 + id.length,
+  ...extra,
+})
+
+describe('SqliteStore and PrismaStore on one SQLite file', () => {
+  let database: TestDatabase
+  let direct: SqliteStore
+  let prisma: PrismaStore
+  beforeAll(async () => {
+    database = await openDatabase('sqlite')
+    await prepareSqlite(database.db)
+    direct = new SqliteStore(database.url)
+    prisma = new PrismaStore(database.db)
+  })
+  afterAll(async () => {
+    direct?.close()
+    await database?.close()
+  })
+
+  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', async () => {
+    const pairs: [SqlStore, SqlStore, string][] = [
+      [direct, prisma, 'alice'],
+      [prisma, direct, 'bob'],
+    ]
+    for (const [writer, reader, owner] of pairs) {
+      const id = `${owner}-task`
+      const record = makeRecord({ id, owner, tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1', 'm2'], repliedWithMessage: false })
+      await writer.create(record)
+      expect(await reader.get(id)).toEqual(record)
+      const updated = await writer.update(id, 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000), messageIds: ['m1', 'm3'], repliedWithMessage: true })
+      expect(updated).toMatchObject({ version: 2, repliedWithMessage: true })
+      expect(await reader.get(id)).toEqual(updated)
+      expect(await reader.findByMessageId(owner, 'm3')).toEqual([updated])
+      expect(await reader.findByMessageId(owner, 'm2')).toEqual([])
+      expect(await reader.list({ owner, tenant: 'acme', statusAfter: T0 + 1000, pageSize: 5 })).toEqual({ records: [updated], total: 1 })
+      const hooks = [hook(id, owner, 'with-auth', { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } }), hook(id, owner, 'bare')]
+      for (const config of hooks) await writer.putPushConfig(config)
+      const sorted = [...hooks].sort((a, b) => a.createdAt - b.createdAt)
+      expect(await reader.listPushConfigs(id)).toEqual(sorted)
+      expect(await reader.getPushConfig(id, 'bare')).toEqual(hooks[1])
+      expect(await exportUser(database.db, owner)).toEqual({ tasks: [updated], pushConfigs: sorted, apiKeys: [] })
+    }
+  })
+
+  it('stores the same SQLite values whichever store wrote the row', async () => {
+    const raw = new Database(database.url.replace(/^file:/, ''), { readonly: true })
+    try {
+      const columns = ['createdAt', 'statusTime', 'repliedWithMessage', 'messageIds', 'version']
+      const select = `SELECT ${columns.map((c) => `typeof("${c}") AS "${c}Type", "${c}"`).join(', ')}, typeof("task") AS "taskType" FROM "A2ATask" WHERE "id" = ?`
+      const [bySqlite, byPrisma] = ['alice-task', 'bob-task'].map((id) => raw.prepare(select).get(id))
+      expect(bySqlite).toEqual(byPrisma)
+      expect(bySqlite).toMatchObject({ createdAtType: 'text', statusTime: '2025-01-01T00:00:01.000+00:00', repliedWithMessage: 1, messageIds: '["m1","m3"]', taskType: 'text' })
+      const auth = `SELECT "authentication", typeof("token") AS "tokenType" FROM "A2APushConfig" WHERE "taskId" = ? ORDER BY "id"`
+      expect(raw.prepare(auth).all('alice-task')).toEqual(raw.prepare(auth).all('bob-task'))
+    } finally {
+      raw.close()
+    }
+  })
+
+  /** Opens an interactive transaction on the app's client that writes, then waits for `release`. */
+  function holdWriteLock() {
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let wrote!: () => void
+    const written = new Promise<void>((resolve) => (wrote = resolve))
+    const events: string[] = []
+    const committed = database.db.$transaction(async (tx) => {
+      await tx.a2APushConfig.createMany({ data: [{ taskId: 'held', id: `h-${Math.random()}`, owner: 'carol', url: 'https://h', createdAt: new Date(T0) }] })
+      wrote()
+      await released
+      events.push('app committed')
+    })
+    return { written, release, committed, events }
+  }
+
+  it('a write waits while the app\'s client holds a write transaction across an await, then lands after it commits', async () => {
+    const lock = holdWriteLock()
+    await lock.written
+    const started = performance.now()
+    const write = direct.create(makeRecord({ id: 'contended', owner: 'carol' })).then(() => lock.events.push('store wrote'))
+    // The store waits without blocking the thread: a timer fires on time, and its reads go on.
+    await sleep(50)
+    lock.events.push('timer fired')
+    expect(performance.now() - started).toBeLessThan(500)
+    expect(await direct.get('contended')).toBeUndefined()
+    lock.release()
+    await Promise.all([lock.committed, write])
+    expect(lock.events).toEqual(['timer fired', 'app committed', 'store wrote'])
+    expect(await prisma.get('contended')).toMatchObject({ id: 'contended', owner: 'carol' })
+    expect(await database.db.a2APushConfig.count({ where: { taskId: 'held' } })).toBe(1)
+  })
+
+  it('gives up after its busy timeout, naming the database and the held write lock', async () => {
+    const impatient = new SqliteStore(database.url, { busyTimeoutMs: 100 })
+    const lock = holdWriteLock()
+    try {
+      await lock.written
+      const started = performance.now()
+      await expect(impatient.create(makeRecord({ id: 'never', owner: 'carol' }))).rejects.toThrow(/store\.db stayed locked for 100 ms: another connection .* held a write lock/)
+      expect(performance.now() - started).toBeGreaterThanOrEqual(100)
+    } finally {
+      lock.release()
+      await lock.committed
+      impatient.close()
+    }
+    expect(await prisma.get('never')).toBeUndefined()
+  })
+})
+
+describe('SqliteStore on its own', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await openDatabase('sqlite')
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  it('puts the database file in WAL mode', async () => {
+    // As a fresh connection finds the file (an open one notices the change at its next read).
+    const journalMode = () => {
+      const raw = new Database(database.url.replace(/^file:/, ''), { readonly: true })
+      try {
+        return raw.pragma('journal_mode', { simple: true })
+      } finally {
+        raw.close()
+      }
+    }
+    expect(journalMode()).toBe('delete')
+    const store = new SqliteStore(database.url)
+    await store.get('any')
+    store.close()
+    expect(journalMode()).toBe('wal')
+  })
+
+  it('types better-sqlite3 as it is: its Database is the executor\'s Connection (the type check fails otherwise)', () => {
+    const connection: Connection = new Database(':memory:')
+    expect(connection.pragma('journal_mode', { simple: true })).toBe('memory')
+    connection.close()
+  })
+
+  it('refuses an in-memory database, which a second connection cannot share', () => {
+    for (const url of [':memory:', 'file::memory:', 'file::memory:?cache=shared', '']) {
+      expect(() => new SqliteStore(url), url).toThrow(/in-memory SQLite database lives inside one connection/)
+    }
+  })
+
+  it('refuses a file that does not exist rather than creating an empty database', () => {
+    const missing = database.url.replace(/store\.db$/, 'missing.db')
+    expect(() => new SqliteStore(missing)).toThrow()
+    expect(existsSync(missing.replace(/^file:/, ''))).toBe(false)
+  })
+})

@@ -1,0 +1,63 @@
+/**
+ * PrismaStore's logic and SQL on a better-sqlite3 connection of the store's own, to the app's
+ * SQLite database file: the same tables, rows either store (or the app's Prisma models) can read.
+ * better-sqlite3 is an optional peer dependency, loaded only when a SqliteStore is made, so apps on
+ * PostgreSQL never load it.
+ * @module
+ */
+import { createRequire } from 'node:module'
+import { SqliteExecutor, type Connection } from './sqlite-executor.js'
+import { SqlStore } from './sql-store.js'
+
+export interface SqliteStoreOptions {
+  /**
+   * How long a write waits, in ms, while another connection holds the write lock, retrying
+   * between sleeps (never a blocking wait) before it fails. Default 5000.
+   */
+  busyTimeoutMs?: number
+}
+
+/** The file a Prisma SQLite URL names, as Prisma's better-sqlite3 adapter reads it. */
+function databaseFile(url: string): string {
+  const file = url.replace(/^file:/, '')
+  if (file === '' || file.startsWith(':memory:')) {
+    throw new Error(
+      `SqliteStore needs a database file, not ${JSON.stringify(url)}: an in-memory SQLite database lives inside one connection, ` +
+        `and this store opens a second one, which would see a different, empty database. Use PrismaStore on the app's client instead.`,
+    )
+  }
+  return file
+}
+
+type Driver = new (file: string, options: { fileMustExist: boolean; timeout: number }) => Connection
+
+function loadDriver(): Driver {
+  try {
+    return createRequire(import.meta.url)('better-sqlite3') as Driver
+  } catch (error) {
+    throw new Error('SqliteStore needs the better-sqlite3 package: npm install better-sqlite3', { cause: error })
+  }
+}
+
+export class SqliteStore extends SqlStore {
+  readonly #db: Connection
+
+  /**
+   * `url`: the app's SQLite URL (`file:./dev.db`, relative to the working directory as Prisma's
+   * adapter takes it) or a path. The file must exist: a mistyped path would otherwise become a
+   * new, empty database without the tables.
+   */
+  constructor(url: string, options: SqliteStoreOptions = {}) {
+    const file = databaseFile(url)
+    const Database = loadDriver()
+    // timeout 0: never a blocking wait in this thread; the executor retries SQLITE_BUSY itself.
+    const db = new Database(file, { fileMustExist: true, timeout: 0 })
+    super(new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000))
+    this.#db = db
+  }
+
+  /** Closes the store's connection; the app's Prisma client is not touched. */
+  close(): void {
+    this.#db.close()
+  }
+}
