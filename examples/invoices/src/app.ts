@@ -1,5 +1,5 @@
 import express, { type Express } from 'express'
-import { createExchange, createToolRegistry, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
+import { createExchange, createToolRegistry, type Exchange, type ExchangeOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
@@ -9,6 +9,8 @@ import { overdue } from './overdue.js'
 export interface AppOptions {
   db: Db
   resolvePrincipal: PrincipalResolver
+  /** Where the A2A tasks live; by default the app's database through `db` (PrismaStore). */
+  store?: Store
   overrides?: Partial<ExchangeOptions>
 }
 
@@ -16,11 +18,11 @@ export interface AppOptions {
  * The invoices agent: the `overdue` skill and the entity tools over A2A at /a2a (as `entity.*`
  * skills), the entity tools over MCP at /mcp, with its A2A tasks kept in the app's own database.
  */
-export function createApp({ db, resolvePrincipal, overrides }: AppOptions): { app: Express; exchange: Exchange } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), overrides }: AppOptions): { app: Express; exchange: Exchange } {
   const exchange = createExchange({
     skills: [overdue(db)],
     tools: createToolRegistry(entityTools(db)),
-    store: new PrismaStore(db),
+    store,
     resolvePrincipal,
     card: {
       name: 'Invoices agent',

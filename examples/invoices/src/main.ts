@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import { devKeyResolver } from '@a2a-agent/runtime'
-import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { PrismaStore, SqliteStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
 import { createDb, isPostgresql } from './db.js'
 
@@ -12,9 +12,13 @@ const databaseUrl = process.env.DATABASE_URL ?? 'file:./dev.db'
 const devKeys = process.env.A2A_DEV_KEYS
 
 const db = createDb(databaseUrl)
-if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
+const postgresql = isPostgresql(databaseUrl)
+if (!postgresql) await prepareSqlite(db)
+// On SQLite the A2A tasks go through a connection of their own to the same file: several times
+// faster than through the Prisma client, with the same tables.
+const store = postgresql ? new PrismaStore(db) : new SqliteStore(databaseUrl)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
-const { app, exchange } = createApp({ db, resolvePrincipal })
+const { app, exchange } = createApp({ db, store, resolvePrincipal })
 const server = app.listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
@@ -23,6 +27,7 @@ const server = app.listen(port, () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await exchange.shutdown({ timeoutMs: 5000 })
+    if (store instanceof SqliteStore) store.close()
     await db.$disconnect()
     server.close(() => process.exit(0))
   })

@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { devKeyResolver } from '@a2a-agent/runtime'
-import { prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
 import { createDb, isPostgresql } from '../src/db.js'
 
@@ -104,9 +104,12 @@ export async function createTestApp(): Promise<TestApp> {
   const serverUrl = process.env.DATABASE_URL
   const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
   const db = createDb(database.url)
-  if (!isPostgresql(database.url)) await prepareSqlite(db)
+  const postgresql = isPostgresql(database.url)
+  if (!postgresql) await prepareSqlite(db)
+  // The store the app runs with on this database (see src/main.ts).
+  const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
   const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
-  const { app, exchange } = createApp({ db, resolvePrincipal })
+  const { app, exchange } = createApp({ db, store, resolvePrincipal })
   const server = app.listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
@@ -117,6 +120,7 @@ export async function createTestApp(): Promise<TestApp> {
       await exchange.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()
       server.close()
+      if (store instanceof SqliteStore) store.close()
       await db.$disconnect()
       await database.remove()
     },

@@ -169,7 +169,7 @@ describe('SqliteStore on its own', () => {
 
   it('refuses a file that does not exist rather than creating an empty database', () => {
     const missing = database.url.replace(/store\.db$/, 'missing.db')
-    expect(() => new SqliteStore(missing)).toThrow()
+    expect(() => new SqliteStore(missing)).toThrow(/^SqliteStore cannot open the database file ".*missing\.db" \(from "file:.*missing\.db"\): .*Create it with the app's migrations first \(npm run db:migrate\)/)
     expect(existsSync(missing.replace(/^file:/, ''))).toBe(false)
   })
 })

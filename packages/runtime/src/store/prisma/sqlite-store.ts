@@ -39,6 +39,19 @@ function loadDriver(): Driver {
   }
 }
 
+function openFile(Database: Driver, file: string, url: string): Connection {
+  try {
+    return new Database(file, { fileMustExist: true, timeout: 0 })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new Error(
+      `SqliteStore cannot open the database file ${JSON.stringify(file)} (from ${JSON.stringify(url)}): ${reason}. ` +
+        `Create it with the app's migrations first (npm run db:migrate), or check the path; it is relative to the working directory.`,
+      { cause: error },
+    )
+  }
+}
+
 export class SqliteStore extends SqlStore {
   readonly #db: Connection
 
@@ -51,7 +64,7 @@ export class SqliteStore extends SqlStore {
     const file = databaseFile(url)
     const Database = loadDriver()
     // timeout 0: never a blocking wait in this thread; the executor retries SQLITE_BUSY itself.
-    const db = new Database(file, { fileMustExist: true, timeout: 0 })
+    const db = openFile(Database, file, url)
     super(new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000))
     this.#db = db
   }
