@@ -245,39 +245,26 @@ describe('SendMessage push config', () => {
 })
 
 describe('retention', () => {
-  it('deletes the push configs of the tasks it trims, also through list and delete', async () => {
+  it('deletes the push configs of the tasks it trims, through the store\'s trimmer or through list and delete', async () => {
     for (const withTrimmer of [true, false]) {
       const inner = new MemoryStore()
-      // A custom store whose delete forgets the configs: retention must delete them itself.
-      const store: Store = {
-        capabilities: inner.capabilities,
-        create: (r) => inner.create(r),
-        get: (id) => inner.get(id),
-        update: (id, v, c) => inner.update(id, v, c),
-        list: (q) => inner.list(q),
-        delete: async (id) => {
-          const configs = await inner.listPushConfigs(id)
-          await inner.delete(id)
-          for (const config of configs) await inner.putPushConfig(config)
-        },
-        findByMessageId: (o, m) => inner.findByMessageId(o, m),
-        ...(withTrimmer
-          ? {
-              // A trimmer that forgets the configs of what it deletes.
-              trimSettled: async (tier, keep) => {
-                const saved = [...(await inner.listPushConfigs('old')), ...(await inner.listPushConfigs('new'))]
-                const deleted = await inner.trimSettled(tier, keep)
-                for (const config of saved) if (deleted.includes(config.taskId)) await inner.putPushConfig(config)
-                return deleted
-              },
-            }
-          : {}),
-        putPushConfig: (r) => inner.putPushConfig(r),
-        getPushConfig: (t, id) => inner.getPushConfig(t, id),
-        listPushConfigs: (t) => inner.listPushConfigs(t),
-        deletePushConfig: (t, id) => inner.deletePushConfig(t, id),
-        deletePushConfigsOfTasks: (ids) => inner.deletePushConfigsOfTasks(ids),
-      }
+      // The same store without its optional trimmer: retention then lists the tier and deletes.
+      const store: Store = withTrimmer
+        ? inner
+        : {
+            capabilities: inner.capabilities,
+            create: (r) => inner.create(r),
+            get: (id) => inner.get(id),
+            update: (id, v, c) => inner.update(id, v, c),
+            list: (q) => inner.list(q),
+            delete: (id) => inner.delete(id),
+            findByMessageId: (o, m) => inner.findByMessageId(o, m),
+            putPushConfig: (r) => inner.putPushConfig(r),
+            getPushConfig: (t, id) => inner.getPushConfig(t, id),
+            listPushConfigs: (t) => inner.listPushConfigs(t),
+            deletePushConfig: (t, id) => inner.deletePushConfig(t, id),
+            deletePushConfigsOfTasks: (ids) => inner.deletePushConfigsOfTasks(ids),
+          }
       const core = makeCore(store)
       core.limits.settledRetention = 1
       await store.create(makeRecord({ id: 'old', time: Date.UTC(2025, 0, 1) }))

@@ -5,10 +5,10 @@
  * @module
  */
 import type { Viewer } from '../auth/principal.js'
-import { assertJsonEncodable } from '../wire/json-safe.js'
+import { encodeJson } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import type { ListPage, ListQuery, PushConfigRecord, Store, TaskChanges, TaskRecord } from './store.js'
+import { taskTime, type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -19,15 +19,7 @@ interface Entry {
   time: number
 }
 
-const encode = (task: Task): string => {
-  assertJsonEncodable(task, 'task')
-  return JSON.stringify(task)
-}
-
-const timeOf = (task: Task, fallback: number): number => {
-  const parsed = Date.parse(task.status.timestamp ?? '')
-  return Number.isNaN(parsed) ? fallback : parsed
-}
+const encode = (task: Task): string => encodeJson(task, 'task')
 
 const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
   const { authentication, ...rest } = record
@@ -51,7 +43,7 @@ export class MemoryStore implements Store {
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
     const { task, messageIds, ...meta } = record
-    const entry: Entry = { meta: { ...meta }, messageIds: [...messageIds], body: encode(task), state: task.status.state, time: timeOf(task, record.updatedAt) }
+    const entry: Entry = { meta: { ...meta }, messageIds: [...messageIds], body: encode(task), state: task.status.state, time: taskTime(task, record.updatedAt) }
     this.#entries.set(record.id, entry)
     let ids = this.#byOwner.get(record.owner)
     if (!ids) this.#byOwner.set(record.owner, (ids = new Set()))
@@ -76,7 +68,7 @@ export class MemoryStore implements Store {
       messageIds: changes.messageIds ? [...changes.messageIds] : current.messageIds,
       body,
       state: changes.task.status.state,
-      time: timeOf(changes.task, meta.updatedAt),
+      time: taskTime(changes.task, meta.updatedAt),
     }
     this.#entries.set(id, next)
     this.#trackSettled(current, next)

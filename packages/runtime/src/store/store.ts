@@ -131,7 +131,11 @@ export class InvalidCursorError extends Error {
   }
 }
 
-export function statusTime(record: TaskRecord): number {
-  const parsed = Date.parse(record.task.status.timestamp ?? '')
-  return Number.isNaN(parsed) ? record.updatedAt : parsed
+/** The task's status time in epoch ms: its status timestamp, else `fallback`. */
+export function taskTime(task: Task, fallback: number): number {
+  const parsed = Date.parse(task.status.timestamp ?? '')
+  return Number.isNaN(parsed) ? fallback : parsed
 }
+
+/** A record's status time: what lists order and page by (the record's updatedAt when untimed). */
+export const statusTime = (record: TaskRecord): number => taskTime(record.task, record.updatedAt)

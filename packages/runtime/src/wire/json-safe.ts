@@ -11,6 +11,12 @@ export class NotJsonEncodableError extends Error {
   }
 }
 
+/** `value` as JSON text, refusing what JSON cannot carry; `path` names it in the error. */
+export function encodeJson(value: unknown, path: string): string {
+  assertJsonEncodable(value, path)
+  return JSON.stringify(value)
+}
+
 export function assertJsonEncodable(value: unknown, path = 'value', seen = new Set<object>()): void {
   switch (typeof value) {
     case 'string':

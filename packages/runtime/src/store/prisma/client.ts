@@ -57,8 +57,8 @@ export interface Delegate<Row> {
   deleteMany(args: Args): PromiseLike<{ count: number }>
 }
 
-/** The client inside `$transaction(async (tx) => ...)`. */
-export interface PrismaTaskTransaction {
+/** The task-store models' delegates: what export and erasure query (the store itself sends raw SQL). */
+export interface PrismaTaskModels {
   a2ATask: Delegate<TaskRow>
   a2ATaskMessage: Delegate<TaskMessageRow>
   a2APushConfig: Delegate<PushConfigRow>
@@ -70,12 +70,9 @@ export interface RawClient {
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>
 }
 
-/** The client inside `$transaction(async (tx) => ...)`, raw statements included. */
-export interface PrismaTaskTransactionClient extends PrismaTaskTransaction, RawClient {}
-
-export interface PrismaTaskClient extends PrismaTaskTransactionClient {
+export interface PrismaTaskClient extends PrismaTaskModels, RawClient {
   /** An interactive transaction: committed when `fn` resolves, rolled back when it throws. */
-  $transaction<R>(fn: (tx: PrismaTaskTransactionClient) => Promise<R>): PromiseLike<R>
+  $transaction<R>(fn: (tx: PrismaTaskModels & RawClient) => Promise<R>): PromiseLike<R>
   /**
    * A batch transaction: the statements (unawaited `$queryRaw`/`$executeRaw` calls) run in order
    * in one transaction, all or none. Cheaper than an interactive one when no step decides the next.

@@ -8,7 +8,8 @@ import { countingStatementRows, openDatabase, type Provider, type RowLog, type T
 import { PrismaStore } from './prisma-store.js'
 import { SqliteStore } from './sqlite-store.js'
 import type { SqlStore } from './sql-store.js'
-import { taskData } from './rows.js'
+import { PrismaExecutor } from './prisma-executor.js'
+import { chunks, insertMessageIndex, insertTask } from './statements.js'
 
 // Many rows across tiers, with MemoryStore as the oracle, and every SQL result's row count logged
 // at Prisma's driver adapter (PrismaStore) or at better-sqlite3's statements (SqliteStore): list,
@@ -59,6 +60,13 @@ function queries(): ListQuery[] {
   return list
 }
 
+/** Rows written as the store writes them, in few transactions: create() is the conformance suite's business. */
+async function bulkLoad(database: TestDatabase, records: readonly TaskRecord[]): Promise<void> {
+  const executor = new PrismaExecutor(database.db)
+  const statements = records.flatMap((r) => [insertTask(r, JSON.stringify(r.task)), ...insertMessageIndex(r.owner, r.id, r.messageIds)])
+  for (const part of chunks(statements)) await executor.batch(part)
+}
+
 const targets: { name: 'PrismaStore' | 'SqliteStore'; provider: Provider }[] = [
   { name: 'PrismaStore', provider: 'sqlite' },
   { name: 'PrismaStore', provider: 'postgres' },
@@ -77,9 +85,7 @@ for (const { name, provider } of targets) {
     beforeAll(async () => {
       database = await openDatabase(provider, name === 'PrismaStore' ? rowLog : undefined)
       store = name === 'PrismaStore' ? new PrismaStore(database.db) : new SqliteStore(database.url)
-      // Bulk-loaded: create() itself is the conformance suite's business.
-      await database.db.a2ATask.createMany({ data: records.map((r) => taskData(r, r.task)) })
-      await database.db.a2ATaskMessage.createMany({ data: records.flatMap((r) => r.messageIds.map((messageId) => ({ owner: r.owner, messageId, taskId: r.id }))) })
+      await bulkLoad(database, records)
       for (const record of records) await oracle.create(record)
       // After the bulk load through Prisma, which shares the driver: from here on only the store reads.
       if (store instanceof SqliteStore) stopCounting = countingStatementRows(rowLog)
@@ -136,7 +142,7 @@ for (const { name, provider } of targets) {
       const many = Array.from({ length: 1100 }, (_, i) =>
         makeRecord({ id: `carol${String(i).padStart(4, '0')}`, owner: 'carol', time: T0 + i * 1000, messageIds: [`c-${i}`] }),
       )
-      await database.db.a2ATask.createMany({ data: many.map((r) => taskData(r, r.task)) })
+      await bulkLoad(database, many)
       for (const record of many) await oracle.create(record)
       const trimmed = await store.trimSettled(tier, 2)
       expect(trimmed).toEqual(await oracle.trimSettled(tier, 2))

@@ -10,7 +10,8 @@ import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Steps } from './executor.js'
-import { jsonText, toPushConfig, toRecord } from './rows.js'
+import { encodeJson } from '../../wire/json-safe.js'
+import { toPushConfig, toRecord } from './rows.js'
 import * as statements from './statements.js'
 
 export class SqlStore implements Store {
@@ -22,7 +23,7 @@ export class SqlStore implements Store {
   }
 
   async create(record: TaskRecord): Promise<void> {
-    const taskJson = jsonText(record.task, 'task')
+    const taskJson = encodeJson(record.task, 'task')
     // One transaction: a duplicate id fails the insert, before any message is indexed.
     await this.#db.batch([statements.insertTask(record, taskJson), ...statements.insertMessageIndex(record.owner, record.id, record.messageIds)])
   }
@@ -38,7 +39,7 @@ export class SqlStore implements Store {
       id,
       expectedVersion,
       task: changes.task,
-      taskJson: jsonText(changes.task, 'task'),
+      taskJson: encodeJson(changes.task, 'task'),
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
     }
@@ -105,7 +106,7 @@ export class SqlStore implements Store {
   }
 
   async putPushConfig(record: PushConfigRecord): Promise<void> {
-    const authentication = record.authentication === undefined ? null : jsonText(record.authentication, 'authentication')
+    const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
     await this.#db.execute(statements.upsertPushConfig(record, authentication))
   }
 

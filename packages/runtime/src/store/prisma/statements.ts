@@ -6,8 +6,8 @@
 import type { Viewer } from '../../auth/principal.js'
 import { TERMINAL_STATES } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
-import type { ListQuery, PushConfigRecord, TaskRecord } from '../store.js'
-import { timeOf, toDate } from './rows.js'
+import { taskTime, type ListQuery, type PushConfigRecord, type TaskRecord } from '../store.js'
+import { toDate } from './rows.js'
 import { join, sql, type Sql } from './sql.js'
 
 /** Ids per `IN (…)` list, well under SQLite's and PostgreSQL's bound-parameter limits. */
@@ -28,13 +28,13 @@ const whereAll = (conditions: Sql[]): Sql => join(conditions, ' AND ', 'WHERE ')
 
 export const selectTask = (id: string): Sql => sql`SELECT * FROM "A2ATask" WHERE "id" = ${id}`
 
-/** `taskJson` is the task already checked and encoded (see jsonText). */
+/** `taskJson` is the task already checked and encoded (encodeJson). */
 export function insertTask(record: TaskRecord, taskJson: string): Sql {
   const { task } = record
   return sql`INSERT INTO "A2ATask" ("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime")
     VALUES (${record.id}, ${record.contextId}, ${record.owner}, ${record.tenant}, ${record.scope}, ${record.skill}, ${record.version}, ${taskJson},
       ${JSON.stringify(record.messageIds)}, ${record.repliedWithMessage ?? null}, ${toDate(record.createdAt)}, ${toDate(record.updatedAt)},
-      ${task.status.state}, ${toDate(timeOf(task, record.updatedAt))})`
+      ${task.status.state}, ${toDate(taskTime(task, record.updatedAt))})`
 }
 
 export interface TaskUpdate {
@@ -55,7 +55,7 @@ export interface TaskUpdate {
 export function updateTask(change: TaskUpdate): Sql {
   const now = new Date()
   const updatedAt = sql`CASE WHEN "updatedAt" > ${now} THEN "updatedAt" ELSE ${now} END`
-  const stamped = Date.parse(change.task.status.timestamp ?? '')
+  const stamped = taskTime(change.task, Number.NaN)
   const assignments = [
     sql`"version" = ${change.expectedVersion + 1}`,
     sql`"updatedAt" = ${updatedAt}`,
