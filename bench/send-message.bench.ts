@@ -9,14 +9,14 @@
  * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared
  * cores, so the server is what saturates), else from autocannon; BENCH_LOAD=autocannon forces it.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { runWrk, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
+import { spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -63,44 +63,13 @@ interface Row {
 }
 
 
-/** Spawns `bench/servers/<file>` under tsx and waits for the `{"port":N}` line it prints. */
+/** Spawns `bench/servers/<file>` and waits until it listens. */
 async function startServer(name: string, file: string): Promise<Target> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`./servers/${file}`, import.meta.url))], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  })
-  const lines = createInterface({ input: child.stdout! })
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
-    child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
-    lines.once('line', (line) => {
-      clearTimeout(timer)
-      try {
-        resolve((JSON.parse(line) as { port: number }).port)
-      } catch {
-        reject(new Error(`${name} server printed ${JSON.stringify(line)} instead of {"port":N}`))
-      }
-    })
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL')
-    throw error
-  })
-  // Anything else a server prints is passed through, marked with its name.
-  lines.on('line', (line) => console.error(`[${name}] ${line}`))
+  const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root })
   return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
 }
 
-
-async function stopServer(target: Target): Promise<void> {
-  const { child } = target
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
-  await exited
-  clearTimeout(timer)
-}
+const stopServer = (target: Target): Promise<void> => stopProcess(target.child)
 
 /** One real request before measuring: a server that does not complete the task is not benchmarked. */
 async function verify(target: Target): Promise<void> {

@@ -23,11 +23,10 @@
  * instead; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
@@ -35,6 +34,7 @@ import pg from 'pg'
 import { killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
+import { spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -158,46 +158,15 @@ interface Target {
   endpoint: string
 }
 
-/** Spawns a bench server under tsx and waits for the `{"port":N}` line it prints. */
+/** Spawns `bench/servers/<file>` and waits until it listens; every exit path stops it. */
 async function startServer(name: string, file: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Target> {
-  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...extra, ...nodeArgs, '--import', 'tsx', fileURLToPath(new URL(`./servers/${file}`, import.meta.url))], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env, NODE_ENV: 'production' },
-  })
+  const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, env, nodeArgs })
   children.add(child)
   child.once('exit', () => children.delete(child))
-  const lines = createInterface({ input: child.stdout! })
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
-    child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
-    lines.once('line', (line) => {
-      clearTimeout(timer)
-      try {
-        resolve((JSON.parse(line) as { port: number }).port)
-      } catch {
-        reject(new Error(`${name} server printed ${JSON.stringify(line)} instead of {"port":N}`))
-      }
-    })
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL')
-    throw error
-  })
-  lines.on('line', (line) => console.error(`[${name}] ${line}`))
   return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
 }
 
-/** SIGTERM, then SIGKILL after `graceMs` (a profiled server needs a moment to write its profile). */
-async function stopServer(target: Target, graceMs = 3000): Promise<void> {
-  const { child } = target
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
-  await exited
-  clearTimeout(timer)
-}
+const stopServer = (target: Target, graceMs?: number): Promise<void> => stopProcess(target.child, graceMs)
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -564,7 +533,7 @@ async function main(): Promise<void> {
     }
   } finally {
     clearTimeout(watchdog)
-    await Promise.all(children.size ? [...children].map((child) => stopServer({ name: '', child, endpoint: '' })) : [])
+    await Promise.all(children.size ? [...children].map((child) => stopProcess(child)) : [])
     await cleanup()
   }
 }

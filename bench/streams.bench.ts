@@ -19,14 +19,13 @@
  * keep-alive interval), BENCH_HTTP=node (bare node:http instead of Express), BENCH_SERVER_ARGS
  * (extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Agent, request, type ClientRequest } from 'node:http'
-import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { wallMs } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
+import { spawnServer, stopProcess, type ServerProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const streamCount = positiveInt('BENCH_STREAMS', 10_000)
@@ -44,57 +43,25 @@ const GOAL_RSS = 1024 * MiB
 // ---------------------------------------------------------------------------------------------
 // The server process
 
-interface Server {
-  child: ChildProcess
-  port: number
-}
+type Server = ServerProcess
 
 let server: Server | undefined
 
 async function startServer(): Promise<Server> {
   const file = fileURLToPath(new URL('./servers/streams-server.ts', import.meta.url))
   // --expose-gc: /bench/memory collects first, so heapUsed is live data.
-  // BENCH_SERVER_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, ['--expose-gc', ...extra, '--import', 'tsx', file], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, NODE_ENV: 'production' },
-  })
-  const lines = createInterface({ input: child.stdout! })
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('streams server printed no port within 30 s')), 30_000)
-    child.once('exit', (code) => reject(new Error(`streams server exited early with code ${code}`)))
-    lines.once('line', (line) => {
-      clearTimeout(timer)
-      try {
-        resolve((JSON.parse(line) as { port: number }).port)
-      } catch {
-        reject(new Error(`streams server printed ${JSON.stringify(line)} instead of {"port":N}`))
-      }
-    })
-  }).catch((error: unknown) => {
-    child.kill('SIGKILL')
-    throw error
-  })
-  lines.on('line', (line) => console.error(`[server] ${line}`))
-  child.once('exit', (code, signal) => {
+  const started = await spawnServer('streams', file, { cwd: root, nodeArgs: ['--expose-gc'] })
+  started.child.once('exit', (code, signal) => {
     if (!stopping) console.error(`streams server exited unexpectedly (code ${code}, signal ${signal})`)
   })
-  return { child, port }
+  return started
 }
 
 let stopping = false
 
 async function stopServer(target: Server): Promise<void> {
   stopping = true
-  const { child } = target
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
-  await exited
-  clearTimeout(timer)
+  await stopProcess(target.child)
 }
 
 
