@@ -9,6 +9,7 @@ import { access } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { tsImport } from 'tsx/esm/api'
+import { type Io, formatUnexpectedError } from './io.js'
 
 /** A mistake the user can fix: printed as one line, exit code 1. */
 export class CliUserError extends Error {
@@ -57,10 +58,17 @@ export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Clien
 }
 
 /**
- * The one-line report of an error the user can fix: a CliUserError, or the database's own refusal
- * (no such table, unreachable server). Undefined for anything else, which is a bug.
+ * Reports a failed command on stderr and returns its exit code: 1 with a one-line report for what
+ * the user can fix (a CliUserError, or the database's own refusal), 2 for anything else, a bug.
  */
-export function databaseRefusal(error: unknown): string | undefined {
+export function reportFailure(error: unknown, io: Io): 1 | 2 {
+  const refusal = databaseRefusal(error)
+  io.stderr.write(refusal ?? formatUnexpectedError(error))
+  return refusal ? 1 : 2
+}
+
+/** The one-line report of a CliUserError or of the database's refusal (no such table, unreachable server). */
+function databaseRefusal(error: unknown): string | undefined {
   if (error instanceof CliUserError) return `a2a: ${error.message}\n`
   if (!(error instanceof Error) || !/^Prisma|^DriverAdapter/.test(error.name)) return undefined
   // Prisma's message opens with the calling source; its last line is the reason.

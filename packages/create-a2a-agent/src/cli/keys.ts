@@ -4,8 +4,8 @@
  * @module
  */
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type PrismaApiKeyClient } from '@a2a-agent/runtime/prisma'
-import { type AppDbOptions, CliUserError, databaseRefusal, withAppDb } from './app-db.js'
-import { type Io, formatUnexpectedError, printLines } from './io.js'
+import { type AppDbOptions, CliUserError, reportFailure, withAppDb } from './app-db.js'
+import { type Io, printLines } from './io.js'
 
 export type KeysAction =
   | { action: 'create'; user: string; tenant?: string; scopes?: string }
@@ -22,13 +22,7 @@ export async function runKeys(command: KeysAction, options: AppDbOptions, io: Io
       return revoke(await revokeApiKey(db, command.id), command.id, io)
     })
   } catch (error) {
-    const refusal = databaseRefusal(error)
-    if (refusal) {
-      io.stderr.write(refusal)
-      return 1
-    }
-    io.stderr.write(formatUnexpectedError(error))
-    return 2
+    return reportFailure(error, io)
   }
 }
 

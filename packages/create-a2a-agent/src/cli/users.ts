@@ -4,8 +4,8 @@
  * @module
  */
 import { eraseUser, exportUser, type PrismaUserDataClient } from '@a2a-agent/runtime/prisma'
-import { type AppDbOptions, CliUserError, databaseRefusal, withAppDb } from './app-db.js'
-import { type Io, formatUnexpectedError } from './io.js'
+import { type AppDbOptions, CliUserError, reportFailure, withAppDb } from './app-db.js'
+import type { Io } from './io.js'
 
 export type UsersAction = { action: 'export'; user: string } | { action: 'erase'; user: string; yes: boolean }
 
@@ -26,12 +26,6 @@ export async function runUsers(command: UsersAction, options: AppDbOptions, io: 
       return 0
     })
   } catch (error) {
-    const refusal = databaseRefusal(error)
-    if (refusal) {
-      io.stderr.write(refusal)
-      return 1
-    }
-    io.stderr.write(formatUnexpectedError(error))
-    return 2
+    return reportFailure(error, io)
   }
 }
