@@ -6,7 +6,8 @@
  * @module
  */
 import { readFile, stat } from 'node:fs/promises'
-import { type FingerprintInput, fingerprintInputs } from './inputs.js'
+import { fingerprintInputs } from './inputs.js'
+import type { PlanInput } from './plan/plan.js'
 import { formatReport } from './write/format-report.js'
 import { readManifest, serializeManifest, sha256 } from './write/manifest.js'
 import { resolveInApp } from './write/paths.js'
@@ -18,7 +19,7 @@ export { GeneratorError } from './errors.js'
  * The lines a full run in `mode` would print when nothing is to change, or `undefined` when that
  * cannot be shown without planning (then the caller plans). Never throws.
  */
-export async function upToDateReport(input: FingerprintInput, mode: ApplyMode): Promise<string[] | undefined> {
+export async function upToDateReport(input: PlanInput, mode: ApplyMode): Promise<string[] | undefined> {
   try {
     const manifest = await readManifest(input.appRoot)
     const { cache, text } = manifest

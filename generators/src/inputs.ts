@@ -13,18 +13,8 @@ import { readdir, readFile, realpath, stat } from 'node:fs/promises'
 import { isBuiltin } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { PlanInput } from './plan/plan.js'
 import { templatesRoot } from './templates-root.js'
-
-/** The reading options of a plan (the planner's `PlanInput`), repeated here to stay light. */
-export interface FingerprintInput {
-  appRoot: string
-  entitiesFile?: string
-  schemaPath?: string
-  outDir?: string
-  testDir?: string
-  runtimeImport?: string
-  dbImport?: string
-}
 
 /** Where the generator's own files are; a parameter only so tests can point at a copy. */
 export interface GeneratorFiles {
@@ -59,7 +49,7 @@ export async function defaultSchemaPath(appRoot: string): Promise<string> {
 }
 
 /** The fingerprint of a plan's inputs; `undefined` when any of them cannot be read. */
-export async function fingerprintInputs(input: FingerprintInput, generator?: GeneratorFiles | BundledGenerator): Promise<string | undefined> {
+export async function fingerprintInputs(input: PlanInput, generator?: GeneratorFiles | BundledGenerator): Promise<string | undefined> {
   try {
     const appRoot = resolve(input.appRoot)
     const entitiesFile = input.entitiesFile ?? 'src/entities.ts'
