@@ -2,7 +2,7 @@
  * The task store over the tables of prisma/a2a.prisma, on any {@link Executor}: PrismaStore runs
  * it on the app's Prisma client, SqliteStore on a better-sqlite3 connection of its own. Filtering,
  * paging, counting and retention trimming run in the database; the store never loads a table to
- * filter it. A SendMessage that completes at once costs 17 statements (bench/stores.bench.ts counts them).
+ * filter it. A SendMessage that completes at once costs 16 statements (bench/stores.bench.ts counts them).
  * @module
  */
 import type { Viewer } from '../../auth/principal.js'
