@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process'
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { execFile, execFileSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -15,9 +16,14 @@ afterAll(() => rmSync(copy, { recursive: true, force: true }))
 
 /** The real CLI, as `npx a2a` would run it: exit code and output, never a throw. */
 async function a2a(app: string, ...flags: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = [join(root, 'packages/create-a2a-agent/bin/a2a.js'), 'generate', 'entities', '--app', app, ...flags]
+  return a2aIn(root, app, ...flags)
+}
+
+/** The CLI of the repository at `repo`. */
+async function a2aIn(repo: string, app: string, ...flags: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = [join(repo, 'packages/create-a2a-agent/bin/a2a.js'), 'generate', 'entities', '--app', app, ...flags]
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: root })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: repo })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string }
@@ -78,3 +84,62 @@ it('--check passes on the committed example and fails once its schema gains a fi
   expect(again.code, again.stdout + again.stderr).toBe(0)
   expect(again.stdout).toMatch(/^Nothing to do: \d+ generated files are up to date\./)
 }, 60_000)
+
+/** Every file a fresh clone of the working tree would hold: tracked and new, never ignored ones. */
+function checkoutFiles(): string[] {
+  const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' })
+  return listed.split('\0').filter((path) => path !== '' && existsSync(join(root, path)))
+}
+
+/**
+ * `target` as a clean checkout of this working tree after `npm ci`: its files copied, node_modules
+ * linked package by package (workspace links re-pointed into the copy, as npm would make them).
+ */
+function cleanCheckout(target: string): void {
+  for (const path of checkoutFiles()) cpSync(join(root, path), join(target, path))
+  for (const folder of ['.', ...readdirSync(join(root, 'packages')).map((name) => `packages/${name}`), 'generators', ...readdirSync(join(root, 'examples')).map((name) => `examples/${name}`)]) {
+    linkInstalled(join(root, folder, 'node_modules'), join(target, folder, 'node_modules'))
+  }
+}
+
+function linkInstalled(from: string, to: string): void {
+  if (!existsSync(from)) return
+  mkdirSync(to, { recursive: true })
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = join(from, entry.name)
+    if (entry.isSymbolicLink()) symlinkSync(readlinkSync(source), join(to, entry.name))
+    else if (entry.name.startsWith('@')) linkInstalled(source, join(to, entry.name))
+    else symlinkSync(source, join(to, entry.name))
+  }
+}
+
+/** The files under `folder` (node_modules left out), path → content. */
+function filesUnder(folder: string): Map<string, string> {
+  const files = new Map<string, string>()
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    if (entry.isFile() && !path.split('/').includes('node_modules')) files.set(path.slice(folder.length + 1), readFileSync(path, 'utf8'))
+  }
+  return files
+}
+
+it('regenerating each example in a clean checkout of this tree changes nothing, manifest included', async () => {
+  const checkout = mkdtempSync(join(tmpdir(), 'a2a-clean-checkout-'))
+  try {
+    cleanCheckout(checkout)
+    const examples = readdirSync(join(checkout, 'examples')).filter((name) => existsSync(join(checkout, 'examples', name, 'src/entities.ts')))
+    expect(examples).toContain('invoices')
+    for (const name of examples) {
+      const app = join(checkout, 'examples', name)
+      const before = filesUnder(app)
+      const run = await a2aIn(checkout, app)
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+      expect(run.stdout, `examples/${name}`).toMatch(/^Nothing to do: \d+ generated files are up to date\./)
+      const after = filesUnder(app)
+      expect([...after.keys()].sort(), `examples/${name}: files added or removed`).toEqual([...before.keys()].sort())
+      for (const [path, content] of after) expect(content, `examples/${name}/${path} was rewritten`).toBe(before.get(path))
+    }
+  } finally {
+    rmSync(checkout, { recursive: true, force: true })
+  }
+}, 120_000)
