@@ -68,6 +68,7 @@ export { isPaused, isTerminal, TASK_STATES } from './wire/types.js'
 export type {
   AgentCard,
   AgentCapabilities,
+  AgentExtension,
   AgentSkill,
   Artifact,
   DataPart,

@@ -52,6 +52,31 @@ describe('agent card', () => {
     expect(stale.status).toBe(200)
   })
 
+  it('sends Last-Modified, and 304 on an If-Modified-Since not before it unless If-None-Match decides', async () => {
+    server = await startTestServer({ skills: [echo], card })
+    const url = `${server.url}/.well-known/agent-card.json`
+    const first = await fetch(url)
+    const lastModified = first.headers.get('last-modified')!
+    expect(new Date(lastModified).toUTCString()).toBe(lastModified)
+    expect(Date.parse(lastModified)).toBeLessThanOrEqual(Date.now())
+    const since = async (date: string, extra: Record<string, string> = {}) => (await fetch(url, { headers: { 'If-Modified-Since': date, ...extra } })).status
+    expect(await since(lastModified)).toBe(304)
+    expect(await since(new Date(Date.now() + 60_000).toUTCString())).toBe(304)
+    expect(await since(new Date(Date.parse(lastModified) - 1000).toUTCString())).toBe(200)
+    expect(await since('not a date')).toBe(200)
+    expect(await since(lastModified, { 'If-None-Match': '"other"' })).toBe(200)
+  })
+
+  it('declares the extensions the app supports in capabilities.extensions', async () => {
+    const extensions = [
+      { uri: 'https://ext.example/geo/v1', description: 'Geolocation', required: true },
+      { uri: 'https://ext.example/trace/v1', params: { depth: 2 } },
+    ]
+    server = await startTestServer({ skills: [echo], card, extensions })
+    const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any
+    expect(body.capabilities.extensions).toEqual(extensions)
+  })
+
   it('uses publicUrl when the app sits behind a proxy', async () => {
     server = await startTestServer({ skills: [echo], card: { ...card, publicUrl: 'https://agent.example.com/' }, path: '/rpc' })
     const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any

@@ -1,6 +1,9 @@
 /**
- * Serves `/.well-known/agent-card.json` with an ETag and Cache-Control, answering 304 to a
- * matching If-None-Match. The card depends on the base URL, so it is built per base URL and cached.
+ * Serves `/.well-known/agent-card.json` with an ETag, Last-Modified and Cache-Control, answering
+ * 304 to a matching If-None-Match or, when no If-None-Match is sent (RFC 9110 13.2.2), to an
+ * If-Modified-Since not before Last-Modified. The card depends on the base URL, so it is built
+ * per base URL and cached. Its content is fixed for the life of the process, so Last-Modified is
+ * the time this handler was made (to the second, as HTTP dates are).
  * @module
  */
 import { createHash } from 'node:crypto'
@@ -16,6 +19,8 @@ interface CachedCard {
 
 export function createCardHandler(buildCard: (baseUrl: string) => unknown, publicUrl: string | undefined, maxAgeSeconds: number) {
   const cache = new Map<string, CachedCard>()
+  const modifiedAt = Math.floor(Date.now() / 1000) * 1000
+  const lastModified = new Date(modifiedAt).toUTCString()
   const cardFor = (baseUrl: string): CachedCard => {
     let cached = cache.get(baseUrl)
     if (!cached) {
@@ -32,8 +37,10 @@ export function createCardHandler(buildCard: (baseUrl: string) => unknown, publi
       return
     }
     const card = cardFor(publicUrl ?? requestBaseUrl(request))
-    const headers = { ETag: card.etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, Vary: 'Host' }
-    if (etagMatches(request.headers['if-none-match'], card.etag)) {
+    const headers = { ETag: card.etag, 'Last-Modified': lastModified, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, Vary: 'Host' }
+    const ifNoneMatch = request.headers['if-none-match']
+    const unchanged = ifNoneMatch ? etagMatches(ifNoneMatch, card.etag) : notModifiedSince(request.headers['if-modified-since'], modifiedAt)
+    if (unchanged) {
       response.writeHead(304, headers)
       response.end()
       return
@@ -46,6 +53,11 @@ export function createCardHandler(buildCard: (baseUrl: string) => unknown, publi
 export function requestBaseUrl(request: IncomingMessage): string {
   const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true
   return `${encrypted ? 'https' : 'http'}://${request.headers.host ?? 'localhost'}`
+}
+
+function notModifiedSince(header: string | undefined, modifiedAt: number): boolean {
+  const since = header ? Date.parse(header) : Number.NaN
+  return !Number.isNaN(since) && since >= modifiedAt
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {

@@ -117,6 +117,7 @@ export class Exchange {
       streaming: this.#options.streaming !== false,
       pushNotifications: this.#options.pushNotifications !== false,
       ...(this.#options.extendedCard ? { extendedAgentCard: true } : {}),
+      ...(this.#options.extensions?.length ? { extensions: this.#options.extensions } : {}),
     }
   }
 
@@ -143,6 +144,7 @@ export class Exchange {
         allowedOrigins: this.#allowedOrigins,
         maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
         assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
+        extensions: this.#options.extensions ?? [],
         logger: this.#core.logger,
         call: (principal, method, params, reresolve) => this.call(principal, method, params, reresolve),
       },

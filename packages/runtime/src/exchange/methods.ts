@@ -5,6 +5,7 @@
  */
 import type { AgentCard } from '../wire/types.js'
 import { A2AError } from '../wire/a2a-error.js'
+import type { z } from 'zod'
 import { cancelTaskParams, getTaskParams, listTasksParams, parseParams, sendMessageParams, subscribeParams, tenantOnlyParams } from '../wire/params.js'
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushConfigOptions } from '../push/push-configs.js'
 import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
@@ -36,34 +37,39 @@ export function methodTable(options: MethodOptions): Record<string, MethodHandle
   const { streaming, push } = options
   return {
     SendMessage: async (core, caller, raw) => {
-      const params = parseParams(sendMessageParams, raw)
+      const params = parse(core, sendMessageParams, raw)
       const attachPush = await pushOnSend(core, params, push)
       return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : {}), params)
     },
-    GetTask: (core, caller, raw) => getTask(core, caller.viewer, parseParams(getTaskParams, raw)),
-    ListTasks: (core, caller, raw) => listTasks(core, caller.viewer, parseParams(listTasksParams, raw)),
-    CancelTask: (core, caller, raw) => cancelTask(core, caller.viewer, parseParams(cancelTaskParams, raw)),
+    GetTask: (core, caller, raw) => getTask(core, caller.viewer, parse(core, getTaskParams, raw)),
+    ListTasks: (core, caller, raw) => listTasks(core, caller.viewer, parse(core, listTasksParams, raw)),
+    CancelTask: (core, caller, raw) => cancelTask(core, caller.viewer, parse(core, cancelTaskParams, raw)),
     SendStreamingMessage: streaming
       ? async (core, caller, raw) => {
-          const params = parseParams(sendMessageParams, raw)
+          const params = parse(core, sendMessageParams, raw)
           return sendStreamingMessage(core, caller, params, streaming, await pushOnSend(core, params, push))
         }
       : noStreaming,
-    SubscribeToTask: streaming ? (core, caller, raw) => subscribeToTask(core, caller, parseParams(subscribeParams, raw), streaming) : noStreaming,
+    SubscribeToTask: streaming ? (core, caller, raw) => subscribeToTask(core, caller, parse(core, subscribeParams, raw), streaming) : noStreaming,
     CreateTaskPushNotificationConfig: push
-      ? (core, caller, raw) => createPushConfig(core, caller, parseParams(createPushConfigParams, raw), push)
+      ? (core, caller, raw) => createPushConfig(core, caller, parse(core, createPushConfigParams, raw), push)
       : noPush,
-    GetTaskPushNotificationConfig: push ? (core, caller, raw) => getPushConfig(core, caller, parseParams(pushConfigRefParams, raw)) : noPush,
-    ListTaskPushNotificationConfigs: push ? (core, caller, raw) => listPushConfigs(core, caller, parseParams(listPushConfigsParams, raw)) : noPush,
-    DeleteTaskPushNotificationConfig: push ? (core, caller, raw) => deletePushConfig(core, caller, parseParams(pushConfigRefParams, raw)) : noPush,
-    GetExtendedAgentCard: async (_core, caller, raw) => {
-      parseParams(tenantOnlyParams, raw)
+    GetTaskPushNotificationConfig: push ? (core, caller, raw) => getPushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush,
+    ListTaskPushNotificationConfigs: push ? (core, caller, raw) => listPushConfigs(core, caller, parse(core, listPushConfigsParams, raw)) : noPush,
+    DeleteTaskPushNotificationConfig: push ? (core, caller, raw) => deletePushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush,
+    GetExtendedAgentCard: async (core, caller, raw) => {
+      parse(core, tenantOnlyParams, raw)
       if (!options.extendedCard) {
         throw A2AError.unsupported('This agent has no extended agent card (capabilities.extendedAgentCard is false)')
       }
       return options.extendedCard(caller)
     },
   }
+}
+
+/** Parses a method's params; unknown fields that look like typos of known ones are logged. */
+function parse<S extends z.ZodType>(core: ExchangeCore, schema: S, raw: unknown): z.output<S> {
+  return parseParams(schema, raw, (nearMiss) => core.logger.warn(`a2a: ${nearMiss}`))
 }
 
 /** -32601, with a pointer to the v1.0 name when a v0.x slash method was sent. */

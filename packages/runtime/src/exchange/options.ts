@@ -9,7 +9,7 @@ import type { Logger } from '../log/logger.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { SeatOverflow } from '../stream/stream-seats.js'
-import type { AgentCard } from '../wire/types.js'
+import type { AgentCard, AgentExtension } from '../wire/types.js'
 
 export interface ExchangeOptions {
   /** Hand-written skills; at least one, unless `tools` provide entity skills. */
@@ -63,6 +63,12 @@ export interface ExchangeOptions {
   allowPrivatePush?: boolean
   /** Push configs kept per task (the oldest are deleted); 0 = 8, negative = unbounded. */
   maxPushConfigsPerTask?: number
+  /**
+   * The A2A extensions this agent supports (card `capabilities.extensions`). A request that does
+   * not list a `required` one in its A2A-Extensions header is refused with -32008; the listed
+   * ones it supports are echoed in the response's A2A-Extensions header.
+   */
+  extensions?: AgentExtension[]
   /** Serves GetExtendedAgentCard to authenticated callers. */
   extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
   logger?: Logger

@@ -90,7 +90,7 @@ describe('SendMessage', () => {
     const { task } = await server.result('SendMessage', { message: userMessage('a', { skill: 'ask' }) })
     const mismatch = await server.rpc('SendMessage', { message: userMessage('b', { taskId: task.id, contextId: 'other' }) })
     expect(mismatch.body.error.code).toBe(-32602)
-    expect(mismatch.body.error.data[0].metadata.field).toBe('params.message.contextId')
+    expect(mismatch.body.error.data[0].fieldViolations[0].field).toBe('params.message.contextId')
     const unknown = await server.rpc('SendMessage', { message: userMessage('b', { taskId: 'no-such-task' }) })
     expect(unknown.body.error.code).toBe(-32001)
   })

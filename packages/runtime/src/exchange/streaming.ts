@@ -79,7 +79,7 @@ function takeSeat(caller: Caller, options: StreamingOptions): HeldSeat {
     sink?.fail(evictedError())
   })
   if (!seat) {
-    throw new HttpRefusal(429, -32004, 'TOO_MANY_STREAMS', `Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`)
+    throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
   }
   return {
     release: () => seat.release(),

@@ -46,7 +46,7 @@ describe('ListTasks', () => {
     expect((await server.result('ListTasks', {})).pageSize).toBe(50)
     for (const pageSize of [0, 101, 1.5]) {
       const reply = await server.rpc('ListTasks', { pageSize })
-      expect(reply.body.error.data[0].metadata.field).toBe('params.pageSize')
+      expect(reply.body.error.data[0].fieldViolations[0].field).toBe('params.pageSize')
     }
   })
 
@@ -54,7 +54,7 @@ describe('ListTasks', () => {
     server = await startTestServer({ skills: [echo] })
     const reply = await server.rpc('ListTasks', { pageToken: 'forged' })
     expect(reply.body.error.code).toBe(-32602)
-    expect(reply.body.error.data[0].metadata.field).toBe('params.pageToken')
+    expect(reply.body.error.data[0].fieldViolations[0].field).toBe('params.pageToken')
   })
 
   it('filters by contextId, status and statusTimestampAfter', async () => {
@@ -72,9 +72,9 @@ describe('ListTasks', () => {
     expect(recent.tasks.map((t: any) => t.id)).toEqual([failed.id])
     expect(recent.totalSize).toBe(1)
     const bad = await server.rpc('ListTasks', { statusTimestampAfter: 'yesterday' })
-    expect(bad.body.error.data[0].metadata.field).toBe('params.statusTimestampAfter')
+    expect(bad.body.error.data[0].fieldViolations[0].field).toBe('params.statusTimestampAfter')
     const badState = await server.rpc('ListTasks', { status: 'done' })
-    expect(badState.body.error.data[0].metadata.field).toBe('params.status')
+    expect(badState.body.error.data[0].fieldViolations[0].field).toBe('params.status')
   })
 
   it('leaves artifacts out unless includeArtifacts, and applies historyLength', async () => {

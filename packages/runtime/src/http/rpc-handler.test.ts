@@ -31,7 +31,9 @@ describe('transport', () => {
     expect((await server.post(getTask, { ...AUTH, 'Content-Type': 'application/json; charset=utf-8' })).body.error.code).toBe(-32001)
     const refused = await server.post(getTask, { ...AUTH, 'Content-Type': 'text/plain' })
     expect(refused.status).toBe(415)
+    expect(refused.body.error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org' }] })
     expect(refused.body.error.message).toContain('application/json')
+    expect(refused.headers.get('accept')).toBe('application/json, application/a2a+json')
   })
 
   it('refuses a body over 1 MiB with 413', async () => {
@@ -63,6 +65,27 @@ describe('transport', () => {
     }
     const list = await server.result('ListTasks', {})
     expect(list.totalSize).toBe(0)
+  })
+})
+
+describe('ErrorInfo', () => {
+  it('carries only reasons the specification defines, on every kind of refusal', async () => {
+    const replies = [
+      await server.post(getTask, { ...AUTH, Origin: 'https://evil.example' }),
+      await server.post(getTask, { 'A2A-Version': '1.0' }),
+      await server.post(getTask, { ...AUTH, 'Content-Type': 'text/plain' }),
+      await server.post('x'.repeat(2 * 1024 * 1024), AUTH),
+      await server.post('{', AUTH),
+      await server.post('[]', AUTH),
+      await server.rpc('Nope'),
+      await server.rpc('GetTask', {}),
+      await server.rpc('GetTask', { id: 'nope' }),
+      await server.post(getTask, { Authorization: 'Bearer alice' }),
+      await fetch(`${server.url}/a2a`).then(async (r) => ({ status: r.status, body: await r.json() })),
+    ]
+    const reasons = replies.flatMap((reply) => (reply.body.error.data ?? []).filter((d: any) => d.reason).map((d: any) => d.reason))
+    // 403, 401, 413, -32700, -32600, -32601 and -32602 have no reason of the specification's.
+    expect(reasons).toEqual(['CONTENT_TYPE_NOT_SUPPORTED', 'TASK_NOT_FOUND', 'VERSION_NOT_SUPPORTED'])
   })
 })
 
@@ -153,7 +176,9 @@ describe('method table', () => {
 
   it.each(['message/send', 'tasks/get', 'tasks/cancel', 'sendMessage', 'Nope', '__proto__', 'toString'])('%s answers -32601', async (method) => {
     const reply = await server.rpc(method, {})
-    expect(reply.body.error).toMatchObject({ code: -32601, data: [{ reason: 'METHOD_NOT_FOUND' }] })
+    expect(reply.body.error.code).toBe(-32601)
+    // A standard JSON-RPC error is told by its code; ErrorInfo reasons are the spec's A2A errors only.
+    expect(reply.body.error.data).toBeUndefined()
   })
 
   it('points v0.x callers at the v1.0 names', async () => {
@@ -208,8 +233,9 @@ describe('params', () => {
     const reply = await server.rpc('SendMessage', { message: { ...userMessage('hi'), parts: [{ text: 'a' }, { text: 'b', data: 1 }] } })
     expect(reply.body.error.code).toBe(-32602)
     expect(reply.body.error.message).toContain('params.message.parts[1]')
-    expect(reply.body.error.data[0]).toMatchObject({ reason: 'INVALID_PARAMS', metadata: { field: 'params.message.parts[1]' } })
-    expect(reply.body.error.data[1]['@type']).toBe('type.googleapis.com/google.rpc.BadRequest')
+    expect(reply.body.error.data).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [expect.objectContaining({ field: 'params.message.parts[1]' })] },
+    ])
   })
 
   it.each([
@@ -223,7 +249,7 @@ describe('params', () => {
   ])('SendMessage with %s', async (_name, params, field) => {
     const reply = await server.rpc('SendMessage', params)
     expect(reply.body.error.code).toBe(-32602)
-    expect(reply.body.error.data[0].metadata.field).toBe(field)
+    expect(reply.body.error.data[0].fieldViolations[0].field).toBe(field)
   })
 
   it('refuses the pre-1.0 "content" field and says to send "parts"', async () => {

@@ -209,9 +209,10 @@ describe('push config params', () => {
     expect(field(() => parseParams(pushConfigRefParams, { id: 'c1', taskId: '' }))).toBe('params.taskId')
   })
 
-  it('list accepts pageSize 1..100 only', () => {
+  it('list accepts pageSize 1..100 only (a ProtoJSON decimal string too)', () => {
     for (const pageSize of [1, 100]) expect(parseParams(listPushConfigsParams, { taskId: 't1', pageSize }).pageSize).toBe(pageSize)
-    for (const pageSize of [0, 101, 1.5, '5']) expect(field(() => parseParams(listPushConfigsParams, { taskId: 't1', pageSize }))).toBe('params.pageSize')
+    expect(parseParams(listPushConfigsParams, { taskId: 't1', pageSize: '5' }).pageSize).toBe(5)
+    for (const pageSize of [0, 101, 1.5, 'five', '1e2']) expect(field(() => parseParams(listPushConfigsParams, { taskId: 't1', pageSize }))).toBe('params.pageSize')
   })
 })
 

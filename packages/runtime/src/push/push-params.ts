@@ -5,20 +5,21 @@
  * @module
  */
 import { z } from 'zod'
-import { nonEmpty, pushConfig, tenant } from '../wire/params.js'
+import { nonEmpty, pageSize, pushConfigShape, tenant } from '../wire/params.js'
+import { protoMessage } from '../wire/proto-json.js'
 
 /** CreateTaskPushNotificationConfig: a flat TaskPushNotificationConfig whose taskId is required. */
-export const createPushConfigParams = pushConfig.extend({ taskId: nonEmpty })
+export const createPushConfigParams = protoMessage('params', { ...pushConfigShape, taskId: nonEmpty })
 
 /** GetTaskPushNotificationConfig and DeleteTaskPushNotificationConfig. */
-export const pushConfigRefParams = z.object({ taskId: nonEmpty, id: nonEmpty, tenant })
+export const pushConfigRefParams = protoMessage('params', { taskId: nonEmpty, id: nonEmpty, tenant })
 export const getPushConfigParams = pushConfigRefParams
 export const deletePushConfigParams = pushConfigRefParams
 
 /** ListTaskPushNotificationConfigs. */
-export const listPushConfigsParams = z.object({
+export const listPushConfigsParams = protoMessage('params', {
   taskId: nonEmpty,
-  pageSize: z.number().int('must be an integer').min(1, 'must be 1..100').max(100, 'must be 1..100').optional(),
+  pageSize: pageSize.optional(),
   pageToken: z.string().optional(),
   tenant,
 })

@@ -140,13 +140,13 @@ describe('SSRF guard by default', () => {
     const { task } = await server.result('SendMessage', { message: userMessage('q', { skill: 'ask' }) })
     const refused = await server.rpc('CreateTaskPushNotificationConfig', { taskId: task.id, url: hookUrl })
     expect(refused.body.error.code).toBe(-32602)
-    expect(refused.body.error.data[0].metadata.field).toBe('params.url')
+    expect(refused.body.error.data[0].fieldViolations[0].field).toBe('params.url')
     expect(refused.body.error.message).toContain('loopback')
     const viaSend = await server.rpc('SendMessage', {
       message: userMessage('go', { skill: 'work', contextId: 'ssrf' }),
       configuration: { taskPushNotificationConfig: { url: 'http://localhost:9/hook' } },
     })
-    expect(viaSend.body.error.data[0].metadata.field).toBe('params.configuration.taskPushNotificationConfig.url')
+    expect(viaSend.body.error.data[0].fieldViolations[0].field).toBe('params.configuration.taskPushNotificationConfig.url')
     expect((await server.result('ListTasks', { contextId: 'ssrf' })).totalSize).toBe(0)
     expect(deliveries).toEqual([])
   })

@@ -1,6 +1,7 @@
 /**
  * Server-sent events on a Node response, framed by eventsource-encoder. Every event's data is one
- * complete JSON-RPC response; its SSE `id` is the task version the event's write produced.
+ * StreamResponse in the binding's framing (a complete JSON-RPC response, or the bare object on
+ * HTTP+JSON); its SSE `id` is the task version the event's write produced.
  * @module
  */
 import type { ServerResponse } from 'node:http'
@@ -9,13 +10,27 @@ import type { A2AError } from '../wire/a2a-error.js'
 import { rpcError, type JsonRpcId } from '../wire/json-rpc.js'
 import type { StreamResponse } from '../wire/types.js'
 
+/** How one binding frames the data of its events. */
+export interface SseFraming {
+  /** The data of an event carrying a result already encoded as JSON. */
+  result(resultJson: string): string
+  /** The data of the `error` event that ends a stream. */
+  error(error: A2AError): string
+}
+
+/** JSON-RPC: each event is a response to the request that opened the stream, under its id. */
+export const rpcFraming = (id: JsonRpcId): SseFraming => {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
+  return { result: (resultJson) => `${head}${resultJson}}`, error: (error) => JSON.stringify(rpcError(id, error)) }
+}
+
 export class SseWriter {
   #open = true
   readonly #closers: (() => void)[] = []
 
   constructor(
     private readonly response: ServerResponse,
-    private readonly id: JsonRpcId,
+    private readonly framing: SseFraming,
   ) {
     response.writeHead(200, {
       'Content-Type': 'text/event-stream',
@@ -44,11 +59,11 @@ export class SseWriter {
 
   /**
    * Sends a result already encoded as JSON: one event fans out to every stream of its task, so it
-   * is serialized once and only this stream's JSON-RPC id is spliced in.
+   * is serialized once and only this stream's framing is added.
    */
   sendEncoded(resultJson: string, version?: number): void {
     if (!this.#open) return
-    const data = `{"jsonrpc":"2.0","id":${JSON.stringify(this.id)},"result":${resultJson}}`
+    const data = this.framing.result(resultJson)
     this.response.write(encode(version === undefined ? { data } : { id: String(version), data }))
   }
 
@@ -59,7 +74,7 @@ export class SseWriter {
   /** An error after the first event: an `error` event, then the stream ends. */
   fail(error: A2AError): void {
     if (!this.#open) return
-    this.response.write(encode({ event: 'error', data: JSON.stringify(rpcError(this.id, error)) }))
+    this.response.write(encode({ event: 'error', data: this.framing.error(error) }))
     this.close()
   }
 

@@ -29,6 +29,23 @@ const CODES = {
 
 export type A2AErrorReason = keyof typeof CODES
 
+/**
+ * The A2A-specific errors of the specification (section 3.3.2), whose ErrorInfo reasons it
+ * defines. Standard JSON-RPC errors and -31401 are told by their code alone and carry no ErrorInfo:
+ * only reasons the specification defines ever reach a client.
+ */
+const SPEC_REASONS: ReadonlySet<A2AErrorReason> = new Set([
+  'TASK_NOT_FOUND',
+  'TASK_NOT_CANCELABLE',
+  'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  'UNSUPPORTED_OPERATION',
+  'CONTENT_TYPE_NOT_SUPPORTED',
+  'INVALID_AGENT_RESPONSE',
+  'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  'EXTENSION_SUPPORT_REQUIRED',
+  'VERSION_NOT_SUPPORTED',
+])
+
 export interface FieldViolation {
   field: string
   description: string
@@ -37,12 +54,13 @@ export interface FieldViolation {
 export interface JsonRpcErrorObject {
   code: number
   message: string
-  data: Record<string, unknown>[]
+  data?: Record<string, unknown>[]
 }
 
 export class A2AError extends Error {
   readonly code: number
   readonly reason: A2AErrorReason
+  /** ErrorInfo metadata; on the wire only with a reason the specification defines. */
   readonly metadata: Record<string, string> | undefined
   readonly fieldViolations: FieldViolation[] | undefined
 
@@ -59,12 +77,19 @@ export class A2AError extends Error {
     this.fieldViolations = options.fieldViolations
   }
 
+  /** The `google.protobuf.Any` details both bindings carry: ErrorInfo, then BadRequest's field violations. */
+  details(): Record<string, unknown>[] {
+    const details: Record<string, unknown>[] = []
+    if (SPEC_REASONS.has(this.reason)) {
+      details.push({ '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ERROR_DOMAIN, ...(this.metadata ? { metadata: this.metadata } : {}) })
+    }
+    if (this.fieldViolations?.length) details.push({ '@type': BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations })
+    return details
+  }
+
   toJSON(): JsonRpcErrorObject {
-    const info: Record<string, unknown> = { '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ERROR_DOMAIN }
-    if (this.metadata) info.metadata = this.metadata
-    const data: Record<string, unknown>[] = [info]
-    if (this.fieldViolations?.length) data.push({ '@type': BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations })
-    return { code: this.code, message: this.message, data }
+    const data = this.details()
+    return { code: this.code, message: this.message, ...(data.length ? { data } : {}) }
   }
 
   static parse(detail: string): A2AError {
@@ -73,6 +98,10 @@ export class A2AError extends Error {
 
   static invalidRequest(message: string): A2AError {
     return new A2AError('INVALID_REQUEST', message)
+  }
+
+  static unauthenticated(message: string): A2AError {
+    return new A2AError('UNAUTHENTICATED', message)
   }
 
   /** -32602 naming the offending field path, e.g. `message.parts[0].text`. */

@@ -1,10 +1,11 @@
 /**
- * Validation of each method's `params` against the v1.0 request messages. A failure becomes a
- * -32602 naming the offending field path; unknown fields are ignored as ProtoJSON requires.
+ * Validation of each method's `params` against the v1.0 request messages, read as ProtoJSON (see
+ * proto-json.ts). A failure becomes a -32602 naming the offending field path.
  * @module
  */
 import { z } from 'zod'
 import { A2AError } from './a2a-error.js'
+import { collectNearMisses, int32, protoMessage } from './proto-json.js'
 import { TASK_STATES, type Message, type TaskState } from './types.js'
 
 const jsonObject = z.record(z.string(), z.unknown())
@@ -34,8 +35,9 @@ const TASK_STATE_NUMBERS: Record<number, TaskState> = {
 const base64 = /^[A-Za-z0-9+/_-]*={0,2}$/
 const PART_KINDS = ['text', 'raw', 'url', 'data'] as const
 
-const part = z
-  .object({
+const part = protoMessage(
+  'part',
+  {
     text: z.string().optional(),
     raw: z.string().regex(base64, 'must be base64').optional(),
     url: z.string().optional(),
@@ -43,8 +45,9 @@ const part = z
     metadata: jsonObject.optional(),
     filename: z.string().optional(),
     mediaType: z.string().optional(),
-  })
-  .superRefine((p, ctx) => {
+  },
+  { nullValued: ['data'] },
+).superRefine((p, ctx) => {
     const present = PART_KINDS.filter((k) => p[k] !== undefined)
     if (present.length !== 1) {
       ctx.addIssue({
@@ -67,8 +70,7 @@ const role = z.unknown().transform((value, ctx) => {
   return z.NEVER
 })
 
-const message = z
-  .object({
+const message = protoMessage('message', {
     messageId: nonEmpty,
     role,
     parts: z.array(part).min(1, 'must hold at least one part'),
@@ -78,7 +80,7 @@ const message = z
     extensions: z.array(z.string()).optional(),
     referenceTaskIds: z.array(z.string()).optional(),
     content: z.unknown().optional(),
-  })
+})
   .superRefine((m, ctx) => {
     if (m.content !== undefined) {
       ctx.addIssue({
@@ -90,28 +92,29 @@ const message = z
   })
   .transform(({ content: _content, ...rest }) => rest as Message)
 
-const historyLength = z.number().int().min(0, 'must be 0 or more')
+const historyLength = int32(z.number().min(0, 'must be 0 or more'))
+export const pageSize = int32(z.number().min(1, 'must be 1..100').max(100, 'must be 1..100'))
 export const tenant = z.string().optional()
 
-export const pushConfig = z.object({
+export const pushConfigShape = {
   id: z.string().optional(),
   taskId: z.string().optional(),
   url: nonEmpty,
   token: z.string().optional(),
-  authentication: z.object({ scheme: nonEmpty, credentials: z.string().optional() }).optional(),
+  authentication: protoMessage('authentication', { scheme: nonEmpty, credentials: z.string().optional() }).optional(),
   tenant,
-})
+}
+export const pushConfig = protoMessage('taskPushNotificationConfig', pushConfigShape)
 
-export const sendMessageParams = z.object({
+export const sendMessageParams = protoMessage('params', {
   message,
-  configuration: z
-    .object({
+  configuration: protoMessage('configuration', {
       acceptedOutputModes: z.array(z.string()).optional(),
       taskPushNotificationConfig: pushConfig.optional(),
       historyLength: historyLength.optional(),
       returnImmediately: z.boolean().optional(),
       blocking: z.unknown().optional(),
-    })
+  })
     .superRefine((c, ctx) => {
       if (c.blocking !== undefined) {
         ctx.addIssue({
@@ -126,11 +129,11 @@ export const sendMessageParams = z.object({
   tenant,
 })
 
-export const getTaskParams = z.object({ id: nonEmpty, historyLength: historyLength.optional(), tenant })
+export const getTaskParams = protoMessage('params', { id: nonEmpty, historyLength: historyLength.optional(), tenant })
 
-export const subscribeParams = z.object({ id: nonEmpty, tenant })
+export const subscribeParams = protoMessage('params', { id: nonEmpty, tenant })
 
-export const cancelTaskParams = z.object({ id: nonEmpty, metadata: jsonObject.optional(), tenant })
+export const cancelTaskParams = protoMessage('params', { id: nonEmpty, metadata: jsonObject.optional(), tenant })
 
 const timestamp = z
   .string()
@@ -138,10 +141,10 @@ const timestamp = z
     message: 'must be an RFC 3339 timestamp such as 2026-01-31T12:00:00.000Z',
   })
 
-export const listTasksParams = z.object({
+export const listTasksParams = protoMessage('params', {
   contextId: z.string().optional(),
   status: taskState.optional(),
-  pageSize: z.number().int('must be an integer').min(1, 'must be 1..100').max(100, 'must be 1..100').optional(),
+  pageSize: pageSize.optional(),
   pageToken: z.string().optional(),
   historyLength: historyLength.optional(),
   statusTimestampAfter: timestamp.optional(),
@@ -149,14 +152,18 @@ export const listTasksParams = z.object({
   tenant,
 })
 
-export const tenantOnlyParams = z.object({ tenant })
+export const tenantOnlyParams = protoMessage('params', { tenant })
 
 export type SendMessageParams = z.output<typeof sendMessageParams>
 export type ListTasksParams = z.output<typeof listTasksParams>
 
-/** Parses params or throws a -32602 whose field path starts at `params`. */
-export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.output<S> {
-  const result = schema.safeParse(params)
+/**
+ * Parses params or throws a -32602 whose field path starts at `params`. `note` hears of unknown
+ * fields that look like misspelt known ones (they are ignored either way).
+ */
+export function parseParams<S extends z.ZodType>(schema: S, params: unknown, note?: (nearMiss: string) => void): z.output<S> {
+  const { value: result, nearMisses } = collectNearMisses(() => schema.safeParse(params))
+  if (note) for (const nearMiss of nearMisses) note(nearMiss)
   if (result.success) return result.data
   const violations = result.error.issues.map((issue) => ({
     field: formatPath(['params', ...issue.path]),

@@ -146,11 +146,19 @@ export interface AgentInterface {
   tenant?: string
 }
 
+export interface AgentExtension {
+  uri: string
+  description?: string
+  /** A client that does not list a required extension in A2A-Extensions is refused with -32008. */
+  required?: boolean
+  params?: JsonObject
+}
+
 export interface AgentCapabilities {
   streaming?: boolean
   pushNotifications?: boolean
   extendedAgentCard?: boolean
-  extensions?: { uri: string; description?: string; required?: boolean; params?: JsonObject }[]
+  extensions?: AgentExtension[]
 }
 
 export interface AgentProvider {

@@ -1,0 +1,101 @@
+/**
+ * The checks every A2A request passes before its method runs, on either binding, in the order
+ * they cost: origin (before the body is read), principal, content type, body cap; then, once the
+ * request is read, protocol version and extensions. Transport refusals are answered through the
+ * binding's own `refuse`, so each binding keeps its error body.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { negotiateExtensions } from '../exchange/extensions.js'
+import { negotiateVersion } from '../exchange/version.js'
+import { scrub, type Logger } from '../log/logger.js'
+import { A2AError } from '../wire/a2a-error.js'
+import type { AgentExtension } from '../wire/types.js'
+import { originAllowed } from './origin.js'
+import { readBody } from './read-body.js'
+
+export interface GateOptions {
+  resolvePrincipal: PrincipalResolver
+  allowedOrigins: ReadonlySet<string>
+  maxBodyBytes: number
+  assumeVersionWhenAbsent: string | undefined
+  /** The extensions the card declares; the required ones must be requested in A2A-Extensions. */
+  extensions: readonly AgentExtension[]
+  logger: Logger
+}
+
+/** Answers a transport refusal in the binding's error format. */
+export type Refuse = (status: number, error: A2AError, headers?: Record<string, string>) => undefined
+
+export interface Admitted {
+  principal: Principal
+  /** The body text; undefined when the route takes none. */
+  text: string | undefined
+}
+
+const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
+
+/**
+ * Admits the request or refuses it (and returns undefined). Throws a -32700 A2AError for a body
+ * that is not UTF-8, which each binding answers as its parse error.
+ */
+export async function admit(options: GateOptions, request: IncomingMessage, refuse: Refuse, readsBody: boolean): Promise<Admitted | undefined> {
+  if (!originAllowed(request.headers, options.allowedOrigins)) {
+    return refuse(403, A2AError.invalidRequest(`Origin ${JSON.stringify(request.headers.origin)} may not call this agent from a browser`))
+  }
+  if (readsBody && bodyAlreadyRead(request)) {
+    options.logger.error('a2a: the request body was consumed before the exchange ran; mount the exchange before body-parsing middleware such as express.json()')
+    return refuse(500, A2AError.internal())
+  }
+  let principal: Principal | null | undefined
+  try {
+    principal = await options.resolvePrincipal(request)
+  } catch (error) {
+    options.logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
+    return refuse(500, A2AError.internal())
+  }
+  if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
+    return refuse(401, A2AError.unauthenticated('Authentication required: send credentials this agent accepts (see securitySchemes on its agent card)'), {
+      'WWW-Authenticate': 'Bearer',
+    })
+  }
+  if (!readsBody) return { principal, text: undefined }
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (!JSON_TYPES.has(mediaType)) {
+    const message = `Content-Type ${JSON.stringify(mediaType || '(none)')} is not accepted; send application/json or application/a2a+json`
+    return refuse(415, new A2AError('CONTENT_TYPE_NOT_SUPPORTED', message, { metadata: { contentType: mediaType } }), {
+      Accept: 'application/json, application/a2a+json',
+    })
+  }
+  const body = await readBody(request, options.maxBodyBytes).catch(() => undefined)
+  if (!body) return undefined
+  if ('tooLarge' in body) {
+    return refuse(413, A2AError.invalidRequest(`The request body is over the ${options.maxBodyBytes}-byte limit`), { Connection: 'close' })
+  }
+  if ('notUtf8' in body) throw A2AError.parse('the body is not valid UTF-8')
+  return { principal, text: body.text }
+}
+
+/**
+ * The A2A-Version and A2A-Extensions service parameters: throws -32009 or -32008, and echoes the
+ * extensions this request activates in the response's A2A-Extensions header.
+ */
+export function negotiate(options: GateOptions, request: IncomingMessage, response: ServerResponse): void {
+  negotiateVersion(headerValue(request.headers['a2a-version']), queryVersion(request.url), options.assumeVersionWhenAbsent)
+  const activated = negotiateExtensions(options.extensions, request.headers['a2a-extensions'])
+  if (activated.length) response.setHeader('A2A-Extensions', activated.join(', '))
+}
+
+/** A resolver re-run for long-lived streams, which check their caller at each keep-alive. */
+export const reresolver = (options: GateOptions, request: IncomingMessage) => async () => options.resolvePrincipal(request)
+
+/** The `?A2A-Version=` form, parsed only when the URL has a query at all. */
+const queryVersion = (url: string | undefined): string | undefined =>
+  url?.includes('?') ? (new URL(url, 'http://localhost').searchParams.get('A2A-Version') ?? undefined) : undefined
+
+const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
+
+function bodyAlreadyRead(request: IncomingMessage): boolean {
+  return request.readableEnded && (request as { body?: unknown }).body !== undefined
+}
