@@ -3,7 +3,7 @@
  * @module
  */
 import type { Logger } from '../log/logger.js'
-import type { PushDispatcher } from '../push/push-dispatcher.js'
+import type { PushDelivery } from '../push/push-dispatcher.js'
 import type { TaskRun } from '../run/task-run.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
@@ -31,7 +31,7 @@ export interface ExchangeCore {
   /** Sends being accepted, by owner and messageId, so a concurrent retry joins the first. */
   accepting: Map<string, Promise<unknown>>
   /** Delivers events to push configs; absent when push notifications are off. */
-  push?: PushDispatcher
+  push?: PushDelivery
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

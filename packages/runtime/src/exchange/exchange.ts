@@ -77,7 +77,8 @@ export class Exchange {
       allowPrivate: options.allowPrivatePush ?? false,
       maxPerTask: orDefault(options.maxPushConfigsPerTask, 8),
     }
-    const dispatcher = push ? new PushDispatcher({ store, logger, allowPrivate: push.allowPrivate }) : undefined
+    const pushContext = push && { store, logger, allowPrivate: push.allowPrivate }
+    const dispatcher = pushContext ? (options.pushDelivery?.attach(pushContext) ?? new PushDispatcher(pushContext)) : undefined
     this.#core = {
       store,
       skills,

@@ -6,6 +6,7 @@ import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import type { CardOptions } from '../card/agent-card.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import type { Logger } from '../log/logger.js'
+import type { PushDeliveryProvider } from '../push/push-dispatcher.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { SeatOverflow } from '../stream/stream-seats.js'
@@ -61,6 +62,11 @@ export interface ExchangeOptions {
    * and tests only: it lets a caller make this server send requests into its own network.
    */
   allowPrivatePush?: boolean
+  /**
+   * Where push notifications go instead of the built-in best-effort dispatcher: the durable outbox
+   * of `@a2a-agent/runtime/push-outbox` for apps that need retried delivery.
+   */
+  pushDelivery?: PushDeliveryProvider
   /** Push configs kept per task (the oldest are deleted); 0 = 8, negative = unbounded. */
   maxPushConfigsPerTask?: number
   /**

@@ -146,7 +146,7 @@ describe('PushDispatcher', () => {
         open.set(target.url, open.get(target.url)! - 1)
       }
     }
-    const { store, logger, dispatcher } = makeDispatcher({ maxQueued: 1000, maxQueuedPerOwner: 1000, deliver })
+    const { store, logger, dispatcher } = makeDispatcher({ eventWindow: 1000, deliver })
     const paths = await addConfigs(store, receiver, 't1', 'alice', 3)
     const versions = Array.from({ length: 40 }, (_, i) => i + 1)
     await Promise.all(versions.map((v) => dispatcher.notify(event('t1', v))))
@@ -190,47 +190,95 @@ describe('PushDispatcher', () => {
     expect(logger.lines).toEqual([])
   })
 
-  it('holds one owner to 4 in flight and 4 queued, dropping the rest with one warn line', async () => {
+  it('coalesces a backlog past the window: the newest waits, the terminal stays and goes last', async () => {
     const receiver = await startReceiver()
-    receiver.hold = (path) => path.startsWith('/alice/')
-    const { store, logger, dispatcher } = makeDispatcher()
-    const alice = await addConfigs(store, receiver, 'ta', 'alice', 6)
-    const [bob] = await addConfigs(store, receiver, 'tb', 'bob', 1)
-    await dispatcher.notify(event('ta', 1)) // 4 in flight, 2 queued
-    await vi.waitFor(() => expect(receiver.hits).toHaveLength(4), WAIT)
-    await dispatcher.notify(event('ta', 2)) // c1 and c2 queue behind v1; c3..c6 are past the bound
-    expect(logger.lines).toHaveLength(1)
-    expect(logger.lines[0]).toMatch(/^warn a2a: push notification for task ta version 2 dropped for 4 config\(s\) \(c3, c4, c5, c6\)/)
-    // Another owner is not crowded out by alice's hung receiver.
-    await dispatcher.notify(event('tb', 1))
-    await vi.waitFor(() => expect(receiver.versions(bob!)).toEqual([1]), WAIT)
-    await sleep(50)
-    expect(receiver.hits.filter((h) => h.path.startsWith('/alice/'))).toHaveLength(4)
+    receiver.hold = () => true
+    const { store, logger, dispatcher } = makeDispatcher({ eventWindow: 4 })
+    const [path] = await addConfigs(store, receiver, 't1', 'alice', 1)
+    await dispatcher.notify(event('t1', 1))
+    await vi.waitFor(() => expect(receiver.hits).toHaveLength(1), WAIT)
+    for (const v of [2, 3, 4, 5]) await dispatcher.notify(event('t1', v)) // fills the window
+    await dispatcher.notify(event('t1', 6)) // replaces 2..5
+    await dispatcher.notify(event('t1', 7, 'TASK_STATE_COMPLETED'))
+    await dispatcher.notify(event('t1', 8)) // nothing goes after the final state
     receiver.release()
     await dispatcher.idle()
-    expect(alice.map((p) => receiver.versions(p))).toEqual([[1, 2], [1, 2], [1], [1], [1], [1]])
+    expect(receiver.versions(path!)).toEqual([1, 6, 7])
+    expect(logger.lines).toHaveLength(1)
+    expect(logger.lines[0]).toMatch(/^warn a2a: push notifications for task t1 config c1 coalesced: the receiver at 127\.0\.0\.1:\d+ is more than 4 events behind/)
+  })
+
+  it('never refuses the state a run ends on for a full queue: the bounds count waiting configs', async () => {
+    const receiver = await startReceiver()
+    receiver.hold = () => true
+    const { store, logger, dispatcher } = makeDispatcher({ maxInFlight: 1, maxWaitingConfigs: 2 })
+    const paths = []
+    for (const t of ['t0', 't1', 't2', 't3', 't4', 't5']) paths.push((await addConfigs(store, receiver, t, 'alice', 1))[0]!)
+    await dispatcher.notify(event('t0', 1)) // in flight
+    await vi.waitFor(() => expect(receiver.hits).toHaveLength(1), WAIT)
+    await dispatcher.notify(event('t1', 1)) // waits
+    await dispatcher.notify(event('t1', 2)) // the same config: no new room needed
+    await dispatcher.notify(event('t2', 1)) // waits: both rooms taken
+    await dispatcher.notify(event('t3', 1)) // refused
+    expect(logger.lines).toHaveLength(1)
+    expect(logger.lines[0]).toMatch(/^warn a2a: push notification for task t3 version 1 dropped for 1 config\(s\) \(c1\): too many configs waiting \(1 deliveries in flight, 2 configs waiting\)/)
+    await dispatcher.notify(event('t3', 2, 'TASK_STATE_COMPLETED'))
+    await dispatcher.notify(event('t4', 1, 'TASK_STATE_INPUT_REQUIRED'))
+    await dispatcher.notify(event('t5', 1, 'TASK_STATE_FAILED'))
+    receiver.release()
+    await dispatcher.idle()
+    expect(paths.map((p) => receiver.versions(p))).toEqual([[1], [1, 2], [1], [2], [1], [1]])
     expect(logger.lines).toHaveLength(1)
   })
 
-  it('holds the process to 16 in flight and 16 queued across owners', async () => {
+  it("one owner's hung receiver leaves that owner's healthy receiver its slots and its room to wait", async () => {
+    const hung = await startReceiver()
+    hung.hold = () => true
+    const healthy = await startReceiver()
+        const { store, logger, dispatcher } = makeDispatcher({ maxInFlightPerOwner: 4, maxWaitingConfigsPerOwner: 8, maxWaitingConfigsPerReceiver: 4 })
+    const tasks = Array.from({ length: 20 }, (_, i) => `t${i}`)
+    const healthyPaths: string[] = []
+    for (const t of tasks) {
+      await addConfigs(store, hung, t, 'alice', 1)
+      await store.putPushConfig({ id: 'ok', taskId: t, owner: 'alice', url: `${healthy.base}/${t}`, createdAt: ++seq })
+      healthyPaths.push(`/${t}`)
+    }
+    // One task after another, as a caller sends them: each reaches the healthy receiver in full.
+    for (const [i, t] of tasks.entries()) {
+      await dispatcher.notify(event(t, 1))
+      await dispatcher.notify(event(t, 2, 'TASK_STATE_COMPLETED'))
+      await vi.waitFor(() => expect(healthy.versions(healthyPaths[i]!)).toEqual([1, 2]), WAIT)
+    }
+    // The hung receiver holds its 2 slots (their COMPLETED waits behind them), 2 more of its
+    // configs waited with their WORKING event, the other 16 were refused that one but not their
+    // COMPLETED.
+    expect(hung.hits).toHaveLength(2)
+    expect(logger.lines.every((line) => line.includes('dropped for 1 config(s) (c1)'))).toBe(true)
+    expect(logger.lines.length).toBe(16)
+    hung.release()
+    await dispatcher.idle()
+    const hungVersions = tasks.map((t) => hung.versions(`/alice/${t}/c1`))
+    expect(hungVersions.every((versions) => versions.at(-1) === 2)).toBe(true)
+  })
+
+  it('keeps other owners apart from one owner\'s hung receiver, and holds the process to maxInFlight', async () => {
     const receiver = await startReceiver()
-    receiver.hold = () => true
-    const { store, logger, dispatcher } = makeDispatcher()
-    const owners = Array.from({ length: 9 }, (_, i) => `o${i + 1}`)
+    receiver.hold = (path) => path.startsWith('/alice/')
+    const { store, dispatcher } = makeDispatcher({ maxInFlight: 6 })
+    const owners = ['alice', 'bob', 'carol', 'dave']
     for (const owner of owners) await addConfigs(store, receiver, `t-${owner}`, owner, 4)
-    for (const owner of owners.slice(0, 4)) await dispatcher.notify(event(`t-${owner}`, 1))
-    await vi.waitFor(() => expect(receiver.hits).toHaveLength(16), WAIT)
-    // o5..o8 wait (16 queued); o9 finds both bounds full.
-    for (const owner of owners.slice(4)) await dispatcher.notify(event(`t-${owner}`, 1))
-    expect(logger.lines).toHaveLength(1)
-    expect(logger.lines[0]).toContain('task t-o9 version 1 dropped for 4 config(s)')
-    expect(logger.lines[0]).toContain('(16 in flight, 16 queued)')
+    await dispatcher.notify(event('t-alice', 1))
+    await vi.waitFor(() => expect(receiver.hits).toHaveLength(2), WAIT) // alice's receiver: 2 in flight
+    await dispatcher.notify(event('t-bob', 1))
+    await vi.waitFor(() => expect(receiver.hits.filter((h) => h.path.startsWith('/bob/'))).toHaveLength(4), WAIT)
+    receiver.hold = () => true
+    for (const owner of ['carol', 'dave']) await dispatcher.notify(event(`t-${owner}`, 1))
+    await vi.waitFor(() => expect(receiver.hits).toHaveLength(10), WAIT)
     await sleep(50)
-    expect(receiver.hits).toHaveLength(16)
+    expect(receiver.hits).toHaveLength(10) // 6 in flight: alice 2, carol 2, dave 2
     receiver.release()
     await dispatcher.idle()
-    expect(receiver.hits).toHaveLength(32)
-    expect(new Set(receiver.hits.map((h) => h.path.split('/')[1]))).toEqual(new Set(owners.slice(0, 8)))
+    expect(receiver.hits).toHaveLength(16)
   })
 
   it('makes one attempt and logs each failure once, without the URL path or credentials', async () => {

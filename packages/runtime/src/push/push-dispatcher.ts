@@ -1,18 +1,26 @@
 /**
  * Sends each task event to the task's push configs. Best effort by design: one attempt, no retry,
- * a failure logged once. Deliveries to one config go one at a time in event order (an appended
- * artifact chunk carries no sequence number), and an event older than one already sent or queued
- * for that config is dropped, so a terminal state is always the last notification.
+ * a failure logged once (`@a2a-agent/runtime/push-outbox` adds retried, durable delivery).
+ * Deliveries to one config go one at a time in event order (an appended artifact chunk carries no
+ * sequence number), and an event older than one already sent or waiting for that config is
+ * dropped, so a terminal state is always the last notification.
  *
- * Bounds keep a hung receiver from piling up sockets and payloads: at most `maxInFlight`
- * deliveries in flight and `maxQueued` waiting process-wide, and one owner holds at most
- * `maxInFlightPerOwner` / `maxQueuedPerOwner` of those, so one caller's dead receiver delays only
- * its own configs. Anything past the bounds is dropped with one warn line per event.
+ * The final state is never refused for a full queue: what waits is counted in configs, not events.
+ * Each config keeps its waiting events in a short window that coalesces past its size (see
+ * pending-events.ts), and a config's first waiting event is refused only when the bounds on
+ * waiting configs are full and the event is not the state a run ends on.
+ *
+ * A hung receiver costs only itself: deliveries are scheduled per receiver (owner and origin),
+ * at most `maxInFlightPerReceiver` of them in flight, inside `maxInFlightPerOwner` per owner and
+ * `maxInFlight` for the process; waiting configs are bounded per receiver, per owner and for the
+ * process alike, each bound wider than the one inside it, so one receiver that never answers
+ * leaves its owner's other receivers their slots and their room to wait.
  * @module
  */
 import { scrub, type Logger } from '../log/logger.js'
 import type { PushConfigRecord, PushConfigStore } from '../store/store.js'
 import type { StreamResponse } from '../wire/types.js'
+import { addPending, isLastWord, isTerminal, type PendingEvent } from './pending-events.js'
 import { deliverWebhook, type WebhookTarget } from './webhook-client.js'
 
 export interface PushEvent {
@@ -22,44 +30,79 @@ export interface PushEvent {
   response: StreamResponse
 }
 
-export interface PushDispatcherOptions {
+/** Where the exchange hands every stored event for its push configs. */
+export interface PushDelivery {
+  /** Takes the event for every config of its task; resolves once it is handed on, never rejects. */
+  notify(event: PushEvent): Promise<void>
+  /** Resolves when every event handed in so far is delivered or safely queued. */
+  idle(): Promise<void>
+}
+
+/** What the exchange gives a delivery it did not build itself. */
+export interface PushDeliveryContext {
   store: Pick<PushConfigStore, 'listPushConfigs'>
   logger: Logger
-  /** Permit internal push targets (loopback, RFC 1918, …): development and tests only. */
+  /** The exchange's allowPrivatePush: internal push targets permitted. */
   allowPrivate: boolean
+}
+
+/** A push delivery the app brings (the outbox of `@a2a-agent/runtime/push-outbox`). */
+export interface PushDeliveryProvider {
+  attach(context: PushDeliveryContext): PushDelivery
+}
+
+export interface PushDispatcherOptions extends PushDeliveryContext {
   /** Per delivery; default 10 s. */
   timeoutMs?: number
+  /** Deliveries in flight for the process; default 32. */
   maxInFlight?: number
-  maxQueued?: number
+  /** Deliveries in flight for one owner; default 8. */
   maxInFlightPerOwner?: number
-  maxQueuedPerOwner?: number
+  /** Deliveries in flight to one receiver (owner and URL origin); default 2. */
+  maxInFlightPerReceiver?: number
+  /** Configs with events waiting, for the process; default 8192. */
+  maxWaitingConfigs?: number
+  /** Configs with events waiting, for one owner; default 1024. */
+  maxWaitingConfigsPerOwner?: number
+  /** Configs with events waiting, for one receiver; default 256. */
+  maxWaitingConfigsPerReceiver?: number
+  /** Events one config keeps in order before they coalesce; default 8. */
+  eventWindow?: number
   /** Delivery seam for tests; defaults to the connect-time guarded {@link deliverWebhook}. */
   deliver?: typeof deliverWebhook
 }
 
-interface Delivery {
+interface ConfigState {
   key: string
   owner: string
+  receiver: Receiver
   taskId: string
   configId: string
-  version: number
   target: WebhookTarget
-  body: StreamResponse
-}
-
-interface ConfigState {
-  /** Highest version sent or queued; older events are stale. */
+  /** Highest version sent or waiting; older events are stale. */
   version: number
+  pending: PendingEvent[]
   busy: boolean
-  queued: number
+  /** In its receiver's ready list. */
+  ready: boolean
+  /** A coalescing was logged for the current backlog. */
+  coalesced: boolean
 }
 
-interface OwnerCounts {
+/** Counts for one owner or one receiver. */
+interface Counts {
   inFlight: number
-  queued: number
+  waiting: number
 }
 
-type Offer = 'started' | 'queued' | 'stale' | 'full'
+interface Receiver extends Counts {
+  key: string
+  owner: Counts & { key: string }
+  /** Configs with waiting events and no delivery out, oldest first. */
+  queue: ConfigState[]
+}
+
+type Offer = 'started' | 'waiting' | 'stale' | 'full'
 
 // Idle configs are remembered for their version (a late event may still come, even after a
 // terminal one); past this many the least recently used idle ones are forgotten.
@@ -67,18 +110,30 @@ const MAX_TRACKED_CONFIGS = 4096
 // A custom deliver that never settles must not hold its slot forever.
 const GUARD_SLACK_MS = 1000
 
-export class PushDispatcher {
+export class PushDispatcher implements PushDelivery {
   readonly #store: Pick<PushConfigStore, 'listPushConfigs'>
   readonly #logger: Logger
   readonly #allowPrivate: boolean
   readonly #timeoutMs: number
   readonly #deliver: typeof deliverWebhook
-  readonly #max: { inFlight: number; queued: number; ownerInFlight: number; ownerQueued: number }
+  readonly #max: {
+    inFlight: number
+    ownerInFlight: number
+    receiverInFlight: number
+    waiting: number
+    ownerWaiting: number
+    receiverWaiting: number
+    window: number
+  }
   readonly #configs = new Map<string, ConfigState>()
-  readonly #owners = new Map<string, OwnerCounts>()
-  /** Waiting deliveries, oldest first, across all configs. */
-  readonly #queue: Delivery[] = []
+  readonly #owners = new Map<string, Counts & { key: string }>()
+  /** Receivers with a delivery out or a config waiting; map order is the pump's round robin. */
+  readonly #receivers = new Map<string, Receiver>()
   #inFlight = 0
+  /** Configs with events waiting, process-wide, as counted against the process bound. */
+  #waiting = 0
+  /** Configs with events waiting, process-wide, all of them. */
+  #waitingTotal = 0
   /** Per task, the tail of its notify chain: lookups resolve in call order. */
   readonly #lookups = new Map<string, Promise<void>>()
   #pendingLookups = 0
@@ -91,16 +146,19 @@ export class PushDispatcher {
     this.#timeoutMs = options.timeoutMs ?? 10_000
     this.#deliver = options.deliver ?? deliverWebhook
     this.#max = {
-      inFlight: options.maxInFlight ?? 16,
-      queued: options.maxQueued ?? 16,
-      ownerInFlight: options.maxInFlightPerOwner ?? 4,
-      ownerQueued: options.maxQueuedPerOwner ?? 4,
+      inFlight: options.maxInFlight ?? 32,
+      ownerInFlight: options.maxInFlightPerOwner ?? 8,
+      receiverInFlight: options.maxInFlightPerReceiver ?? 2,
+      waiting: options.maxWaitingConfigs ?? 8192,
+      ownerWaiting: options.maxWaitingConfigsPerOwner ?? 1024,
+      receiverWaiting: options.maxWaitingConfigsPerReceiver ?? 256,
+      window: Math.max(1, options.eventWindow ?? 8),
     }
   }
 
   /**
-   * Hands the event to every config of its task. Resolves once each delivery is started, queued or
-   * dropped (not when delivered); never rejects.
+   * Hands the event to every config of its task. Resolves once each delivery is started, waiting
+   * or dropped (not when delivered); never rejects.
    */
   notify(event: PushEvent): Promise<void> {
     this.#pendingLookups++
@@ -116,7 +174,7 @@ export class PushDispatcher {
     })
   }
 
-  /** Resolves when nothing is being looked up, in flight or queued. */
+  /** Resolves when nothing is being looked up, in flight or waiting. */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve()
     return new Promise((resolve) => this.#idleWaiters.push(resolve))
@@ -131,102 +189,163 @@ export class PushDispatcher {
       return
     }
     const dropped: string[] = []
+    const pending: PendingEvent = { version: event.version, body: event.response, terminal: isTerminal(event.response) }
     for (const config of configs) {
-      const delivery: Delivery = {
-        key: `${config.taskId}\u0000${config.id}`,
-        owner: config.owner,
-        taskId: config.taskId,
-        configId: config.id,
-        version: event.version,
-        target: targetOf(config),
-        body: event.response,
-      }
-      if (this.#offer(delivery) === 'full') dropped.push(config.id)
+      if (this.#offer(config, pending) === 'full') dropped.push(config.id)
     }
     if (dropped.length > 0) {
       this.#log(
         'warn',
         `a2a: push notification for task ${scrub(event.taskId, 100)} version ${event.version} dropped for ` +
-          `${dropped.length} config(s) (${scrub(dropped.join(', '), 300)}): delivery queue full ` +
-          `(${this.#inFlight} in flight, ${this.#queue.length} queued)`,
+          `${dropped.length} config(s) (${scrub(dropped.join(', '), 300)}): too many configs waiting ` +
+          `(${this.#inFlight} deliveries in flight, ${this.#waitingTotal} configs waiting)`,
       )
     }
   }
 
-  #offer(delivery: Delivery): Offer {
-    let state = this.#configs.get(delivery.key)
-    if (state && delivery.version < state.version) return 'stale'
-    const owner = this.#ownerCounts(delivery.owner)
+  #offer(config: PushConfigRecord, event: PendingEvent): Offer {
+    const key = `${config.taskId}\u0000${config.id}`
+    let state = this.#configs.get(key)
+    if (state && event.version < state.version) return 'stale'
+    const target = targetOf(config)
+    const receiver = this.#receiverOf(config.owner, target.url)
+    const idleConfig = !state || (!state.busy && state.pending.length === 0)
     let outcome: Offer
-    if ((!state || (!state.busy && state.queued === 0)) && this.#canStart(owner)) outcome = 'started'
-    else if (this.#queue.length < this.#max.queued && owner.queued < this.#max.ownerQueued) outcome = 'queued'
+    if (idleConfig && this.#canStart(receiver)) outcome = 'started'
+    else if ((state && state.pending.length > 0) || isLastWord(event.body) || this.#hasRoom(receiver)) outcome = 'waiting'
     else outcome = 'full'
     if (outcome === 'full') {
-      this.#forgetOwnerIfIdle(delivery.owner)
+      this.#forgetIfIdle(receiver)
       return outcome
     }
     if (!state) {
-      state = { version: delivery.version, busy: false, queued: 0 }
-      this.#configs.set(delivery.key, state)
+      state = { key, owner: config.owner, receiver, taskId: config.taskId, configId: config.id, target, version: event.version, pending: [], busy: false, ready: false, coalesced: false }
+      this.#configs.set(key, state)
+    } else if (state.receiver !== receiver) {
+      // The config now points elsewhere; only an idle config can move.
+      if (!state.busy && state.pending.length === 0) state.receiver = receiver
     }
-    state.version = Math.max(state.version, delivery.version)
+    state.version = Math.max(state.version, event.version)
+    state.target = target
     if (outcome === 'started') {
-      this.#start(delivery, state, owner)
-    } else {
-      this.#queue.push(delivery)
-      state.queued++
-      owner.queued++
+      this.#start(state, event)
+      return outcome
     }
+    this.#wait(state, event)
+    this.#forgetIfIdle(receiver)
     return outcome
   }
 
-  #canStart(owner: OwnerCounts): boolean {
-    return this.#inFlight < this.#max.inFlight && owner.inFlight < this.#max.ownerInFlight
+  #wait(state: ConfigState, event: PendingEvent): void {
+    const wasEmpty = state.pending.length === 0
+    const dropped = addPending(state.pending, event, this.#max.window)
+    if (wasEmpty) this.#countWaiting(state.receiver, 1)
+    if (dropped > 0 && !state.coalesced) {
+      state.coalesced = true
+      this.#log(
+        'warn',
+        `a2a: push notifications for task ${scrub(state.taskId, 100)} config ${scrub(state.configId, 100)} coalesced: ` +
+          `the receiver at ${describeUrl(state.target.url)} is more than ${this.#max.window} events behind; ` +
+          'the newest waits and the final state is kept',
+      )
+    }
+    if (!state.busy && !state.ready) {
+      state.ready = true
+      state.receiver.queue.push(state)
+    }
   }
 
-  #start(delivery: Delivery, state: ConfigState, owner: OwnerCounts): void {
+  /**
+   * A config starts or stops waiting. The enclosing levels count only what waits within the
+   * inner bound: final states admitted past a receiver's bound take none of its owner's room (nor
+   * an owner's past its bound the process's), so a hung receiver cannot crowd out its neighbours.
+   */
+  #countWaiting(receiver: Receiver, delta: 1 | -1): void {
+    this.#waitingTotal += delta
+    const owner = receiver.owner
+    const ownerBefore = Math.min(owner.waiting, this.#max.ownerWaiting)
+    owner.waiting += within(receiver.waiting, receiver.waiting + delta, this.#max.receiverWaiting)
+    receiver.waiting += delta
+    this.#waiting += within(ownerBefore, Math.min(owner.waiting, this.#max.ownerWaiting), Infinity)
+  }
+
+  #hasRoom(receiver: Receiver): boolean {
+    return (
+      this.#waiting < this.#max.waiting &&
+      receiver.owner.waiting < this.#max.ownerWaiting &&
+      receiver.waiting < this.#max.receiverWaiting
+    )
+  }
+
+  #canStart(receiver: Receiver): boolean {
+    return (
+      this.#inFlight < this.#max.inFlight &&
+      receiver.owner.inFlight < this.#max.ownerInFlight &&
+      receiver.inFlight < this.#max.receiverInFlight
+    )
+  }
+
+  #start(state: ConfigState, event: PendingEvent): void {
+    const receiver = state.receiver
     state.busy = true
-    owner.inFlight++
+    receiver.inFlight++
+    receiver.owner.inFlight++
     this.#inFlight++
-    void this.#send(delivery).finally(() => {
+    void this.#send(state, event).finally(() => {
       state.busy = false
-      owner.inFlight--
+      receiver.inFlight--
+      receiver.owner.inFlight--
       this.#inFlight--
+      if (state.pending.length > 0) {
+        state.ready = true
+        receiver.queue.push(state)
+      } else {
+        this.#rememberIdle(state)
+      }
       this.#pump()
-      this.#rememberIdle(delivery.key, state)
-      this.#forgetOwnerIfIdle(delivery.owner)
+      this.#forgetIfIdle(receiver)
       this.#checkIdle()
     })
   }
 
-  /** Starts every waiting delivery that may start now, oldest first; one per config. */
+  /**
+   * Starts every waiting config that may start now, one per receiver per round so receivers take
+   * turns; a receiver that started one moves to the back of the order.
+   */
   #pump(): void {
-    for (let i = 0; i < this.#queue.length && this.#inFlight < this.#max.inFlight; ) {
-      const delivery = this.#queue[i]!
-      const state = this.#configs.get(delivery.key)!
-      const owner = this.#ownerCounts(delivery.owner)
-      if (state.busy || !this.#canStart(owner)) {
-        i++
-        continue
+    let started = true
+    while (started && this.#inFlight < this.#max.inFlight) {
+      started = false
+      for (const receiver of [...this.#receivers.values()]) {
+        if (receiver.queue.length === 0 || !this.#canStart(receiver)) continue
+        const state = receiver.queue.shift()!
+        state.ready = false
+        const event = state.pending.shift()!
+        if (state.pending.length === 0) {
+          this.#countWaiting(receiver, -1)
+          state.coalesced = false
+        }
+        this.#start(state, event)
+        this.#receivers.delete(receiver.key)
+        this.#receivers.set(receiver.key, receiver)
+        started = true
+        if (this.#inFlight >= this.#max.inFlight) break
       }
-      this.#queue.splice(i, 1)
-      state.queued--
-      owner.queued--
-      this.#start(delivery, state, owner)
     }
   }
 
   /** One attempt; every outcome but a 2xx is logged once. Never rejects. */
-  async #send(delivery: Delivery): Promise<void> {
-    const where = `push delivery to ${describeUrl(delivery.target.url)} (task ${scrub(delivery.taskId, 100)}, config ${scrub(delivery.configId, 100)})`
+  async #send(state: ConfigState, event: PendingEvent): Promise<void> {
+    const where = `push delivery to ${describeUrl(state.target.url)} (task ${scrub(state.taskId, 100)}, config ${scrub(state.configId, 100)})`
     let timer: NodeJS.Timeout | undefined
     try {
       const guard = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`gave no answer within ${this.#timeoutMs + GUARD_SLACK_MS} ms`)), this.#timeoutMs + GUARD_SLACK_MS)
       })
       // Promise.resolve().then: a deliver that throws synchronously fails this delivery only.
+      const target = state.target
       const attempt = Promise.resolve().then(() =>
-        this.#deliver(delivery.target, delivery.body, { allowPrivate: this.#allowPrivate, timeoutMs: this.#timeoutMs }),
+        this.#deliver(target, event.body, { allowPrivate: this.#allowPrivate, timeoutMs: this.#timeoutMs }),
       )
       const { status } = await Promise.race([attempt, guard])
       if (status < 200 || status > 299) this.#log('warn', `a2a: ${where} failed: receiver answered HTTP ${status}`)
@@ -246,30 +365,37 @@ export class PushDispatcher {
     }
   }
 
-  #ownerCounts(owner: string): OwnerCounts {
-    let counts = this.#owners.get(owner)
-    if (!counts) this.#owners.set(owner, (counts = { inFlight: 0, queued: 0 }))
-    return counts
+  #receiverOf(ownerKey: string, url: string): Receiver {
+    const key = `${ownerKey}\u0000${originOf(url)}`
+    let receiver = this.#receivers.get(key)
+    if (!receiver) {
+      let owner = this.#owners.get(ownerKey)
+      if (!owner) this.#owners.set(ownerKey, (owner = { key: ownerKey, inFlight: 0, waiting: 0 }))
+      receiver = { key, owner, inFlight: 0, waiting: 0, queue: [] }
+      this.#receivers.set(key, receiver)
+    }
+    return receiver
   }
 
-  #forgetOwnerIfIdle(owner: string): void {
-    const counts = this.#owners.get(owner)
-    if (counts && counts.inFlight === 0 && counts.queued === 0) this.#owners.delete(owner)
+  #forgetIfIdle(receiver: Receiver): void {
+    if (receiver.inFlight > 0 || receiver.waiting > 0 || receiver.queue.length > 0) return
+    this.#receivers.delete(receiver.key)
+    const owner = receiver.owner
+    if (owner.inFlight === 0 && owner.waiting === 0) this.#owners.delete(owner.key)
   }
 
-  #rememberIdle(key: string, state: ConfigState): void {
-    if (state.busy || state.queued > 0) return
+  #rememberIdle(state: ConfigState): void {
     // Re-insert so the map's order is least recently used first; drop the oldest past the cap.
-    this.#configs.delete(key)
-    this.#configs.set(key, state)
+    this.#configs.delete(state.key)
+    this.#configs.set(state.key, state)
     for (const [oldKey, old] of this.#configs) {
       if (this.#configs.size <= MAX_TRACKED_CONFIGS) break
-      if (!old.busy && old.queued === 0) this.#configs.delete(oldKey)
+      if (!old.busy && old.pending.length === 0) this.#configs.delete(oldKey)
     }
   }
 
   #isIdle(): boolean {
-    return this.#pendingLookups === 0 && this.#inFlight === 0 && this.#queue.length === 0
+    return this.#pendingLookups === 0 && this.#inFlight === 0 && this.#waitingTotal === 0
   }
 
   #checkIdle(): void {
@@ -287,6 +413,19 @@ function targetOf(config: PushConfigRecord): WebhookTarget {
   return target
 }
 
+/** The change in `min(count, bound)` when a count moves from `before` to `after`. */
+function within(before: number, after: number, bound: number): number {
+  return Math.min(after, bound) - Math.min(before, bound)
+}
+
+/** Receivers are told apart by origin: scheme, host and port. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
 
 // The host only: a push URL's path and query may carry the receiver's secrets.
 function describeUrl(url: string): string {

@@ -14,13 +14,15 @@ interface Delivery {
 let receiver: Server
 let hookUrl: string
 let deliveries: Delivery[] = []
+/** How long the receiver takes to answer: a healthy receiver that does some work. */
+let answerDelayMs = 0
 beforeAll(async () => {
   receiver = createServer((request, response) => {
     let text = ''
     request.on('data', (chunk) => (text += chunk))
     request.on('end', () => {
       deliveries.push({ headers: request.headers, body: JSON.parse(text) })
-      response.writeHead(204).end()
+      setTimeout(() => response.writeHead(204).end(), answerDelayMs)
     })
   }).listen(0, '127.0.0.1')
   await new Promise((resolve) => receiver.once('listening', resolve))
@@ -37,6 +39,11 @@ const work = defineSkill({
     await ctx.complete()
   },
 })
+const echo = defineSkill({
+  id: 'echo',
+  description: 'answers at once',
+  handler: (ctx) => ctx.complete('echo'),
+})
 const ask = defineSkill({
   id: 'ask',
   description: 'asks once',
@@ -50,8 +57,10 @@ let server: TestServer
 afterEach(async () => {
   await server?.close()
   deliveries = []
+  answerDelayMs = 0
 })
-const start = async (options: Partial<TestServerOptions> = {}) => (server = await startTestServer({ skills: [work, ask], allowPrivatePush: true, ...options }))
+const start = async (options: Partial<TestServerOptions> = {}) => (server = await startTestServer({ skills: [work, ask, echo], allowPrivatePush: true, ...options }))
+const taskIdOf = (body: any): string => body.task?.id ?? body.statusUpdate?.taskId ?? body.artifactUpdate?.taskId
 const kinds = () => deliveries.map((d) => Object.keys(d.body)[0])
 
 describe('push delivery', () => {
@@ -79,6 +88,47 @@ describe('push delivery', () => {
     await expect.poll(() => deliveries.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
     expect(deliveries[0]!.body.statusUpdate.status.state).toBe('TASK_STATE_WORKING')
     expect(deliveries[0]!.headers).not.toHaveProperty('x-a2a-notification-token')
+  })
+})
+
+describe('push keeps the last word', () => {
+  it('gives every one of 20 sequential tasks its COMPLETED notification, last', async () => {
+    await start()
+    answerDelayMs = 20
+    const ids: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const { task } = await server.result('SendMessage', {
+        message: userMessage(`e${i}`, { skill: 'echo' }),
+        configuration: { taskPushNotificationConfig: { url: `${hookUrl}/${i}` } },
+      })
+      ids.push(task.id)
+    }
+    // Shutdown resolves once every queued notification has been sent.
+    await server.exchange.shutdown()
+    const lastState = (id: string) => deliveries.filter((d) => taskIdOf(d.body) === id).at(-1)?.body.statusUpdate?.status.state
+    expect(ids.filter((id) => lastState(id) !== 'TASK_STATE_COMPLETED')).toEqual([])
+  })
+
+  it("leaves an owner's healthy receiver its deliveries while another of its receivers never answers", async () => {
+    // A receiver that reads each request and never answers it.
+    const hung = createServer(() => {}).listen(0, '127.0.0.1')
+    await new Promise((resolve) => hung.once('listening', resolve))
+    const hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/hook`
+    try {
+      // The hung receiver's deliveries fail when it closes; those log lines are expected.
+      await start({ logger: { warn: () => {}, error: () => {} } })
+      answerDelayMs = 20
+      const send = (i: number, url: string) =>
+        server.result('SendMessage', { message: userMessage(`e${i}`, { skill: 'echo' }), configuration: { taskPushNotificationConfig: { url } } })
+      for (let i = 0; i < 10; i++) await send(i, hungUrl)
+      const ids: string[] = []
+      for (let i = 0; i < 20; i++) ids.push((await send(i, `${hookUrl}/${i}`)).task.id)
+      const lastState = (id: string) => deliveries.filter((d) => taskIdOf(d.body) === id).at(-1)?.body.statusUpdate?.status.state
+      await expect.poll(() => ids.filter((id) => lastState(id) === 'TASK_STATE_COMPLETED').length, { timeout: 5000 }).toBe(20)
+    } finally {
+      hung.closeAllConnections()
+      await new Promise((resolve) => hung.close(resolve))
+    }
   })
 })
 
