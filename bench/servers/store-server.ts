@@ -1,16 +1,17 @@
 /**
  * Bench target: ours.ts's exchange on the store BENCH_STORE names: `memory` (MemoryStore),
  * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients) or
- * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection), on the database at
+ * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection) or `postgres-direct`
+ * (PostgresStore on its own node-postgres pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
- * counts statements at Prisma's adapter, so it stays empty for sqlite-direct.
+ * counts statements at Prisma's adapter, so it stays empty for the direct stores.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createExchange, defineSkill, type Store } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
-import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
 
 const done = defineSkill({
@@ -84,7 +85,12 @@ async function openStore(): Promise<Store | undefined> {
     disconnect = async () => store.close()
     return store
   }
-  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct or postgres, got ${JSON.stringify(kind)}`)
+  if (kind === 'postgres-direct') {
+    const store = new PostgresStore(url)
+    disconnect = () => store.close()
+    return store
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct, postgres or postgres-direct, got ${JSON.stringify(kind)}`)
 }
 
 const store = await openStore()

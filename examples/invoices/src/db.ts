@@ -1,4 +1,4 @@
-import { postgresPoolSize } from '@a2a-agent/runtime/prisma'
+import { PostgresStore, SqliteStore, postgresPoolSize } from '@a2a-agent/runtime/prisma'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient as PostgresqlClient } from './generated/postgresql/client.js'
@@ -21,6 +21,21 @@ export function isPostgresql(url: string): boolean {
  * DATABASE_POOL_SIZE connections, default 10), better-sqlite3 for SQLite.
  */
 export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db {
-  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg({ connectionString: url, max: postgresPoolSize() }) }) as unknown as Db
+  if (isPostgresql(url)) {
+    const adapter = new PrismaPg({ connectionString: url, max: postgresPoolSize() }, { onPoolError: logLost, onConnectionError: logLost })
+    return new PostgresqlClient({ adapter }) as unknown as Db
+  }
   return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }) })
+}
+
+/** A lost PostgreSQL connection (a failover, a restart) is logged; the pool opens a new one at the next query. */
+const logLost = (error: Error) => console.error(`database connection lost: ${error.message}`)
+
+/**
+ * The A2A task store on the same database through a connection of its own: a node-postgres pool
+ * (at most DATABASE_POOL_SIZE connections too) or a better-sqlite3 connection to the file. Several
+ * times faster than through the Prisma client, with the same tables.
+ */
+export function createStore(url = process.env.DATABASE_URL ?? 'file:./dev.db'): PostgresStore | SqliteStore {
+  return isPostgresql(url) ? new PostgresStore(url, { max: postgresPoolSize() }) : new SqliteStore(url)
 }

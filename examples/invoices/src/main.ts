@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net'
 import { devKeyResolver } from '@a2a-agent/runtime'
-import { PrismaStore, SqliteStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
-import { createDb, isPostgresql } from './db.js'
+import { createDb, createStore, isPostgresql } from './db.js'
 
 const port = Number(process.env.PORT ?? 3000)
 const databaseUrl = process.env.DATABASE_URL ?? 'file:./dev.db'
@@ -12,11 +12,10 @@ const databaseUrl = process.env.DATABASE_URL ?? 'file:./dev.db'
 const devKeys = process.env.A2A_DEV_KEYS
 
 const db = createDb(databaseUrl)
-const postgresql = isPostgresql(databaseUrl)
-if (!postgresql) await prepareSqlite(db)
-// On SQLite the A2A tasks go through a connection of their own to the same file: several times
-// faster than through the Prisma client, with the same tables.
-const store = postgresql ? new PrismaStore(db) : new SqliteStore(databaseUrl)
+if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
+// The A2A tasks go through a connection of their own to the same database: several times faster
+// than through the Prisma client, with the same tables.
+const store = createStore(databaseUrl)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
 const { app, exchange } = createApp({ db, store, resolvePrincipal })
 const server = app.listen(port, () => {
@@ -27,7 +26,7 @@ const server = app.listen(port, () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
     await exchange.shutdown({ timeoutMs: 5000 })
-    if (store instanceof SqliteStore) store.close()
+    await store.close()
     await db.$disconnect()
     server.close(() => process.exit(0))
   })

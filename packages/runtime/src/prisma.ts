@@ -35,6 +35,22 @@ export { PrismaStore } from './store/prisma/prisma-store.js'
  * ```
  */
 export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-store.js'
+/**
+ * The same store on a node-postgres pool of its own to the app's PostgreSQL database: named
+ * prepared statements, one round trip for most writes, no Prisma client in between (see
+ * bench/stores.bench.ts for its rates beside PrismaStore's). Its pool survives connections cut by
+ * the server: reads and guarded writes are retried once on a fresh connection. It needs the
+ * optional peer dependency pg, which Prisma's PostgreSQL adapter already brings.
+ *
+ * @example
+ * ```ts
+ * const store = new PostgresStore(process.env.DATABASE_URL!, { max: postgresPoolSize() })
+ * const exchange = createExchange({ store, ... })
+ * process.once('SIGTERM', () => store.close())
+ * ```
+ */
+export { PostgresStore, type PostgresStoreOptions } from './store/prisma/postgres-store.js'
+export { isConnectionLoss } from './store/prisma/pg-executor.js'
 export { prepareSqlite } from './store/prisma/sqlite.js'
 export { DEFAULT_POOL_SIZE, postgresPoolSize } from './store/prisma/postgres.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'

@@ -17,18 +17,32 @@ export type Step = { query: Sql } | { execute: Sql }
 /** A transaction's statements; each yield is answered with that statement's result. */
 export type Steps<R> = Generator<Step, R, unknown>
 
+/** How a statement may be run. */
+export interface Run {
+  /**
+   * Running it twice leaves what running it once does (a read, an upsert, a delete): an executor
+   * may send it again on a fresh connection when the first one died under it.
+   */
+  idempotent?: boolean
+}
+
 export interface Executor {
   /** Rows of a SELECT or of a statement with RETURNING. */
-  query<Row>(statement: Sql): Promise<Row[]>
+  query<Row>(statement: Sql, run?: Run): Promise<Row[]>
   /** A statement without rows; resolves to the number of rows it changed. */
-  execute(statement: Sql): Promise<number>
+  execute(statement: Sql, run?: Run): Promise<number>
   /** The statements in order, in one transaction: all or none. */
-  batch(statements: readonly Sql[]): Promise<void>
+  batch(statements: readonly Sql[], run?: Run): Promise<void>
   /**
    * The steps in one transaction, reads and writes atomically. `steps` may be called again to
    * start over (after the attempt was rolled back), so it must not keep state between calls.
    */
   transaction<R>(steps: () => Steps<R>): Promise<R>
+  /**
+   * True when `error` says the connection died under the statement, so it may or may not have
+   * been applied; the store then reads back what it wrote. Absent: the executor loses no connections.
+   */
+  lostConnection?(error: unknown): boolean
 }
 
 /** A query step inside {@link Steps}: `const rows = yield* read<Row>(statement)`. */

@@ -3,21 +3,26 @@ import { describeStoreConformance } from '../conformance.js'
 import { T0, makeRecord, nextTask, sneakyChanges } from '../conformance-fixtures.js'
 import { MemoryStore } from '../memory-store.js'
 import { openDatabase, type Provider, type TestDatabase } from './__fixture__/databases.js'
+import { PostgresStore } from './postgres-store.js'
 import { PrismaStore } from './prisma-store.js'
 import { prepareSqlite } from './sqlite.js'
 import { SqliteStore } from './sqlite-store.js'
 import type { SqlStore } from './sql-store.js'
 
-// The same suite for PrismaStore on either provider and for SqliteStore on its own connection
-// to the SQLite file, with the rows checked through the Prisma client.
+// The same suite for PrismaStore on either provider, for SqliteStore on its own connection to the
+// SQLite file and for PostgresStore on its own pool, with the rows checked through the Prisma client.
 const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore }[] = [
   { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db) },
   { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db) },
   { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url) },
+  { name: 'PostgresStore', provider: 'postgres', open: (database) => new PostgresStore(database.url) },
 ]
 
-/** Closes a SqliteStore's own connection; a PrismaStore has none. */
-const release = (store: unknown) => (store instanceof SqliteStore ? store.close() : undefined)
+/** Closes a SqliteStore's or PostgresStore's own connections; a PrismaStore has none. */
+const release = async (store: unknown) => {
+  if (store instanceof SqliteStore) store.close()
+  if (store instanceof PostgresStore) await store.close()
+}
 
 for (const { name, provider, open } of targets) {
   describe(`${name} on ${provider}`, () => {
@@ -31,7 +36,7 @@ for (const { name, provider, open } of targets) {
 
     describeStoreConformance(`${name} (${provider})`, () => open(database), {
       cleanup: async (store) => {
-        release(store)
+        await release(store)
         await database.clear()
       },
     })
@@ -42,7 +47,7 @@ for (const { name, provider, open } of targets) {
         store = open(database)
       })
       afterAll(async () => {
-        release(store)
+        await release(store)
         await database.clear()
       })
 

@@ -5,14 +5,19 @@
  * filter it. A SendMessage that completes at once costs 16 statements (bench/stores.bench.ts counts them).
  * @module
  */
+import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../auth/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
 import type { PushConfigRow, TaskRow } from './client.js'
-import { read, write, type Executor, type Steps } from './executor.js'
+import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import { toPushConfig, toRecord } from './rows.js'
+import type { Sql } from './sql.js'
 import * as statements from './statements.js'
+
+/** Statements that may be sent again after their connection died: reads, upserts, deletes. */
+const REPEATABLE: Run = { idempotent: true }
 
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
@@ -24,12 +29,29 @@ export class SqlStore implements Store {
 
   async create(record: TaskRecord): Promise<void> {
     const taskJson = encodeJson(record.task, 'task')
-    // One transaction: a duplicate id fails the insert, before any message is indexed.
-    await this.#db.batch([statements.insertTask(record, taskJson), ...statements.insertMessageIndex(record.owner, record.id, record.messageIds)])
+    const insert = () => this.#db.batch(this.createStatements(record, taskJson))
+    try {
+      await insert()
+    } catch (error) {
+      if (!this.#db.lostConnection?.(error)) throw error
+      // The connection died: the insert may have committed. Ours if the row is there as written
+      // (ids are the exchange's random UUIDs); sent again once if it is not.
+      const stored = await this.get(record.id)
+      if (!stored) return insert()
+      if (stored.owner !== record.owner || stored.createdAt !== record.createdAt || !isDeepStrictEqual(stored.task, JSON.parse(taskJson))) throw error
+    }
+  }
+
+  /**
+   * The statements that store a new record and index its messages, run as one transaction: a
+   * duplicate id fails the insert, before any message is indexed.
+   */
+  protected createStatements(record: TaskRecord, taskJson: string): Sql[] {
+    return [statements.insertTask(record, taskJson), ...statements.insertMessageIndex(record.owner, record.id, record.messageIds)]
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
-    const [row] = await this.#db.query<TaskRow>(statements.selectTask(id))
+    const [row] = await this.#db.query<TaskRow>(statements.selectTask(id), REPEATABLE)
     return row ? toRecord(row) : undefined
   }
 
@@ -43,6 +65,22 @@ export class SqlStore implements Store {
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
     }
+    try {
+      return await this.#update(change)
+    } catch (error) {
+      if (!this.#db.lostConnection?.(error)) throw error
+      // The connection died: the write may have committed. The version tells: still the
+      // expected one, nothing landed and the write is sent again once; one more with our task,
+      // it landed; anything else, another writer moved on, as a lost race answers.
+      const stored = await this.get(id)
+      if (stored?.version === expectedVersion) return this.#update(change)
+      if (stored?.version === expectedVersion + 1 && isDeepStrictEqual(stored.task, JSON.parse(change.taskJson))) return stored
+      return undefined
+    }
+  }
+
+  async #update(change: statements.TaskUpdate): Promise<TaskRecord | undefined> {
+    const { id, expectedVersion } = change
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
       const [row] = await this.#db.query<TaskRow>(statements.updateTask(change))
@@ -69,8 +107,8 @@ export class SqlStore implements Store {
     if (after && Number.isNaN(new Date(after.time).getTime())) throw new InvalidCursorError(listQuery.cursor!)
     const filters = statements.listFilters(listQuery)
     const [rows, [counted]] = await Promise.all([
-      this.#db.query<TaskRow>(statements.selectPage(filters, listQuery.pageSize, after)),
-      this.#db.query<{ total: number | bigint }>(statements.countTasks(filters)),
+      this.#db.query<TaskRow>(statements.selectPage(filters, listQuery.pageSize, after), REPEATABLE),
+      this.#db.query<{ total: number | bigint | string }>(statements.countTasks(filters), REPEATABLE),
     ])
     const records = rows.slice(0, listQuery.pageSize)
     const last = records.at(-1)
@@ -82,11 +120,11 @@ export class SqlStore implements Store {
   }
 
   async delete(id: string): Promise<void> {
-    await this.#db.batch(statements.deleteTasks([id]))
+    await this.#db.batch(statements.deleteTasks([id]), REPEATABLE)
   }
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
-    const rows = await this.#db.query<TaskRow>(statements.selectByMessageId(owner, messageId))
+    const rows = await this.#db.query<TaskRow>(statements.selectByMessageId(owner, messageId), REPEATABLE)
     return rows.map(toRecord)
   }
 
@@ -94,10 +132,7 @@ export class SqlStore implements Store {
     // Exactly this tier's settled rows past the newest `keep`, a chunk at a time; usually none or one.
     const doomed: string[] = []
     for (;;) {
-      const rows = await this.#db.query<{ id: string }>(statements.selectSettledPast(tier, keep))
-      const ids = rows.map((row) => row.id)
-      // Tasks with their message index rows and push configs, in one transaction.
-      if (ids.length > 0) await this.#db.batch(statements.deleteTasks(ids))
+      const ids = await this.trimChunk(tier, keep)
       doomed.push(...ids)
       if (ids.length < statements.CHUNK) break
     }
@@ -105,26 +140,43 @@ export class SqlStore implements Store {
     return doomed.reverse()
   }
 
+  /**
+   * Deletes up to a chunk of the tier's settled tasks past its newest `keep`, with their message
+   * index rows and push configs, and returns their ids newest first.
+   */
+  protected async trimChunk(tier: Viewer, keep: number): Promise<string[]> {
+    const rows = await this.#db.query<{ id: string }>(statements.selectSettledPast(tier, keep), REPEATABLE)
+    const ids = rows.map((row) => row.id)
+    // Tasks with their message index rows and push configs, in one transaction.
+    if (ids.length > 0) await this.#db.batch(statements.deleteTasks(ids), REPEATABLE)
+    return ids
+  }
+
+  /** The executor, for a subclass's own statements. */
+  protected get db(): Executor {
+    return this.#db
+  }
+
   async putPushConfig(record: PushConfigRecord): Promise<void> {
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
-    await this.#db.execute(statements.upsertPushConfig(record, authentication))
+    await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
   }
 
   async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
-    const [row] = await this.#db.query<PushConfigRow>(statements.selectPushConfig(taskId, id))
+    const [row] = await this.#db.query<PushConfigRow>(statements.selectPushConfig(taskId, id), REPEATABLE)
     return row ? toPushConfig(row) : undefined
   }
 
   async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
-    const rows = await this.#db.query<PushConfigRow>(statements.selectPushConfigs(taskId))
+    const rows = await this.#db.query<PushConfigRow>(statements.selectPushConfigs(taskId), REPEATABLE)
     return rows.map(toPushConfig)
   }
 
   async deletePushConfig(taskId: string, id: string): Promise<void> {
-    await this.#db.execute(statements.deletePushConfig(taskId, id))
+    await this.#db.execute(statements.deletePushConfig(taskId, id), REPEATABLE)
   }
 
   async deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void> {
-    for (const statement of statements.deletePushConfigsOf(taskIds)) await this.#db.execute(statement)
+    for (const statement of statements.deletePushConfigsOf(taskIds)) await this.#db.execute(statement, REPEATABLE)
   }
 }

@@ -1,0 +1,171 @@
+/**
+ * The store's statements on a node-postgres pool of the store's own: statements.ts's SQL with
+ * `$n` placeholders, each sent as a named prepared statement (parsed and planned once per
+ * connection, then only bound and executed), with no Prisma client in between.
+ *
+ * Values are written and read as Prisma's PostgreSQL adapter does, so PrismaStore and the app's
+ * Prisma models read these rows as their own: DateTime columns are `timestamp(3)` without a time
+ * zone holding UTC, bound as ISO text and read back as UTC whatever the process's TZ.
+ *
+ * Connection loss. A pool whose backend is terminated (a failover, a restart, an operator's
+ * pg_terminate_backend) emits `error` on the idle connection; the executor listens on the pool
+ * and on every connection it checks out, so no such event takes the process down, and the pool
+ * replaces the dead connection at the next query. A statement that failed because its
+ * connection died is retried once on a fresh connection when the caller marked it safe to repeat
+ * (reads, idempotent writes); other failures are the caller's to judge (see {@link isConnectionLoss}).
+ * @module
+ */
+import { createHash } from 'node:crypto'
+import type { Executor, Run, Step, Steps } from './executor.js'
+import type { Sql } from './sql.js'
+
+type Row = Record<string, unknown>
+
+interface QueryConfig {
+  name?: string
+  text: string
+  values: unknown[]
+}
+
+interface QueryResult {
+  rows: Row[]
+  rowCount: number | null
+}
+
+/** The part of a pg client the executor uses, typed here so the runtime needs no pg types. */
+export interface PgClient {
+  query(config: QueryConfig): Promise<QueryResult>
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+  /** Back to the pool; with an error (or true) the connection is destroyed instead. */
+  release(destroy?: Error | boolean): void
+}
+
+/** The part of a pg Pool the executor uses. */
+export interface PgPool {
+  query(config: QueryConfig): Promise<QueryResult>
+  connect(): Promise<PgClient>
+  on(event: 'error', listener: (error: Error) => void): unknown
+  end(): Promise<void>
+}
+
+/** Distinct SQL texts sent as named statements; `IN (…)` lists of every length could be many. */
+const NAMED_STATEMENTS = 1000
+
+/**
+ * SQLSTATE classes and driver messages of a connection that died under a statement: the server
+ * going away (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), class 08
+ * (connection exceptions), and node-postgres's and Node's own words for a dropped socket.
+ */
+const LOST_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'])
+const LOST_MESSAGES = /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed/i
+
+/** True when `error` says the statement's connection died (or none could be made), not that the SQL failed. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && (LOST_CODES.has(code) || code.startsWith('08'))) return true
+  return LOST_MESSAGES.test(error.message) || (error.cause !== undefined && isConnectionLoss(error.cause))
+}
+
+/** A bound value as Prisma's adapter binds it: dates as UTC ISO text, which `timestamp(3)` takes without shifting. */
+const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)
+
+export class PgExecutor implements Executor {
+  readonly #pool: PgPool
+  readonly #names = new Map<string, string>()
+  readonly #onLost: (error: Error) => void
+
+  /** `onLost` hears every connection that died, whether or not a statement was on it. */
+  constructor(pool: PgPool, onLost: (error: Error) => void) {
+    this.#pool = pool
+    this.#onLost = onLost
+    // Without a listener an idle connection's error event would be thrown: the process exits.
+    pool.on('error', onLost)
+  }
+
+  lostConnection(error: unknown): boolean {
+    return isConnectionLoss(error)
+  }
+
+  async query<R>(statement: Sql, run: Run = {}): Promise<R[]> {
+    return (await this.#send(statement, run)).rows as R[]
+  }
+
+  async execute(statement: Sql, run: Run = {}): Promise<number> {
+    return (await this.#send(statement, run)).rowCount ?? 0
+  }
+
+  async batch(statements: readonly Sql[], run: Run = {}): Promise<void> {
+    // One statement is its own transaction: no BEGIN and COMMIT round trips.
+    if (statements.length === 1) {
+      await this.#send(statements[0]!, run)
+      return
+    }
+    const all = (client: PgClient) => statements.reduce<Promise<unknown>>((done, statement) => done.then(() => client.query(this.#config(statement))), Promise.resolve())
+    try {
+      await this.#inTransaction(all)
+    } catch (error) {
+      if (!run.idempotent || !isConnectionLoss(error)) throw error
+      await this.#inTransaction(all)
+    }
+  }
+
+  transaction<R>(steps: () => Steps<R>): Promise<R> {
+    return this.#inTransaction(async (client) => {
+      const it = steps()
+      let next = it.next()
+      while (!next.done) next = it.next(await this.#step(client, next.value))
+      return next.value
+    })
+  }
+
+  async #step(client: PgClient, step: Step): Promise<unknown> {
+    const result = await client.query(this.#config('query' in step ? step.query : step.execute))
+    return 'query' in step ? result.rows : (result.rowCount ?? 0)
+  }
+
+  async #send(statement: Sql, run: Run): Promise<QueryResult> {
+    const config = this.#config(statement)
+    try {
+      return await this.#pool.query(config)
+    } catch (error) {
+      if (!run.idempotent || !isConnectionLoss(error)) throw error
+      // The pool has dropped the dead connection; this takes a live one or opens a new one.
+      return this.#pool.query(config)
+    }
+  }
+
+  async #inTransaction<R>(work: (client: PgClient) => Promise<R>): Promise<R> {
+    const client = await this.#pool.connect()
+    // A checked-out connection has no pool listener: without this, its death between two
+    // statements of the transaction would be an unhandled error event.
+    client.on('error', this.#onLost)
+    let broken: unknown
+    try {
+      await client.query({ text: 'BEGIN', values: [] })
+      const result = await work(client)
+      await client.query({ text: 'COMMIT', values: [] })
+      return result
+    } catch (error) {
+      broken = error
+      await client.query({ text: 'ROLLBACK', values: [] }).catch((rollback: unknown) => (broken = rollback))
+      throw error
+    } finally {
+      client.removeListener('error', this.#onLost)
+      // A connection whose rollback failed is in no state to serve anyone: destroy it.
+      client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
+    }
+  }
+
+  #config(statement: Sql): QueryConfig {
+    const text = statement.text
+    const values = statement.values.map(toParam)
+    let name = this.#names.get(text)
+    if (name === undefined && this.#names.size < NAMED_STATEMENTS) {
+      name = `a2a_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`
+      this.#names.set(text, name)
+    }
+    return name === undefined ? { text, values } : { name, text, values }
+  }
+}

@@ -1,0 +1,101 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
+import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { isConnectionLoss } from './pg-executor.js'
+import { PostgresStore } from './postgres-store.js'
+import { PrismaStore } from './prisma-store.js'
+import { exportUser } from './user-data.js'
+
+// PostgresStore beside the app's Prisma client on one PostgreSQL database, as an app runs them.
+
+/** Terminates every backend of the database but the admin's own: what a failover does to a pool. */
+async function terminateBackends(url: string): Promise<number> {
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    const { rows } = await admin.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+    )
+    return rows[0].cut as number
+  } finally {
+    await admin.end()
+  }
+}
+
+describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
+  let database: TestDatabase
+  let direct: PostgresStore
+  let prisma: PrismaStore
+  const timeZone = process.env.TZ
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+    direct = new PostgresStore(database.url, { max: 4 })
+    prisma = new PrismaStore(database.db)
+    // Far from UTC: a store that bound or read local times would shift every DateTime.
+    process.env.TZ = 'Pacific/Kiritimati'
+  })
+  afterAll(async () => {
+    process.env.TZ = timeZone
+    await direct?.close()
+    await database?.close()
+  })
+
+  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', async () => {
+    for (const [writer, reader, owner] of [[direct, prisma, 'alice'], [prisma, direct, 'bob']] as const) {
+      const id = `${owner}-task`
+      const record = makeRecord({ id, owner, tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1', 'm2', 'm1'], repliedWithMessage: false })
+      await writer.create(record)
+      expect(await reader.get(id)).toEqual(record)
+      expect(await reader.findByMessageId(owner, 'm1')).toEqual([record])
+      const updated = await writer.update(id, 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000), messageIds: ['m1', 'm3'], repliedWithMessage: true })
+      expect(updated).toMatchObject({ version: 2, repliedWithMessage: true })
+      expect(await reader.get(id)).toEqual(updated)
+      expect(await reader.findByMessageId(owner, 'm3')).toEqual([updated])
+      expect(await reader.findByMessageId(owner, 'm2')).toEqual([])
+      expect(await reader.list({ owner, tenant: 'acme', statusAfter: T0 + 1000, pageSize: 5 })).toEqual({ records: [updated], total: 1 })
+      await writer.putPushConfig({ id: 'hook', taskId: id, owner, url: 'https://hooks.example.com/h', token: 't', authentication: { scheme: 'Bearer' }, createdAt: T0 + 5 })
+      expect(await reader.listPushConfigs(id)).toEqual([{ id: 'hook', taskId: id, owner, url: 'https://hooks.example.com/h', token: 't', authentication: { scheme: 'Bearer' }, createdAt: T0 + 5 }])
+      expect((await exportUser(database.db, owner)).tasks).toEqual([updated])
+    }
+    // Both wrote the same column values.
+    const rows = (await database.db.$queryRawUnsafe(`SELECT "id", "createdAt"::text AS "createdAt" FROM "A2ATask" ORDER BY "id"`)) as { createdAt: string }[]
+    expect(rows.map((row) => row.createdAt)).toEqual(['2024-12-31 23:59:00', '2024-12-31 23:59:00'])
+  })
+
+  it('survives its connections being terminated: no error event escapes, reads and guarded writes go on', async () => {
+    const record = makeRecord({ id: 'cut', state: 'TASK_STATE_WORKING', messageIds: ['c1'] })
+    await direct.create(record)
+    // Warm the pool: several connections idle when the server cuts them all.
+    await Promise.all(Array.from({ length: 4 }, () => direct.get('cut')))
+    expect(await terminateBackends(database.url)).toBeGreaterThan(0)
+    expect(await direct.get('cut')).toEqual(record)
+    await Promise.all(Array.from({ length: 4 }, () => direct.get('cut')))
+    expect(await terminateBackends(database.url)).toBeGreaterThan(0)
+    const written = await direct.update('cut', 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 9000) })
+    expect(written).toMatchObject({ version: 2 })
+    expect(await direct.get('cut')).toEqual(written)
+    await terminateBackends(database.url)
+    await direct.create(makeRecord({ id: 'after-cut', messageIds: ['c2'] }))
+    expect((await direct.findByMessageId('alice', 'c2')).map((r) => r.id)).toEqual(['after-cut'])
+  })
+
+  it('tells a lost connection from a failed statement', async () => {
+    await expect(direct.create(makeRecord({ id: 'after-cut' }))).rejects.toSatisfy((error) => !isConnectionLoss(error))
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    client.on('error', () => {})
+    const { rows } = await client.query('SELECT pg_backend_pid() AS pid')
+    const killer = new pg.Client({ connectionString: database.url })
+    await killer.connect()
+    const lost = client.query('SELECT pg_sleep(5)').catch((error: unknown) => error)
+    await killer.query('SELECT pg_terminate_backend($1)', [rows[0].pid])
+    await killer.end()
+    expect(isConnectionLoss(await lost)).toBe(true)
+    await client.end().catch(() => {})
+  })
+
+  it('names a URL that is not PostgreSQL, without its credentials', () => {
+    expect(() => new PostgresStore('mysql://user:secret@db/app')).toThrow('PostgresStore needs a postgresql:// URL, not "mysql://…@db/app"')
+  })
+})

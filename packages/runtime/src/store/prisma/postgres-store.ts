@@ -1,0 +1,107 @@
+/**
+ * PrismaStore's logic and SQL on a node-postgres pool of the store's own, to the app's PostgreSQL
+ * database: the same tables, rows either store (or the app's Prisma models) can read. pg is an
+ * optional peer dependency (every PostgreSQL app already has it, under @prisma/adapter-pg),
+ * loaded only when a PostgresStore is made, so apps on SQLite never load it.
+ * @module
+ */
+import { createRequire } from 'node:module'
+import { PgExecutor, type PgPool } from './pg-executor.js'
+import { DEFAULT_POOL_SIZE } from './postgres.js'
+import { sql, type Sql } from './sql.js'
+import { SqlStore } from './sql-store.js'
+import * as statements from './statements.js'
+import type { Viewer } from '../../auth/principal.js'
+import { compareNewestFirst } from '../cursor.js'
+import type { TaskRecord } from '../store.js'
+
+export interface PostgresStoreOptions {
+  /** The most connections the store's pool opens; default 10 (see postgresPoolSize). */
+  max?: number
+  /** Hears every connection that died (default: a line on stderr, at most one per 10 s); the store recovers by itself. */
+  onConnectionError?: (error: Error) => void
+}
+
+interface PgModule {
+  Pool: new (config: Record<string, unknown>) => PgPool
+  types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
+}
+
+/** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
+const TIMESTAMP_OID = 1114
+
+function loadPg(): PgModule {
+  try {
+    return createRequire(import.meta.url)('pg') as PgModule
+  } catch (error) {
+    throw new Error('PostgresStore needs the pg package: npm install pg', { cause: error })
+  }
+}
+
+/** One stderr line per 10 s at most: a failover cuts every connection of the pool at once. */
+function logLost(): (error: Error) => void {
+  let quietUntil = 0
+  let missed = 0
+  return (error) => {
+    if (Date.now() < quietUntil) return void missed++
+    const more = missed > 0 ? ` (and ${missed} more since the last report)` : ''
+    console.error(`a2a: a PostgreSQL connection of the task store was lost: ${error.message}${more}; the pool opens a new one at the next query`)
+    quietUntil = Date.now() + 10_000
+    missed = 0
+  }
+}
+
+/** Inserts the task and indexes its messages in one statement (a data-modifying CTE): one round trip, atomic. */
+const insertTaskWithMessages = (record: TaskRecord, taskJson: string): Sql =>
+  sql`WITH "created" AS (${statements.insertTask(record, taskJson)} RETURNING "id")
+    INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId")
+    SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`
+
+/**
+ * The tier's settled tasks past its newest `keep` deleted with their message index rows and push
+ * configs in one statement: one round trip where a select and a three-statement transaction took six.
+ */
+const trimSettledPast = (tier: Viewer, keep: number): Sql =>
+  sql`WITH "doomed" AS (${statements.selectSettledPast(tier, keep)}),
+    "messages" AS (DELETE FROM "A2ATaskMessage" WHERE "taskId" IN (SELECT "id" FROM "doomed")),
+    "configs" AS (DELETE FROM "A2APushConfig" WHERE "taskId" IN (SELECT "id" FROM "doomed"))
+    DELETE FROM "A2ATask" WHERE "id" IN (SELECT "id" FROM "doomed") RETURNING "id", "statusTime"`
+
+export class PostgresStore extends SqlStore {
+  readonly #pool: PgPool
+
+  /**
+   * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
+   * `public` need the schema on the search_path (`?options=-c%20search_path%3D<schema>`).
+   */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    if (!/^postgres(ql)?:\/\//.test(url)) {
+      throw new Error(`PostgresStore needs a postgresql:// URL, not ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}`)
+    }
+    const pg = loadPg()
+    const parseUtc = (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? DEFAULT_POOL_SIZE,
+      types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
+    })
+    super(new PgExecutor(pool, options.onConnectionError ?? logLost()))
+    this.#pool = pool
+  }
+
+  protected override createStatements(record: TaskRecord, taskJson: string): Sql[] {
+    return [insertTaskWithMessages(record, taskJson)]
+  }
+
+  protected override async trimChunk(tier: Viewer, keep: number): Promise<string[]> {
+    const rows = await this.db.query<{ id: string; statusTime: Date }>(trimSettledPast(tier, keep), { idempotent: true })
+    // RETURNING comes in no particular order: newest first, ties by id descending, as listed.
+    const keyOf = (row: { id: string; statusTime: Date }) => ({ time: row.statusTime.getTime(), id: row.id })
+    return rows.sort((a, b) => compareNewestFirst(keyOf(a), keyOf(b))).map((row) => row.id)
+  }
+
+  /** Closes the store's pool; the app's Prisma client is not touched. */
+  close(): Promise<void> {
+    return this.#pool.end()
+  }
+}
