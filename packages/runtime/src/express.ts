@@ -17,7 +17,11 @@ export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): R
   router.all(exchange.path, (request, response, next) => {
     exchange.handle(request, response).catch(next)
   })
-  router.all(exchange.cardPath, (request, response) => exchange.handleCard(request, response))
+  router.all(exchange.cardPath, (request, response, next) => {
+    exchange.handleCard(request, response).catch(next)
+  })
+  router.all(exchange.protectedResourcePath, (request, response) => exchange.handleProtectedResource(request, response))
+  if (exchange.jwksPath) router.all(exchange.jwksPath, (request, response) => exchange.handleJwks(request, response))
   if (exchange.tools && options.mcp !== false) router.use(mcpRouter(exchange, options.mcp?.path))
   return router
 }

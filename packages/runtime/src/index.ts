@@ -21,7 +21,7 @@
 
 // The exchange
 export { createExchange, Exchange } from './exchange/exchange.js'
-export type { ExchangeOptions } from './exchange/exchange.js'
+export type { ExchangeOptions, ExtendedSkills } from './exchange/exchange.js'
 
 // Skills and the task context handlers work with
 export { defineSkill } from './skills/skill.js'
@@ -59,6 +59,10 @@ export { PushUrlError } from './push/address-guard.js'
 // Agent card
 export { buildAgentCard } from './card/agent-card.js'
 export type { CardOptions } from './card/agent-card.js'
+export { canonicalCardPayload, verifyCardSignature } from './card/card-signing.js'
+export { generateSigningKey, parseSigningKeys, SIGNING_KEY_ENV } from './card/signing-keys.js'
+export type { SigningKey, SigningKeyInput } from './card/signing-keys.js'
+export type { ProtectedResourceOptions } from './card/protected-resource.js'
 
 // Wire errors and types
 export { A2AError, isA2AError } from './wire/a2a-error.js'
@@ -67,6 +71,7 @@ export type { Logger } from './log/logger.js'
 export { isPaused, isTerminal, TASK_STATES } from './wire/types.js'
 export type {
   AgentCard,
+  AgentCardSignature,
   AgentCapabilities,
   AgentExtension,
   AgentSkill,

@@ -22,6 +22,10 @@ export interface CardOptions {
   securityRequirements?: { schemes: Record<string, { list: string[] }> }[]
   /** Cache lifetime for the card, in seconds. */
   maxAgeSeconds?: number
+  /** `'authenticated'`: the card is served only to callers with a credential (401 otherwise). Default `'public'`. */
+  access?: 'public' | 'authenticated'
+  /** Which registered skills the public card lists (default all); the others can go on the extended card. */
+  publicSkills?: (skill: AgentSkill) => boolean
 }
 
 export const DEFAULT_INPUT_MODES = ['text/plain', 'application/json']
@@ -52,7 +56,7 @@ export function buildAgentCard(options: CardOptions, skills: Iterable<Skill>, en
     ...(options.securityRequirements ? { securityRequirements: options.securityRequirements } : {}),
     defaultInputModes: options.defaultInputModes ?? DEFAULT_INPUT_MODES,
     defaultOutputModes: options.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
-    skills: [...skills].map(skillToCard),
+    skills: [...skills].map(skillToCard).filter((skill) => options.publicSkills?.(skill) ?? true),
     ...(options.iconUrl ? { iconUrl: options.iconUrl } : {}),
   }
 }

@@ -83,16 +83,22 @@ describe('agent card', () => {
     expect(body.supportedInterfaces[0].url).toBe('https://agent.example.com/rpc')
   })
 
-  it('declares the extended card when one is configured, and serves it to the caller', async () => {
+  it('declares the extended card when one is configured, and builds it per caller from the hook\'s skills', async () => {
+    const report = { id: 'report', name: 'Report', description: 'Monthly report', tags: ['report'] }
     server = await startTestServer({
-      skills: [echo],
-      card,
-      extendedCard: (principal) => ({ ...server.exchange.agentCard(server.url), description: `for ${principal.owner}` }),
+      skills: [echo, chart],
+      card: { ...card, publicSkills: (skill) => skill.id !== 'chart' },
+      extendedCard: (principal) => (principal.owner === 'alice' ? ['chart', report, 'echo'] : []),
     })
     const body = (await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()) as any
     expect(body.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: true })
-    expect((await server.result('GetExtendedAgentCard')).description).toBe('for alice')
+    expect(body.skills.map((skill: any) => skill.id)).toEqual(['echo'])
+    const forAlice = await server.result('GetExtendedAgentCard')
+    expect(forAlice.skills.map((skill: any) => skill.id)).toEqual(['echo', 'chart', 'report'])
+    expect(forAlice.supportedInterfaces[0].url).toBe(`${server.url}/a2a`)
+    expect((await server.result('GetExtendedAgentCard', {}, { token: 'bob' })).skills.map((skill: any) => skill.id)).toEqual(['echo'])
   })
+
 })
 
 describe('configuration errors name the fix', () => {

@@ -9,6 +9,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { requestBaseUrl } from '../card/card-handler.js'
+import { bearerChallenge } from '../card/protected-resource.js'
 import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { readBody } from '../http/read-body.js'
 import { sendJson } from '../http/respond.js'
@@ -27,6 +29,8 @@ export interface McpHandlerOptions {
   /** Server name and version reported to MCP clients on initialize. */
   name: string
   version: string
+  /** Base URL of the RFC 9728 metadata the 401 challenge names; else the request's own. */
+  publicUrl?: string
   logger?: Logger
 }
 
@@ -67,7 +71,9 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
       return refuse(response, 500, -32603, 'Internal error')
     }
     if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
-      return refuse(response, 401, TRANSPORT_ERROR, 'Authentication required: send credentials this server accepts', { 'WWW-Authenticate': 'Bearer' })
+      return refuse(response, 401, TRANSPORT_ERROR, 'Authentication required: send credentials this server accepts', {
+        'WWW-Authenticate': bearerChallenge(options.publicUrl ?? requestBaseUrl(request)),
+      })
     }
     let message = parsedAlready(request)
     if (message === undefined) {

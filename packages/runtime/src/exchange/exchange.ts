@@ -5,8 +5,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { viewerOf, type Principal } from '../auth/principal.js'
-import { buildAgentCard, DEFAULT_OUTPUT_MODES } from '../card/agent-card.js'
+import { buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
+import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
+import { bearerChallenge, createDocumentHandler, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '../card/protected-resource.js'
+import { parseSigningKeys } from '../card/signing-keys.js'
 import { handleRpc } from '../http/rpc-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
 import { entitySkills } from '../entity/entity-skills.js'
@@ -20,13 +23,13 @@ import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
-import type { AgentCapabilities, AgentCard } from '../wire/types.js'
+import type { AgentCapabilities, AgentCard, AgentSkill } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
-import { orDefault, type ExchangeOptions } from './options.js'
+import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
 
-export type { ExchangeOptions }
+export type { ExchangeOptions, ExtendedSkills }
 
 
 const MiB = 1024 * 1024
@@ -34,6 +37,9 @@ const MiB = 1024 * 1024
 export class Exchange {
   readonly path: string
   readonly cardPath = AGENT_CARD_PATH
+  /** Served when the card is signed. */
+  readonly jwksPath: string | undefined
+  readonly protectedResourcePath = PROTECTED_RESOURCE_PATH
   /** The entity tool registry, when the exchange was given one (the MCP mount serves it). */
   readonly tools: ToolRegistry | undefined
   #mcp: McpHttpHandler | undefined
@@ -41,7 +47,11 @@ export class Exchange {
   readonly #methods: Record<string, MethodHandler>
   readonly #options: ExchangeOptions
   readonly #allowedOrigins: ReadonlySet<string>
-  readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => void
+  readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
+  readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
+  readonly #serveProtectedResource: (request: IncomingMessage, response: ServerResponse) => void
+  readonly #signer: CardSigner | undefined
+  readonly #publicUrl: string | undefined
 
   constructor(options: ExchangeOptions) {
     if (typeof options.resolvePrincipal !== 'function') {
@@ -71,6 +81,9 @@ export class Exchange {
       }),
     )
     this.#options = options
+    this.#signer = options.signingKeys === undefined ? undefined : new CardSigner(parseSigningKeys(options.signingKeys))
+    this.jwksPath = this.#signer && JWKS_PATH
+    this.#publicUrl = options.card.publicUrl?.replace(/\/+$/, '')
     const store = options.store ?? new MemoryStore()
     const logger = options.logger ?? consoleLogger
     const push = options.pushNotifications !== false && {
@@ -98,18 +111,34 @@ export class Exchange {
       closing: false,
       ...(dispatcher ? { push: dispatcher } : {}),
     }
-    const extendedCard = options.extendedCard
     const streaming = options.streaming !== false && {
       seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
       keepAliveMs: orDefault(options.streamKeepAliveMs, 15_000),
       pollMs: orDefault(options.streamPollMs, 1000),
     }
     this.#methods = methodTable({
-      extendedCard: extendedCard && ((caller) => extendedCard(caller.principal)),
+      extendedCard: options.extendedCard && ((caller, baseUrl) => this.extendedCard(caller.principal, baseUrl)),
       streaming: streaming || undefined,
       push: push || undefined,
     })
-    this.#serveCard = createCardHandler((base) => this.agentCard(base), options.card.publicUrl?.replace(/\/+$/, ''), options.card.maxAgeSeconds ?? 300)
+    const maxAge = options.card.maxAgeSeconds ?? 300
+    const gate = options.card.access === 'authenticated' && {
+      authenticated: async (request: IncomingMessage) => Boolean((await options.resolvePrincipal(request))?.owner),
+      challenge: bearerChallenge,
+    }
+    this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined)
+    const signer = this.#signer
+    this.#serveJwks = signer && createDocumentHandler(() => signer.jwks, this.#publicUrl, maxAge)
+    this.#serveProtectedResource = createDocumentHandler(
+      (base) =>
+        protectedResourceMetadata(base, options.protectedResource ?? {}, {
+          name: options.card.name,
+          ...(options.card.documentationUrl ? { documentationUrl: options.card.documentationUrl } : {}),
+          ...(this.jwksPath ? { jwksUrl: `${base}${this.jwksPath}` } : {}),
+        }),
+      this.#publicUrl,
+      maxAge,
+    )
   }
 
   /** The capabilities this server serves, exactly as the card declares them. */
@@ -122,19 +151,46 @@ export class Exchange {
     }
   }
 
-  /** The public card for callers reaching this server at `baseUrl` (scheme://host[:port]). */
+  /** The public card for callers reaching this server at `baseUrl` (scheme://host[:port]), unsigned. */
   agentCard(baseUrl: string): AgentCard {
     return buildAgentCard(this.#options.card, this.#core.skills.values(), `${baseUrl}${this.path}`, this.capabilities)
+  }
+
+  /** The public card as served: signed when the exchange has signing keys. */
+  signedCard(baseUrl: string): Promise<AgentCard> {
+    return this.#sign(this.agentCard(baseUrl), baseUrl)
+  }
+
+  /** The extended card for `principal`: the public card plus the hook's skills, signed like it. */
+  async extendedCard(principal: Principal, baseUrl: string): Promise<AgentCard> {
+    const hook = this.#options.extendedCard
+    if (!hook) throw new Error('This exchange has no extendedCard hook')
+    const card = this.agentCard(baseUrl)
+    const listed = new Set(card.skills.map((skill) => skill.id))
+    for (const entry of await hook(principal)) {
+      const skill = typeof entry === 'string' ? this.#core.skills.get(entry) : undefined
+      if (typeof entry === 'string' && !skill) throw new Error(`extendedCard returned skill id "${entry}", which is not a registered skill`)
+      const cardSkill = skill ? skillToCard(skill) : (entry as AgentSkill)
+      if (listed.has(cardSkill.id)) continue
+      listed.add(cardSkill.id)
+      card.skills.push(cardSkill)
+    }
+    return this.#sign(card, baseUrl)
+  }
+
+  #sign(card: AgentCard, baseUrl: string): Promise<AgentCard> {
+    return this.#signer ? this.#signer.sign(card, `${baseUrl}${JWKS_PATH}`) : Promise.resolve(card)
   }
 
   /**
    * Invokes a method in-process as `principal`; throws {@link A2AError} as the wire would answer.
    * Streaming methods answer a {@link StreamReply} for an SSE writer.
    */
-  async call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve']): Promise<unknown> {
+  async call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve'], baseUrl?: string): Promise<unknown> {
     const handler = Object.hasOwn(this.#methods, method) ? this.#methods[method] : undefined
     if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
-    return handler(this.#core, { principal, viewer: viewerOf(principal), ...(reresolve ? { reresolve } : {}) }, params)
+    const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
+    return handler(this.#core, { principal, viewer: viewerOf(principal), baseUrl: base, ...(reresolve ? { reresolve } : {}) }, params)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
@@ -146,8 +202,9 @@ export class Exchange {
         maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
         assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
         extensions: this.#options.extensions ?? [],
+        publicUrl: this.#publicUrl,
         logger: this.#core.logger,
-        call: (principal, method, params, reresolve) => this.call(principal, method, params, reresolve),
+        call: (principal, method, params, reresolve, baseUrl) => this.call(principal, method, params, reresolve, baseUrl),
       },
       request,
       response,
@@ -167,14 +224,26 @@ export class Exchange {
       maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
       name: this.#options.card.name,
       version: this.#options.card.version,
+      ...(this.#publicUrl ? { publicUrl: this.#publicUrl } : {}),
       logger: this.#core.logger,
     })
     return this.#mcp
   }
 
   /** Serves `/.well-known/agent-card.json`. */
-  handleCard(request: IncomingMessage, response: ServerResponse): void {
-    this.#serveCard(request, response)
+  handleCard(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    return this.#serveCard(request, response)
+  }
+
+  /** Serves the card's public keys (a JWK Set) at {@link jwksPath}; 404 when the card is unsigned. */
+  handleJwks(request: IncomingMessage, response: ServerResponse): void {
+    if (this.#serveJwks) return this.#serveJwks(request, response)
+    response.writeHead(404).end()
+  }
+
+  /** Serves the RFC 9728 metadata at `/.well-known/oauth-protected-resource`. */
+  handleProtectedResource(request: IncomingMessage, response: ServerResponse): void {
+    this.#serveProtectedResource(request, response)
   }
 
   /** Runs in flight (started, not yet settled or paused). */

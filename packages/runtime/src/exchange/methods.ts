@@ -18,7 +18,7 @@ import { cancelTask, getTask, listTasks } from './task-queries.js'
 export type MethodHandler = (core: ExchangeCore, caller: Caller, params: unknown) => Promise<unknown>
 
 export interface MethodOptions {
-  extendedCard: ((caller: Caller) => AgentCard | Promise<AgentCard>) | undefined
+  extendedCard: ((caller: Caller, baseUrl: string) => Promise<AgentCard>) | undefined
   /** Undefined when streaming is turned off. */
   streaming: StreamingOptions | undefined
   /** Undefined when push notifications are turned off. */
@@ -60,9 +60,9 @@ export function methodTable(options: MethodOptions): Record<string, MethodHandle
     GetExtendedAgentCard: async (core, caller, raw) => {
       parse(core, tenantOnlyParams, raw)
       if (!options.extendedCard) {
-        throw A2AError.unsupported('This agent has no extended agent card (capabilities.extendedAgentCard is false)')
+        throw new A2AError('EXTENDED_AGENT_CARD_NOT_CONFIGURED', 'This agent has no extended agent card (capabilities.extendedAgentCard is false); read its public card')
       }
-      return options.extendedCard(caller)
+      return options.extendedCard(caller, caller.baseUrl ?? 'http://localhost')
     },
   }
 }

@@ -4,13 +4,15 @@
  */
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import type { CardOptions } from '../card/agent-card.js'
+import type { ProtectedResourceOptions } from '../card/protected-resource.js'
+import type { SigningKeyInput } from '../card/signing-keys.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import type { Logger } from '../log/logger.js'
 import type { PushDeliveryProvider } from '../push/push-dispatcher.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { SeatOverflow } from '../stream/stream-seats.js'
-import type { AgentCard, AgentExtension } from '../wire/types.js'
+import type { AgentExtension, AgentSkill } from '../wire/types.js'
 
 export interface ExchangeOptions {
   /** Hand-written skills; at least one, unless `tools` provide entity skills. */
@@ -75,10 +77,22 @@ export interface ExchangeOptions {
    * ones it supports are echoed in the response's A2A-Extensions header.
    */
   extensions?: AgentExtension[]
-  /** Serves GetExtendedAgentCard to authenticated callers. */
-  extendedCard?: (principal: Principal) => AgentCard | Promise<AgentCard>
+  /**
+   * Serves GetExtendedAgentCard: the public card plus the skills this returns for the caller, as
+   * ids of registered skills (ones `card.publicSkills` leaves off the public card) or card entries.
+   */
+  extendedCard?: (principal: Principal) => ExtendedSkills | Promise<ExtendedSkills>
+  /**
+   * Signs the agent card (and the extended card): PEM or JWK text (a JWK Set for several keys), or
+   * JWK objects. The first private key signs; all are published at `/.well-known/jwks.json`.
+   */
+  signingKeys?: SigningKeyInput | readonly SigningKeyInput[]
+  /** What `/.well-known/oauth-protected-resource` (RFC 9728) names besides the resource itself. */
+  protectedResource?: ProtectedResourceOptions
   logger?: Logger
 }
+
+export type ExtendedSkills = readonly (string | AgentSkill)[]
 
 /** 0 and unset mean the default; other values, negative ones included, are taken as given. */
 export const orDefault = (value: number | undefined, fallback: number): number => (value === undefined || value === 0 ? fallback : value)

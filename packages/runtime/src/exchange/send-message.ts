@@ -24,6 +24,8 @@ import { toWireTask } from './to-wire.js'
 export interface Caller {
   principal: Principal
   viewer: Viewer
+  /** scheme://host[:port] the caller reached this server at (the card's URLs are built on it). */
+  baseUrl?: string
   /** Resolves the request's credentials again; long-lived streams check them at each keep-alive. */
   reresolve?: () => Promise<Principal | null | undefined>
 }

@@ -7,6 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { requestBaseUrl } from '../card/card-handler.js'
+import { bearerChallenge } from '../card/protected-resource.js'
 import { negotiateExtensions } from '../exchange/extensions.js'
 import { negotiateVersion } from '../exchange/version.js'
 import { scrub, type Logger } from '../log/logger.js'
@@ -22,6 +24,8 @@ export interface GateOptions {
   assumeVersionWhenAbsent: string | undefined
   /** The extensions the card declares; the required ones must be requested in A2A-Extensions. */
   extensions: readonly AgentExtension[]
+  /** The card's publicUrl; else each request's own scheme and Host. */
+  publicUrl: string | undefined
   logger: Logger
 }
 
@@ -57,7 +61,7 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
   }
   if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
     return refuse(401, A2AError.unauthenticated('Authentication required: send credentials this agent accepts (see securitySchemes on its agent card)'), {
-      'WWW-Authenticate': 'Bearer',
+      'WWW-Authenticate': bearerChallenge(baseUrlOf(options, request)),
     })
   }
   if (!readsBody) return { principal, text: undefined }
@@ -86,6 +90,9 @@ export function negotiate(options: GateOptions, request: IncomingMessage, respon
   const activated = negotiateExtensions(options.extensions, request.headers['a2a-extensions'])
   if (activated.length) response.setHeader('A2A-Extensions', activated.join(', '))
 }
+
+/** scheme://host[:port] the caller reached the agent at: what the card's URLs are built on. */
+export const baseUrlOf = (options: GateOptions, request: IncomingMessage): string => options.publicUrl ?? requestBaseUrl(request)
 
 /** A resolver re-run for long-lived streams, which check their caller at each keep-alive. */
 export const reresolver = (options: GateOptions, request: IncomingMessage) => async () => options.resolvePrincipal(request)

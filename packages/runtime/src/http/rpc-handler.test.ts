@@ -61,7 +61,7 @@ describe('transport', () => {
       const reply = await server.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('hi') } }), headers)
       expect(reply.status).toBe(401)
       expect(reply.body.error.code).toBe(-31401)
-      expect(reply.headers.get('www-authenticate')).toBe('Bearer')
+      expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/)
     }
     const list = await server.result('ListTasks', {})
     expect(list.totalSize).toBe(0)
@@ -170,8 +170,8 @@ describe('method table', () => {
     }
   })
 
-  it('GetExtendedAgentCard answers -32004 when no extended card is configured', async () => {
-    expect((await server.rpc('GetExtendedAgentCard')).body.error.code).toBe(-32004)
+  it('GetExtendedAgentCard answers -32007 when no extended card is configured', async () => {
+    expect((await server.rpc('GetExtendedAgentCard')).body.error).toMatchObject({ code: -32007, data: [{ reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED' }] })
   })
 
   it.each(['message/send', 'tasks/get', 'tasks/cancel', 'sendMessage', 'Nope', '__proto__', 'toString'])('%s answers -32601', async (method) => {

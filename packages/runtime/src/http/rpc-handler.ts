@@ -11,12 +11,18 @@ import { A2AError } from '../wire/a2a-error.js'
 import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
 import { StreamReply } from '../exchange/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
-import { admit, negotiate, reresolver, type GateOptions } from './gate.js'
+import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gate.js'
 import { HttpRefusal } from './http-refusal.js'
 import { sendJson } from './respond.js'
 
 export interface RpcHttpOptions extends GateOptions {
-  call: (principal: Principal, method: string, params: unknown, reresolve: () => Promise<Principal | null | undefined>) => Promise<unknown>
+  call: (
+    principal: Principal,
+    method: string,
+    params: unknown,
+    reresolve: () => Promise<Principal | null | undefined>,
+    baseUrl: string,
+  ) => Promise<unknown>
 }
 
 /** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it. */
@@ -37,7 +43,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const envelope = decodeEnvelope(admitted.text!)
     id = envelope.id
     negotiate(options, request, response)
-    const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request))
+    const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
     if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
     sendJson(response, 200, rpcResult(id, result))
   } catch (error) {

@@ -179,7 +179,16 @@ export interface AgentCard {
   defaultInputModes: string[]
   defaultOutputModes: string[]
   skills: AgentSkill[]
+  /** JWS signatures over the rest of the card (see card/card-signing.ts). */
+  signatures?: AgentCardSignature[]
   iconUrl?: string
+}
+
+/** A detached JWS (RFC 7515 JSON form) over the card's canonical payload. */
+export interface AgentCardSignature {
+  protected: string
+  signature: string
+  header?: JsonObject
 }
 
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
