@@ -11,6 +11,8 @@ export interface AppOptions {
   resolvePrincipal: PrincipalResolver
   /** Where the A2A tasks live; by default the app's database through `db` (PrismaStore). */
   store?: Store
+  /** Signs the agent card: a PEM, JWK or JWK Set (A2A_CARD_SIGNING_KEY); unsigned when absent. */
+  signingKeys?: string
   overrides?: Partial<ExchangeOptions>
 }
 
@@ -18,12 +20,13 @@ export interface AppOptions {
  * The invoices agent: the `overdue` skill and the entity tools over A2A at /a2a (as `entity.*`
  * skills), the entity tools over MCP at /mcp, with its A2A tasks kept in the app's own database.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), overrides }: AppOptions): { app: Express; exchange: Exchange } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, overrides }: AppOptions): { app: Express; exchange: Exchange } {
   const exchange = createExchange({
     skills: [overdue(db)],
     tools: createToolRegistry(entityTools(db)),
     store,
     resolvePrincipal,
+    signingKeys,
     card: {
       name: 'Invoices agent',
       description: 'Lists, reads and records your invoices and customers, and tells you what is overdue.',

@@ -17,7 +17,8 @@ if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
 // than through the Prisma client, with the same tables.
 const store = createStore(databaseUrl)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
-const { app, exchange } = createApp({ db, store, resolvePrincipal })
+// A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agent card; see the runtime README.
+const { app, exchange } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
 const server = app.listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)

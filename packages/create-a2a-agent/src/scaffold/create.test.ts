@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { parseSigningKeys } from '@a2a-agent/runtime'
 import { captureIo } from '../cli/test-io.js'
 import { runCreate } from './index.js'
 import type { Run } from './steps.js'
@@ -35,6 +36,7 @@ describe('create-a2a-agent with flags', () => {
     expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
     expect(stderr()).toBe('')
     expect(files(dir)).toEqual([
+      '.env',
       '.env.example',
       '.gitignore',
       'README.md',
@@ -50,6 +52,9 @@ describe('create-a2a-agent with flags', () => {
       'test/support.ts',
       'tsconfig.json',
     ])
+    // .env holds this app's own card signing key, which the runtime accepts.
+    const signingKey = /^A2A_CARD_SIGNING_KEY=(.+)\n$/.exec(read(dir, '.env'))![1]!
+    expect(parseSigningKeys(signingKey)[0]).toMatchObject({ alg: 'ES256', privateKey: expect.anything() })
     const pkg = JSON.parse(read(dir, 'package.json'))
     expect(pkg.name).toBe('app-1')
     expect(pkg.scripts.generate).toBe('a2a generate entities && DATABASE_URL=${DATABASE_URL:-file:./dev.db} prisma generate')

@@ -4,6 +4,7 @@
  * returns the exit code instead of exiting, so tests drive it in-process.
  * @module
  */
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
@@ -79,6 +80,8 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
     await mkdir(dirname(join(directory, path)), { recursive: true })
     await writeFile(join(directory, path), content)
   }
+  // The app's own secret, so never part of the rendered (deterministic) files: .env is git-ignored.
+  await writeFile(join(directory, '.env'), `A2A_CARD_SIGNING_KEY=${cardSigningKey()}\n`, { mode: 0o600 })
   const shown = relative(process.cwd(), directory) || '.'
   io.stdout.write(`Created ${options.name} in ${shown} (${options.database}, ${options.example ? 'example notes entity' : 'empty'}): ${files.size} files.\n`)
   const env = prismaEnv(options.database, templateView(options).dbName)
@@ -155,4 +158,10 @@ function linkedVersions(directory: string): ScaffoldOptions['versions'] {
 // The generator's per-file report is noise in the scaffolder's progress; errors still show.
 function quietIo(io: Io): Io {
   return { stdout: { write: () => true }, stderr: io.stderr }
+}
+
+/** A fresh P-256 private JWK that signs the app's agent card (the runtime derives its kid). */
+function cardSigningKey(): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), alg: 'ES256' })
 }
