@@ -3,13 +3,20 @@
  * anything is written, stored on the task before its run starts, and sent the task snapshot first.
  * @module
  */
-import { attachPushConfig, checkSendPushConfig, type PushConfigOptions } from '../push/push-configs.js'
-import type { TaskRecord } from '../store/store.js'
+import { isDeepStrictEqual } from 'node:util'
+import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig, type PushConfigOptions } from '../push/push-configs.js'
+import type { PushConfigRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import type { ExchangeCore } from './core.js'
 import type { AcceptHooks } from './send-message.js'
 import { toWireTask } from './to-wire.js'
+
+const samePushConfig = (held: PushConfigRecord, sent: CheckedPushConfig): boolean =>
+  (sent.id === undefined || sent.id === held.id) &&
+  held.url === sent.url &&
+  held.token === sent.token &&
+  isDeepStrictEqual(held.authentication, sent.authentication)
 
 export async function pushOnSend(
   core: ExchangeCore,
@@ -24,7 +31,9 @@ export async function pushOnSend(
     )
   }
   const checked = (await checkSendPushConfig(params, push))!
-  return async (record: TaskRecord) => {
+  return async (record, options) => {
+    // A retried send carries its config again: registered once, however often it is retried.
+    if (options?.repeat && (await core.store.listPushConfigs(record.id)).some((held) => samePushConfig(held, checked))) return
     await attachPushConfig(core, record, checked, push)
     void core.push?.notify({ taskId: record.id, version: record.version, response: { task: toWireTask(record) } })
   }

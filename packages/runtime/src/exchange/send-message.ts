@@ -1,10 +1,12 @@
 /**
- * SendMessage: a new task routed to a skill, a resume of a paused task, or (for a `messageId`
- * the owner already sent) the task that message made. Every refusal happens before anything is
- * written.
+ * SendMessage: a new task routed to a skill, a resume of a paused task, or (for a repeat of a
+ * message the owner already sent: same messageId and same message) the task that message made.
+ * A different message under a reused messageId runs as a new message. Every refusal happens
+ * before anything is written.
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import { isDeepStrictEqual } from 'node:util'
 import { canSee, type Principal, type Viewer } from '../auth/principal.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
@@ -35,9 +37,10 @@ export interface AcceptHooks {
   observe?: (record: TaskRecord) => void
   /**
    * Registers the message's push config on the task before its run starts: after a new task is
-   * created (which is removed again if this fails), or before a paused task is resumed.
+   * created (which is removed again if this fails), or before a paused task is resumed. On a
+   * repeat of a message already accepted, registers it unless the task holds that config already.
    */
-  attachPush?: (record: TaskRecord) => Promise<void>
+  attachPush?: (record: TaskRecord, options?: { repeat: true }) => Promise<void>
 }
 
 /** Accepts the message (creating or resuming a task) and returns the record to answer with. */
@@ -47,10 +50,13 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
   const key = `${caller.viewer.owner}\u0000${message.messageId}`
   const earlier = core.accepting.get(key)
   if (earlier) await earlier.catch(() => undefined)
-  const prior = (await core.store.findByMessageId(caller.viewer.owner, message.messageId)).find((r) =>
-    canSee(caller.viewer, tierOf(r)),
+  const prior = (await core.store.findByMessageId(caller.viewer.owner, message.messageId)).find(
+    (r) => canSee(caller.viewer, tierOf(r)) && isRepeatOf(message, r),
   )
-  if (prior) return prior
+  if (prior) {
+    await hooks.attachPush?.(prior, { repeat: true })
+    return prior
+  }
   const accepting = message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks)
   core.accepting.set(key, accepting)
   try {
@@ -58,6 +64,20 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
   } finally {
     if (core.accepting.get(key) === accepting) core.accepting.delete(key)
   }
+}
+
+/**
+ * Whether `message` repeats the one of the same messageId that made or resumed `record`: the same
+ * parts and metadata, and no other task or context. Fields the first send left for the server to
+ * fill (taskId, contextId) match when absent. A message no longer in the task's history is taken
+ * as a repeat: nothing shows it differs.
+ */
+function isRepeatOf(message: Message, record: TaskRecord): boolean {
+  const first = record.task.history?.find((m) => m.messageId === message.messageId && m.role === 'ROLE_USER')
+  if (message.taskId !== undefined && message.taskId !== record.id) return false
+  if (message.contextId !== undefined && message.contextId !== record.contextId) return false
+  if (!first) return true
+  return isDeepStrictEqual(message.parts, first.parts) && isDeepStrictEqual(message.metadata ?? {}, first.metadata ?? {})
 }
 
 /** Waits for the run unless the caller asked to return immediately, then shapes the answer. */

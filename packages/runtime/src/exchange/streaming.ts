@@ -9,7 +9,7 @@ import { scrub } from '../log/logger.js'
 import { tierOf } from '../run/retention.js'
 import type { SseWriter } from '../stream/sse-writer.js'
 import type { StreamSeats } from '../stream/stream-seats.js'
-import { followTask, TaskListener } from '../stream/task-stream.js'
+import { followTask, TaskListener, type FollowOptions } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
@@ -46,7 +46,8 @@ export async function sendStreamingMessage(
     }
     const record = await acceptMessage(core, caller, params, { observe, ...(attachPush ? { attachPush } : {}) })
     // A retried messageId accepts nothing new: follow the task it made, from the store.
-    return stream(core, caller, listener ?? new TaskListener(core, record.id), options, seat, params.configuration?.historyLength, snapshot)
+    const follow = { until: 'interrupted', directReply: true, historyLength: params.configuration?.historyLength } as const
+    return stream(core, caller, listener ?? new TaskListener(core, record.id), options, seat, follow, snapshot)
   } catch (error) {
     listener?.stop()
     seat.release()
@@ -60,7 +61,8 @@ export async function subscribeToTask(core: ExchangeCore, caller: Caller, params
     throw A2AError.unsupported(`Task ${record.id} is already ${record.task.status.state}; a stream ends at a terminal state, so read it with GetTask`)
   }
   const seat = takeSeat(caller, options)
-  return stream(core, caller, new TaskListener(core, record.id), options, seat, undefined, undefined)
+  // Through INPUT_REQUIRED and AUTH_REQUIRED: a subscriber waits for whoever answers the task.
+  return stream(core, caller, new TaskListener(core, record.id), options, seat, { until: 'terminal' }, undefined)
 }
 
 interface HeldSeat {
@@ -97,14 +99,14 @@ function stream(
   listener: TaskListener,
   options: StreamingOptions,
   seat: HeldSeat,
-  historyLength: number | undefined,
+  turn: Pick<FollowOptions, 'until' | 'directReply' | 'historyLength'>,
   snapshot: TaskRecord | undefined,
 ): StreamReply {
   const { taskId } = listener
   return new StreamReply((sink) => {
     seat.bind(sink)
-    const follow = {
-      historyLength,
+    const follow: FollowOptions = {
+      ...turn,
       keepAliveMs: options.keepAliveMs,
       pollMs: options.pollMs,
       recheck: caller.reresolve && (() => recheck(core, caller, taskId)),

@@ -123,7 +123,7 @@ export class TaskRun {
       throw new TaskCanceledError(this.id)
     }
     this.#record = outcome.written
-    this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
+    this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
       this.#stop ??= { why: 'ended' }

@@ -9,6 +9,8 @@ export interface TaskEvent {
   taskId: string
   version: number
   response: StreamResponse
+  /** Set on the final write of a handler that answered with a direct reply (`ctx.reply`). */
+  repliedWithMessage?: true
 }
 
 const encoded = new WeakMap<TaskEvent, string>()

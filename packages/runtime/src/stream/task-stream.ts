@@ -1,8 +1,8 @@
 /**
  * Follows one task onto an SSE stream: the current snapshot first, then every event in the order
  * it was produced, skipping events at or below the snapshot's version (so an appended artifact
- * chunk is never applied twice), until the task settles or pauses. Listening starts before the
- * snapshot is taken, so no event falls between the two.
+ * chunk is never applied twice), until the task settles (or, for one turn, pauses). Listening
+ * starts before the snapshot is taken, so no event falls between the two.
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -15,6 +15,13 @@ import type { TaskRecord } from '../store/store.js'
 import { encodeEvent, type TaskEvent } from './task-events.js'
 
 export interface FollowOptions {
+  /** Where the stream ends: a terminal state, or also an interrupted one (the end of one turn). */
+  until: 'terminal' | 'interrupted'
+  /**
+   * Holds the snapshot back until the run's first event, so a handler's direct reply is answered
+   * as one `message` event instead of a task snapshot and its completion.
+   */
+  directReply?: boolean
   historyLength?: number | undefined
   keepAliveMs: number
   /** How often to read the store when no run of this task is live in this process. */
@@ -23,7 +30,8 @@ export interface FollowOptions {
   recheck?: () => Promise<A2AError | undefined>
 }
 
-const endsStream = (state: TaskState | undefined) => state !== undefined && (isTerminal(state) || isPaused(state))
+const endsTurn = (state: TaskState | undefined) => state !== undefined && (isTerminal(state) || isPaused(state))
+const endsTask = (state: TaskState | undefined) => state !== undefined && isTerminal(state)
 
 const stateOf = (response: StreamResponse): TaskState | undefined =>
   'statusUpdate' in response ? response.statusUpdate.status.state : 'task' in response ? response.task.status.state : undefined
@@ -51,16 +59,29 @@ export class TaskListener {
  */
 export async function followTask(core: ExchangeCore, listener: TaskListener, sink: SseWriter, options: FollowOptions, snapshot?: TaskRecord): Promise<void> {
   const { taskId } = listener
-  let lastVersion = 0
+  const endsStream = options.until === 'terminal' ? endsTask : endsTurn
   sink.onClose(listener.stop)
   const current = snapshot ?? (await core.store.get(taskId).catch(() => undefined))
   if (!current) return sink.fail(A2AError.taskNotFound(taskId))
-  lastVersion = current.version
-  sink.send({ task: toWireTask(current, { historyLength: options.historyLength }) }, current.version)
-  if (endsStream(current.task.status.state)) return sink.close()
+  const follow: Follow = {
+    lastVersion: current.version,
+    // Held back until the run shows whether it makes a task or answers with a message.
+    held: options.directReply ? current : undefined,
+    endsStream,
+    sendSnapshot: (record) => sink.send({ task: toWireTask(record, { historyLength: options.historyLength }) }, record.version),
+  }
+  if (endsStream(current.task.status.state)) return answerRecord(sink, follow, current)
+  if (!follow.held) follow.sendSnapshot(current)
   listener.drainTo((event) => {
-    if (event.version <= lastVersion || !sink.open) return
-    lastVersion = event.version
+    if (event.version <= follow.lastVersion || !sink.open) return
+    follow.lastVersion = event.version
+    const reply = event.repliedWithMessage && 'statusUpdate' in event.response ? event.response.statusUpdate.status.message : undefined
+    if (follow.held && reply) {
+      sink.send({ message: reply }, event.version)
+      return sink.close()
+    }
+    if (follow.held) follow.sendSnapshot(follow.held)
+    follow.held = undefined
     sink.sendEncoded(encodeEvent(event), event.version)
     if (endsStream(stateOf(event.response))) sink.close()
   })
@@ -70,7 +91,25 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
     void options.recheck?.().then((refusal) => refusal && sink.fail(refusal))
   }, options.keepAliveMs)
   sink.onClose(() => clearInterval(keepAlive))
-  await watchStore(core, taskId, sink, options.pollMs, () => lastVersion, (version) => (lastVersion = version))
+  await watchStore(core, taskId, sink, options.pollMs, follow)
+}
+
+/** What one stream has sent so far, shared by its event and store paths. */
+interface Follow {
+  lastVersion: number
+  /** The snapshot not yet sent, while a direct reply may still replace it. */
+  held: TaskRecord | undefined
+  endsStream: (state: TaskState | undefined) => boolean
+  sendSnapshot: (record: TaskRecord) => void
+}
+
+/** A record read from the store: a direct reply while the snapshot is held, else a snapshot; then the end if it is one. */
+function answerRecord(sink: SseWriter, follow: Follow, record: TaskRecord): void {
+  const reply = follow.held && record.repliedWithMessage ? record.task.status.message : undefined
+  follow.held = undefined
+  if (reply) sink.send({ message: reply }, record.version)
+  else follow.sendSnapshot(record)
+  if (reply || follow.endsStream(record.task.status.state)) sink.close()
 }
 
 /**
@@ -78,7 +117,7 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
  * task, or a run ended without storing a final state), the store is read instead and each new
  * version is sent as a snapshot.
  */
-async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, pollMs: number, seen: () => number, saw: (version: number) => void) {
+async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, pollMs: number, follow: Follow) {
   const closed = new Promise<void>((resolve) => sink.onClose(resolve))
   while (sink.open) {
     const run = core.runs.get(taskId)
@@ -87,10 +126,11 @@ async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, p
     if (!sink.open) return
     const fresh = await core.store.get(taskId).catch(() => undefined)
     if (!fresh) return sink.fail(A2AError.taskNotFound(taskId))
-    if (fresh.version > seen()) {
-      saw(fresh.version)
-      sink.send({ task: toWireTask(fresh) }, fresh.version)
+    if (fresh.version > follow.lastVersion) {
+      follow.lastVersion = fresh.version
+      answerRecord(sink, follow, fresh)
+    } else if (follow.endsStream(fresh.task.status.state)) {
+      return sink.close()
     }
-    if (endsStream(fresh.task.status.state)) return sink.close()
   }
 }

@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defineSkill } from '../skills/skill.js'
+import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+
+let runs = 0
+const counted = defineSkill({
+  id: 'counted',
+  description: 'counts its runs',
+  handler: async (ctx) => {
+    runs++
+    await ctx.artifact({ parts: ctx.text })
+  },
+})
+const ask = defineSkill({
+  id: 'ask',
+  description: 'asks once',
+  handler: async (ctx) => {
+    if (ctx.history.filter((m) => m.role === 'ROLE_USER').length === 1) return ctx.requireInput('name?')
+    await ctx.artifact({ parts: `hi ${ctx.text}` })
+  },
+})
+
+let server: TestServer
+let receiver: Server
+let hookUrl: string
+beforeAll(async () => {
+  server = await startTestServer({ skills: [counted, ask], allowPrivatePush: true })
+  // A loopback receiver, so push delivery has somewhere real to go.
+  receiver = createServer((request, response) => {
+    request.resume()
+    request.on('end', () => response.writeHead(204).end())
+  }).listen(0, '127.0.0.1')
+  await new Promise((resolve) => receiver.once('listening', resolve))
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+})
+afterAll(async () => {
+  await server.close()
+  await new Promise((resolve) => receiver.close(resolve))
+})
+
+const send = async (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => (await server.result('SendMessage', { message, ...extra })).task
+
+describe('messageId idempotency', () => {
+  it('answers a repeat of the same message with the first task, running it once', async () => {
+    runs = 0
+    const message = userMessage('once', { skill: 'counted', metadata: { skill: 'counted', n: 1 } })
+    const first = await send(message)
+    // Key order does not make a message different; the contextId the server assigned matches too.
+    const reordered = { parts: message.parts, metadata: { n: 1, skill: 'counted' }, role: 'ROLE_USER', messageId: message.messageId }
+    expect((await send(reordered)).id).toBe(first.id)
+    expect((await send({ ...message, contextId: first.contextId, taskId: first.id })).id).toBe(first.id)
+    expect(runs).toBe(1)
+  })
+
+  it('runs a different message under a reused messageId as a new message', async () => {
+    runs = 0
+    const message = userMessage('first', { skill: 'counted' })
+    const first = await send(message)
+    const otherParts = await send({ ...message, parts: [{ text: 'second' }] })
+    const otherMetadata = await send({ ...message, metadata: { skill: 'counted', note: 'x' } })
+    const otherContext = await send({ ...message, contextId: 'ctx-elsewhere' })
+    const ids = [first.id, otherParts.id, otherMetadata.id, otherContext.id]
+    expect(new Set(ids).size).toBe(4)
+    expect(runs).toBe(4)
+    expect(otherParts.artifacts[0].parts).toEqual([{ text: 'second' }])
+    expect(otherContext.contextId).toBe('ctx-elsewhere')
+    // Each of them is itself idempotent afterwards.
+    expect((await send({ ...message, parts: [{ text: 'second' }] })).id).toBe(otherParts.id)
+    expect(runs).toBe(4)
+  })
+
+  it('treats a resume as its own message: its repeat answers the resumed task', async () => {
+    const asked = await send(userMessage('start', { skill: 'ask' }))
+    const answer = userMessage('Ada', { taskId: asked.id })
+    const resumed = await send(answer)
+    expect(resumed.artifacts[0].parts).toEqual([{ text: 'hi Ada' }])
+    expect((await send(answer)).id).toBe(asked.id)
+  })
+
+  it('registers the push config a repeat carries, once however often it is repeated', async () => {
+    const message = userMessage('push', { skill: 'counted' })
+    const first = await send(message)
+    const configs = async () => (await server.result('ListTaskPushNotificationConfigs', { taskId: first.id })).configs
+    expect(await configs()).toEqual([])
+    const withPush = { configuration: { taskPushNotificationConfig: { url: hookUrl, token: 't-1' } } }
+    expect((await send(message, withPush)).id).toBe(first.id)
+    expect((await send(message, withPush)).id).toBe(first.id)
+    expect(await configs()).toEqual([expect.objectContaining({ taskId: first.id, url: hookUrl, token: 't-1' })])
+    const other = { configuration: { taskPushNotificationConfig: { url: hookUrl, token: 't-2' } } }
+    await send(message, other)
+    expect((await configs()).map((c: any) => c.token)).toEqual(['t-1', 't-2'])
+  })
+})
