@@ -125,7 +125,7 @@ export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiK
     if (!row || row.revokedAt) return null
     const at = now()
     if (!row.lastUsedAt || at - row.lastUsedAt.getTime() >= interval) await touch(db, row.id, at, interval)
-    const principal: Principal = { owner: row.owner }
+    const principal: Principal = { owner: row.owner, credential: row.id }
     if (row.tenant !== null) principal.tenant = row.tenant
     if (row.scopes !== null) principal.scopes = scopesOf(row.scopes)
     return principal

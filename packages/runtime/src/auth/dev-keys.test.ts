@@ -7,8 +7,8 @@ const request = (authorization?: string) => ({ headers: authorization ? { author
 describe('development keys', () => {
   it('maps bearer tokens to owners', () => {
     const resolve = devKeyResolver(' alice:key-alice , bob:key-bob ')
-    expect(resolve(request('Bearer key-alice'))).toEqual({ owner: 'alice' })
-    expect(resolve(request('bearer key-bob'))).toEqual({ owner: 'bob' })
+    expect(resolve(request('Bearer key-alice'))).toMatchObject({ owner: 'alice', credential: expect.stringMatching(/^dev:[0-9a-f]{16}$/) })
+    expect(resolve(request('bearer key-bob'))).toMatchObject({ owner: 'bob' })
     expect(resolve(request('Bearer key-carol'))).toBeNull()
     expect(resolve(request('Basic a2V5LWFsaWNl'))).toBeNull()
     expect(resolve(request())).toBeNull()

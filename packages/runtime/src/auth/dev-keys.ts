@@ -26,14 +26,14 @@ export function parseDevKeys(spec: string): Map<string, string> {
 
 /** A resolver that accepts `Authorization: Bearer <token>` for the listed development keys. */
 export function devKeyResolver(spec: string): PrincipalResolver {
-  const keys = [...parseDevKeys(spec)].map(([token, owner]) => ({ hash: digest(token), owner }))
+  const keys = [...parseDevKeys(spec)].map(([token, owner]) => ({ hash: digest(token), owner, credential: `dev:${digest(token).toString('hex').slice(0, 16)}` }))
   return (request) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
     if (!match) return null
     const presented = digest(match[1]!)
     let principal: Principal | null = null
     // Compare against every key so timing does not tell which owners exist.
-    for (const key of keys) if (timingSafeEqual(key.hash, presented)) principal = { owner: key.owner }
+    for (const key of keys) if (timingSafeEqual(key.hash, presented)) principal = { owner: key.owner, credential: key.credential }
     return principal
   }
 }

@@ -15,6 +15,11 @@ export interface Principal {
    * which sees all of its owner's tasks; a scoped caller sees only tasks made under the same set.
    */
   scopes?: readonly string[]
+  /**
+   * Identifies the credential the request came with (an API key's id), for limits held per key.
+   * Absent: per-key limits count the owner's requests together.
+   */
+  credential?: string
 }
 
 /** Turns a request into a principal, or null/undefined when it carries no valid credential. */

@@ -5,6 +5,7 @@
 import type { Logger } from '../log/logger.js'
 import type { PushDelivery } from '../push/push-dispatcher.js'
 import type { TaskRun } from '../run/task-run.js'
+import type { Quota } from '../limits/quota.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
@@ -24,6 +25,8 @@ export interface ExchangeCore {
   events: TaskEvents
   runs: Map<string, TaskRun>
   slots: RunSlots
+  /** The turn and occupied-task caps (no-ops when unset). */
+  quota?: Quota
   logger: Logger
   limits: Limits
   acceptUrlParts: boolean

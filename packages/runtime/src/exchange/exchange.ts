@@ -17,10 +17,13 @@ import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger } from '../log/logger.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
+import { MemoryCounters } from '../limits/counters.js'
+import { Quota } from '../limits/quota.js'
 import { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
+import type { Store } from '../store/store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
 import type { AgentCapabilities, AgentCard, AgentSkill } from '../wire/types.js'
@@ -99,6 +102,15 @@ export class Exchange {
       events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16)),
+      quota: new Quota({
+        turnsPerHour: orDefault(options.maxTurnsPerHour, -1),
+        turnsPer: options.turnLimitPer ?? 'owner',
+        occupiedPerTenant: orDefault(options.maxOccupiedTasksPerTenant, -1),
+        // A run never outlives its deadline; a place left by a process that died expires soon after.
+        occupancyTtlMs: orDefault(options.taskTimeoutMs, 5 * 60_000) + 60_000,
+        counters: options.limitCounters ?? (store as Store).counters ?? new MemoryCounters(),
+        logger,
+      }),
       logger,
       limits: {
         taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
@@ -113,6 +125,7 @@ export class Exchange {
     }
     const streaming = options.streaming !== false && {
       seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
+      ...(options.maxStreamsPerKey && options.maxStreamsPerKey > 0 ? { keySeats: new StreamSeats(options.maxStreamsPerKey, 'refuse') } : {}),
       keepAliveMs: orDefault(options.streamKeepAliveMs, 15_000),
       pollMs: orDefault(options.streamPollMs, 1000),
     }

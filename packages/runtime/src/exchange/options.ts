@@ -7,6 +7,7 @@ import type { CardOptions } from '../card/agent-card.js'
 import type { ProtectedResourceOptions } from '../card/protected-resource.js'
 import type { SigningKeyInput } from '../card/signing-keys.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
+import type { LimitCounters } from '../limits/counters.js'
 import type { Logger } from '../log/logger.js'
 import type { PushDeliveryProvider } from '../push/push-dispatcher.js'
 import type { Skill } from '../skills/skill.js'
@@ -41,6 +42,16 @@ export interface ExchangeOptions {
   taskTimeoutMs?: number
   /** Concurrent runs per owner; 0 = 16, negative = unlimited. */
   maxConcurrentRunsPerOwner?: number
+  /** Fresh turns (new tasks) per sliding hour; past it HTTP 429 with Retry-After. Unset or 0 = unlimited. */
+  maxTurnsPerHour?: number
+  /** Whom `maxTurnsPerHour` counts together: each owner (default), or each tenant. */
+  turnLimitPer?: 'owner' | 'tenant'
+  /** Tasks SUBMITTED or WORKING at once per tenant (per owner in none); past it HTTP 429. Unset or 0 = unlimited. */
+  maxOccupiedTasksPerTenant?: number
+  /** Concurrent streams per API key (`Principal.credential`), on each server; past it HTTP 429. Unset or 0 = unlimited. */
+  maxStreamsPerKey?: number
+  /** Where the limits count; default the store's `counters` (PostgresStore: shared), else this process. */
+  limitCounters?: LimitCounters
   /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */
   settledTaskRetention?: number
   /** Paused tasks kept per tier; 0 = 64, negative = the host owns retention. */

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { canSee, type Principal, type Viewer } from '../auth/principal.js'
+import { scrub } from '../log/logger.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, now, withStatus } from '../run/task-changes.js'
@@ -112,19 +113,26 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     updatedAt: Date.now(),
   }
   if ('rejection' in route) {
-    // Born terminal: the agent declines without running anything.
+    // Born terminal: the agent declines without running anything (a turn all the same).
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
-    await core.store.create(rejected)
+    const undoTurn = await core.quota?.admitTurn(caller.viewer, id, false)
+    await core.store.create(rejected).catch(async (error: unknown) => {
+      await undoTurn?.()
+      throw error
+    })
     hooks.observe?.(rejected)
     await retain(core, rejected)
     return rejected
   }
   refuseUnacceptableOutput(core, route.skill, params)
   claimRun(core, caller.viewer.owner)
+  let undoTurn: (() => Promise<void>) | undefined
   try {
+    undoTurn = await core.quota?.admitTurn(caller.viewer, id, true)
     await core.store.create(record)
   } catch (error) {
     core.slots.release(caller.viewer.owner)
+    await undoTurn?.()
     throw error
   }
   try {
@@ -132,6 +140,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   } catch (error) {
     // As if the message never arrived: no task is left behind a refused config.
     core.slots.release(caller.viewer.owner)
+    await undoTurn?.()
     await core.store.delete(record.id).catch(() => undefined)
     throw error
   }
@@ -170,6 +179,8 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
     core.events.publish({ taskId, version: outcome.written.version, response: event! })
     hooks.observe?.(outcome.written)
+    // Counted among the occupied tasks while it works again, though an answer is never refused.
+    await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
     void new TaskRun(core, outcome.written, skill, caller.principal, userMessage).start()
     return outcome.written
   } catch (error) {

@@ -20,6 +20,8 @@ import { findVisible } from './task-queries.js'
 
 export interface StreamingOptions {
   seats: StreamSeats
+  /** Streams per API key; absent when unlimited. */
+  keySeats?: StreamSeats
   keepAliveMs: number
   pollMs: number
 }
@@ -83,11 +85,21 @@ function takeSeat(caller: Caller, options: StreamingOptions): HeldSeat {
   if (!seat) {
     throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
   }
+  // Per API key as well, refused at its cap (a key shared by several processes of one caller).
+  const keySeat = options.keySeats?.claim(caller.principal.credential ?? caller.viewer.owner, () => {})
+  if (options.keySeats && !keySeat) {
+    seat.release()
+    throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`))
+  }
+  const release = () => {
+    seat.release()
+    keySeat?.release()
+  }
   return {
-    release: () => seat.release(),
+    release,
     bind(writer) {
       sink = writer
-      writer.onClose(() => seat.release())
+      writer.onClose(release)
       if (evicted) writer.fail(evictedError())
     },
   }

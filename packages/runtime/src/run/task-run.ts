@@ -182,6 +182,7 @@ export class TaskRun {
     clearTimeout(this.#timer)
     if (this.core.runs.get(this.id) === this) this.core.runs.delete(this.id)
     this.core.slots.release(this.#record.owner)
+    this.core.quota?.vacate(this.#record)
     this.#record = record
     await retain(this.core, record)
     this.#finish(record)

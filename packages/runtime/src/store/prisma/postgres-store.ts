@@ -10,6 +10,7 @@ import { PgExecutor, type PgPool } from './pg-executor.js'
 import { DEFAULT_POOL_SIZE } from './postgres.js'
 import { sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
+import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
 import type { Viewer } from '../../auth/principal.js'
 import { compareNewestFirst } from '../cursor.js'
@@ -69,6 +70,8 @@ const trimSettledPast = (tier: Viewer, keep: number): Sql =>
 
 export class PostgresStore extends SqlStore {
   readonly #pool: PgPool
+  /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
+  override readonly counters: SqlCounters
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -87,6 +90,7 @@ export class PostgresStore extends SqlStore {
     })
     super(new PgExecutor(pool, options.onConnectionError ?? logLost()))
     this.#pool = pool
+    this.counters = new SqlCounters(this.db)
   }
 
   protected override createStatements(record: TaskRecord, taskJson: string): Sql[] {

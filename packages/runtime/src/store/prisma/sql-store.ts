@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../auth/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
+import type { LimitCounters } from '../../limits/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
@@ -21,6 +22,7 @@ const REPEATABLE: Run = { idempotent: true }
 
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
+  readonly counters?: LimitCounters
   readonly #db: Executor
 
   constructor(executor: Executor) {

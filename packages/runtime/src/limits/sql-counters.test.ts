@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { defineSkill } from '../skills/skill.js'
+import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { PostgresStore } from '../store/prisma/postgres-store.js'
+import { startTestServer, userMessage } from '../testing/test-server.js'
+import { SqlCounters } from './sql-counters.js'
+
+// Two PostgresStores on one database stand for two replicas: each its own pool, one table.
+describe('limit counters on PostgreSQL, shared by replicas', () => {
+  let database: TestDatabase
+  let replicaA: PostgresStore
+  let replicaB: PostgresStore
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+    replicaA = new PostgresStore(database.url, { max: 4 })
+    replicaB = new PostgresStore(database.url, { max: 4 })
+  })
+  afterAll(async () => {
+    await replicaA?.close()
+    await replicaB?.close()
+    await database?.close()
+  })
+
+  it('lets exactly `limit` of many concurrent takes through, from both replicas', async () => {
+    const takes = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => (i % 2 ? replicaA : replicaB).counters.take('turns owner race', `t${i}`, 5, 60_000)),
+    )
+    expect(takes.filter((take) => take.taken)).toHaveLength(5)
+    for (const take of takes) if (!take.taken) expect(take.retryAfterMs).toBeGreaterThan(59_000)
+    // A repeated id counts once; a released one frees its place for the other replica.
+    const first = takes.findIndex((take) => take.taken)
+    expect(await replicaA.counters.take('turns owner race', `t${first}`, 5, 60_000)).toEqual({ taken: true })
+    expect((await replicaA.counters.take('turns owner race', 'late', 5, 60_000)).taken).toBe(false)
+    await replicaA.counters.release('turns owner race', `t${first}`)
+    expect(await replicaB.counters.take('turns owner race', 'late', 5, 60_000)).toEqual({ taken: true })
+  })
+
+  it('drops expired entries, so the window slides', async () => {
+    let clock = Date.parse('2026-12-01T10:00:00Z')
+    // The store's executor, on a clock of the test's: what a replica an hour later sees.
+    const counters = new SqlCounters((replicaA as unknown as { db: ConstructorParameters<typeof SqlCounters>[0] }).db, () => clock)
+    expect(await counters.take('turns owner slide', 'a', 1, 3_600_000)).toEqual({ taken: true })
+    clock += 1_800_000
+    expect(await counters.take('turns owner slide', 'b', 1, 3_600_000)).toEqual({ taken: false, retryAfterMs: 1_800_000 })
+    clock += 1_800_000
+    expect(await counters.take('turns owner slide', 'b', 1, 3_600_000)).toEqual({ taken: true })
+  })
+
+  it('holds the turn cap across two exchanges on the database', async () => {
+    const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
+    const options = { skills: [echo], maxTurnsPerHour: 2 }
+    const first = await startTestServer({ ...options, store: replicaA })
+    const second = await startTestServer({ ...options, store: replicaB })
+    try {
+      const send = (server: typeof first) => server.rpc('SendMessage', { message: userMessage('hi', { skill: 'echo' }) }, { token: 'bob' })
+      expect((await send(first)).status).toBe(200)
+      expect((await send(second)).status).toBe(200)
+      const refused = await send(first)
+      expect(refused.status).toBe(429)
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3590)
+      expect((await send(second)).status).toBe(429)
+    } finally {
+      await first.close()
+      await second.close()
+    }
+  })
+})
