@@ -15,7 +15,7 @@ describe('prisma/a2a.prisma', () => {
       A2ATask: [
         'id:String', 'contextId:String', 'owner:String', 'tenant:String?', 'scope:String?', 'skill:String', 'version:Int',
         'task:Json', 'messageIds:Json', 'repliedWithMessage:Boolean?', 'createdAt:DateTime', 'updatedAt:DateTime',
-        'statusState:String', 'statusTime:DateTime',
+        'statusState:String', 'statusTime:DateTime', 'runner:String?', 'leaseUntil:DateTime?',
       ],
       A2ATaskMessage: ['owner:String', 'messageId:String', 'taskId:String'],
       A2APushConfig: ['taskId:String', 'id:String', 'owner:String', 'url:String', 'token:String?', 'authentication:Json?', 'createdAt:DateTime'],

@@ -22,6 +22,10 @@ export interface TaskRow {
   updatedAt: Date
   statusState: string
   statusTime: Date
+  /** The replica whose run holds the task; null when no run does. */
+  runner: string | null
+  /** Until when the run's lease holds (see run/leases.ts). */
+  leaseUntil: Date | null
 }
 
 export interface TaskMessageRow {

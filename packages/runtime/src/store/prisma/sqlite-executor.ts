@@ -40,7 +40,7 @@ interface Prepared {
 }
 
 /** Columns Prisma declares DateTime, Json and Boolean in prisma/a2a.prisma, read back as such. */
-const DATE_COLUMNS = ['createdAt', 'updatedAt', 'statusTime', 'lastUsedAt', 'revokedAt']
+const DATE_COLUMNS = ['createdAt', 'updatedAt', 'statusTime', 'leaseUntil', 'lastUsedAt', 'revokedAt']
 const JSON_COLUMNS = ['task', 'messageIds', 'authentication']
 
 /** Distinct SQL texts kept prepared: `IN (…)` lists of every length up to a chunk could be many. */
