@@ -21,7 +21,7 @@ import { scrub, type Logger } from '../log/logger.js'
 import type { PushConfigRecord, PushConfigStore } from '../store/store.js'
 import type { StreamResponse } from '../wire/types.js'
 import { addPending, isLastWord, isTerminal, type PendingEvent } from './pending-events.js'
-import { deliverWebhook, type WebhookTarget } from './webhook-client.js'
+import { deliverWebhook, describeUrl, webhookTarget, type WebhookTarget } from './webhook-client.js'
 
 export interface PushEvent {
   taskId: string
@@ -207,7 +207,7 @@ export class PushDispatcher implements PushDelivery {
     const key = `${config.taskId}\u0000${config.id}`
     let state = this.#configs.get(key)
     if (state && event.version < state.version) return 'stale'
-    const target = targetOf(config)
+    const target = webhookTarget(config)
     const receiver = this.#receiverOf(config.owner, target.url)
     const idleConfig = !state || (!state.busy && state.pending.length === 0)
     let outcome: Offer
@@ -406,12 +406,6 @@ export class PushDispatcher implements PushDelivery {
   }
 }
 
-function targetOf(config: PushConfigRecord): WebhookTarget {
-  const target: WebhookTarget = { url: config.url }
-  if (config.token !== undefined) target.token = config.token
-  if (config.authentication) target.authentication = config.authentication
-  return target
-}
 
 /** The change in `min(count, bound)` when a count moves from `before` to `after`. */
 function within(before: number, after: number, bound: number): number {
@@ -424,14 +418,5 @@ function originOf(url: string): string {
     return new URL(url).origin
   } catch {
     return url
-  }
-}
-
-// The host only: a push URL's path and query may carry the receiver's secrets.
-function describeUrl(url: string): string {
-  try {
-    return scrub(new URL(url).host, 200)
-  } catch {
-    return '(unparsable URL)'
   }
 }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
+import { echo, work } from './__fixture__/skills.js'
 
 interface Delivery {
   headers: IncomingHttpHeaders
@@ -30,20 +31,6 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
 
-const work = defineSkill({
-  id: 'work',
-  description: 'works, emits an artifact, completes',
-  handler: async (ctx) => {
-    await ctx.working()
-    await ctx.artifact({ name: 'out', parts: 'done' })
-    await ctx.complete()
-  },
-})
-const echo = defineSkill({
-  id: 'echo',
-  description: 'answers at once',
-  handler: (ctx) => ctx.complete('echo'),
-})
 const ask = defineSkill({
   id: 'ask',
   description: 'asks once',

@@ -30,6 +30,23 @@ export interface WebhookTarget {
   authentication?: { scheme: string; credentials?: string }
 }
 
+/** Where a stored push config sends its notifications. */
+export function webhookTarget(config: WebhookTarget): WebhookTarget {
+  const target: WebhookTarget = { url: config.url }
+  if (config.token !== undefined) target.token = config.token
+  if (config.authentication) target.authentication = config.authentication
+  return target
+}
+
+// The host only: a push URL's path and query may carry the receiver's secrets.
+export function describeUrl(url: string): string {
+  try {
+    return scrub(new URL(url).host, 200)
+  } catch {
+    return '(unparsable URL)'
+  }
+}
+
 export interface DeliverOptions {
   /** Permit internal targets (loopback, RFC 1918, …): development and tests only. */
   allowPrivate: boolean

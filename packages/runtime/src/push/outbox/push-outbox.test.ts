@@ -1,0 +1,192 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { Logger } from '../../log/logger.js'
+import { openDatabase, type TestDatabase } from '../../store/prisma/__fixture__/databases.js'
+import { PrismaStore } from '../../store/prisma/prisma-store.js'
+import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
+import { deliverWebhook } from '../webhook-client.js'
+import { echo, work } from '../__fixture__/skills.js'
+import { PushOutbox, type PushOutboxOptions } from './push-outbox.js'
+
+// Real PostgreSQL (a database of this file's own, dropped after) and receivers on loopback.
+
+interface Hit {
+  path: string
+  body: any
+  at: number
+}
+
+let database: TestDatabase
+let receiver: Server
+let base: string
+let hits: Hit[] = []
+/** Status the receiver answers for a request to `path` (the how-many-th one, from 1). */
+let answer: (path: string, nth: number) => number = () => 204
+let answerDelayMs = 0
+
+beforeAll(async () => {
+  database = await openDatabase('postgres')
+  receiver = createServer((request, response) => {
+    let text = ''
+    request.on('data', (chunk) => (text += chunk))
+    request.on('end', () => {
+      const path = request.url ?? ''
+      hits.push({ path, body: JSON.parse(text), at: Date.now() })
+      const status = answer(path, hits.filter((hit) => hit.path === path).length)
+      setTimeout(() => response.writeHead(status).end(), answerDelayMs)
+    })
+  }).listen(0, '127.0.0.1')
+  await new Promise((resolve) => receiver.once('listening', resolve))
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+}, 60_000)
+afterAll(async () => {
+  await new Promise<void>((resolve) => receiver.close(() => resolve()))
+  await database?.close()
+})
+
+const quiet: Logger = { warn: () => {}, error: () => {} }
+const started: Array<{ close(): Promise<void> }> = []
+afterEach(async () => {
+  for (const item of started.splice(0).reverse()) await item.close()
+  hits = []
+  answer = () => 204
+  answerDelayMs = 0
+})
+
+async function outbox(options: Partial<PushOutboxOptions> = {}): Promise<PushOutbox> {
+  const instance = new PushOutbox({ connectionString: database.url, allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5, retryDelaySeconds: 1, ...options })
+  await instance.start()
+  started.push({ close: () => instance.stop() })
+  return instance
+}
+
+async function agent(delivery: PushOutbox): Promise<TestServer> {
+  const server = await startTestServer({ skills: [work, echo], store: new PrismaStore(database.db), allowPrivatePush: true, pushDelivery: delivery, logger: quiet })
+  started.push(server)
+  return server
+}
+
+const send = (server: TestServer, skill: string, path: string) =>
+  server.result('SendMessage', { message: userMessage(path, { skill }), configuration: { taskPushNotificationConfig: { url: `${base}${path}` } } })
+
+const kindOf = (body: any) => Object.keys(body)[0]
+const stateOf = (body: any) => body.task?.status.state ?? body.statusUpdate?.status.state
+const hitsOf = (path: string) => hits.filter((hit) => hit.path === path)
+
+/** Counts the deliveries each outbox made, around the real guarded client. */
+function counting(counts: number[], index: number): typeof deliverWebhook {
+  return (target, body, options) => {
+    counts[index]!++
+    return deliverWebhook(target, body, options)
+  }
+}
+
+describe('PushOutbox', () => {
+  it('with two replicas on one database, delivers each notification once, in order per config, the final state last', async () => {
+    answerDelayMs = 5
+    const counts = [0, 0]
+    const a = await outbox({ concurrency: 1, deliver: counting(counts, 0) })
+    await outbox({ concurrency: 4, deliver: counting(counts, 1) })
+    const server = await agent(a)
+    const paths = Array.from({ length: 20 }, (_, i) => `/two/${i}`)
+    for (const path of paths) await send(server, 'work', path)
+    await expect.poll(() => hits.length, { timeout: 30_000, interval: 50 }).toBe(80)
+    for (const path of paths) {
+      const bodies = hitsOf(path).map((hit) => hit.body)
+      expect(bodies.map(kindOf), path).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'])
+      expect(stateOf(bodies.at(-1)), path).toBe('TASK_STATE_COMPLETED')
+    }
+    // Both replicas took part, and nothing is delivered a second time later.
+    expect(counts[0]! > 0 && counts[1]! > 0, `deliveries per replica: ${counts.join(', ')}`).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(hits).toHaveLength(80)
+    expect(counts[0]! + counts[1]!).toBe(80)
+  }, 60_000)
+
+  it('retries a failing receiver with backoff, holding the later events of the config behind it', async () => {
+    answer = (path, nth) => (path === '/flaky' && nth <= 2 ? 503 : 204)
+    const server = await agent(await outbox())
+    await send(server, 'echo', '/flaky')
+    await expect.poll(() => hitsOf('/flaky').length, { timeout: 20_000, interval: 50 }).toBe(4)
+    const flaky = hitsOf('/flaky')
+    expect(flaky.map((hit) => kindOf(hit.body))).toEqual(['task', 'task', 'task', 'statusUpdate'])
+    expect(stateOf(flaky[3]!.body)).toBe('TASK_STATE_COMPLETED')
+    // pg-boss's backoff from retryDelaySeconds 1: 1–2 s, then 2–4 s.
+    expect(flaky[1]!.at - flaky[0]!.at).toBeGreaterThanOrEqual(900)
+    expect(flaky[2]!.at - flaky[1]!.at).toBeGreaterThanOrEqual(1900)
+  }, 30_000)
+
+  it('dead-letters a notification past its last attempt and goes on with the next; redeliver puts it back', async () => {
+    answer = (path) => (path === '/down' ? 500 : path === '/gone' ? 404 : 204)
+    const box = await outbox({ maxAttempts: 2 })
+    const server = await agent(box)
+    const { task } = await send(server, 'echo', '/down')
+    await send(server, 'echo', '/gone')
+    await expect.poll(async () => (await box.deadLetters()).length, { timeout: 30_000, interval: 100 }).toBe(4)
+    const dead = await box.deadLetters()
+    const down = dead.filter((letter) => letter.taskId === task.id)
+    expect(down.map((letter) => [letter.attempts, letter.lastError])).toEqual([
+      [2, 'receiver answered HTTP 500'],
+      [2, 'receiver answered HTTP 500'],
+    ])
+    // A 404 is not retried.
+    expect(dead.filter((letter) => letter.taskId !== task.id).map((letter) => letter.attempts)).toEqual([1, 1])
+    expect(hitsOf('/down').map((hit) => kindOf(hit.body))).toEqual(['task', 'task', 'statusUpdate', 'statusUpdate'])
+
+    answer = () => 204
+    hits = []
+    expect(await box.redeliver(down.map((letter) => letter.id))).toBe(2)
+    await expect.poll(() => hitsOf('/down').length, { timeout: 10_000, interval: 50 }).toBe(2)
+    expect(hitsOf('/down').map((hit) => kindOf(hit.body))).toEqual(['task', 'statusUpdate'])
+    expect(stateOf(hitsOf('/down')[1]!.body)).toBe('TASK_STATE_COMPLETED')
+    expect((await box.deadLetters()).map((letter) => letter.taskId)).not.toContain(task.id)
+  }, 60_000)
+
+  it('refuses an internal address at delivery with the SSRF guard, dead-lettering it without dialling', async () => {
+    const box = await outbox({ allowPrivate: false })
+    const server = await agent(box)
+    const { task } = await send(server, 'echo', '/internal')
+    const lettersOfTask = async () => (await box.deadLetters()).filter((letter) => letter.taskId === task.id)
+    await expect.poll(async () => (await lettersOfTask()).length, { timeout: 10_000, interval: 100 }).toBe(2)
+    for (const letter of await lettersOfTask()) {
+      expect(letter.attempts).toBe(1)
+      expect(letter.lastError).toMatch(/push delivery refused: host 127\.0\.0\.1 is loopback/)
+    }
+    expect(hits).toEqual([])
+  }, 30_000)
+
+  it('delivers what a crashed replica left: rows whose wake-up was lost, and a row whose lease ran out', async () => {
+    await outbox() // the tables exist
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const status = (taskId: string, state: string) => ({ statusUpdate: { taskId, contextId: 'c', status: { state } } })
+    try {
+      const insert = `INSERT INTO a2a_push.outbox (task_id, config_id, owner, version, target, body, lease_until, updated_at)
+        VALUES ($1, 'c1', 'alice', $2, $3, $4, $5, now() - interval '1 minute')`
+      await client.query(insert, ['t-lost', 2, { url: `${base}/lost` }, status('t-lost', 'TASK_STATE_COMPLETED'), null])
+      await client.query(insert, ['t-lost', 1, { url: `${base}/lost` }, status('t-lost', 'TASK_STATE_WORKING'), null])
+      await client.query(insert, ['t-leased', 1, { url: `${base}/leased` }, status('t-leased', 'TASK_STATE_FAILED'), new Date(Date.now() - 1000)])
+    } finally {
+      await client.end()
+    }
+    await outbox({ sweepIntervalMs: 1000 })
+    await expect.poll(() => hits.length, { timeout: 10_000, interval: 50 }).toBe(3)
+    expect(hitsOf('/lost').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
+    expect(hitsOf('/leased').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_FAILED'])
+  }, 30_000)
+
+  it('keeps its tables in its own schema and names a bad one', async () => {
+    expect(() => new PushOutbox({ connectionString: database.url, schema: 'Bad-Name' })).toThrow(/lower-case SQL identifier/)
+    await outbox()
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'a2a_push' AND table_name IN ('outbox', 'job') ORDER BY 1`)
+      expect(rows.map((row) => row.table_name)).toEqual(['job', 'outbox'])
+    } finally {
+      await client.end()
+    }
+  })
+})
