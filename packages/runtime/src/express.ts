@@ -1,6 +1,6 @@
 /**
- * Express 5 wiring: `app.use(a2aRouter(exchange))` serves the JSON-RPC endpoint and the public
- * agent card, plus MCP at `/mcp` when the exchange has entity tools. Mount it before body-parsing
+ * Express 5 wiring: `app.use(a2aRouter(exchange))` serves the JSON-RPC endpoint, the HTTP+JSON
+ * routes and the public agent card, plus MCP at `/mcp` when the exchange has entity tools. Mount it before body-parsing
  * middleware such as `express.json()`: the exchange reads the body itself, strictly and under its cap.
  * @module
  */
@@ -14,9 +14,18 @@ export interface A2aRouterOptions {
 
 export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): Router {
   const router = Router()
-  router.all(exchange.path, (request, response, next) => {
-    exchange.handle(request, response).catch(next)
-  })
+  if (exchange.path !== undefined) {
+    router.all(exchange.path, (request, response, next) => {
+      exchange.handle(request, response).catch(next)
+    })
+  }
+  if (exchange.restPath !== undefined) {
+    // Route paths hold ':' (`/message:send`), which Express patterns would read as parameters.
+    router.use((request, response, next) => {
+      if (!exchange.servesRest(request.path)) return next()
+      exchange.handleRest(request, response).catch(next)
+    })
+  }
   router.all(exchange.cardPath, (request, response, next) => {
     exchange.handleCard(request, response).catch(next)
   })
@@ -29,7 +38,7 @@ export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): R
 /** Serves only the exchange's tools over MCP Streamable HTTP (stateless), at `path` (default `/mcp`). */
 export function mcpRouter(exchange: Exchange, path = '/mcp'): Router {
   if (!path.startsWith('/')) throw new Error(`MCP path "${path}" must start with "/"`)
-  if (path === exchange.path || path === exchange.cardPath) throw new Error(`MCP path "${path}" is already the exchange's`)
+  if (path === exchange.path || path === exchange.cardPath || exchange.servesRest(path)) throw new Error(`MCP path "${path}" is already the exchange's`)
   const handler = exchange.mcpHandler()
   if (!handler) throw new Error('mcpRouter needs an exchange created with tools')
   const router = Router()

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Skill } from '../skills/skill.js'
-import type { AgentCapabilities, AgentCard, AgentProvider, AgentSkill } from '../wire/types.js'
+import type { AgentCapabilities, AgentCard, AgentInterface, AgentProvider, AgentSkill } from '../wire/types.js'
 
 export interface CardOptions {
   name: string
@@ -43,11 +43,19 @@ export function skillToCard(skill: Skill): AgentSkill {
   }
 }
 
-export function buildAgentCard(options: CardOptions, skills: Iterable<Skill>, endpointUrl: string, capabilities: AgentCapabilities): AgentCard {
+/** The card's `supportedInterfaces`, in order of preference: JSON-RPC first, then HTTP+JSON. */
+export function agentInterfaces(urls: { jsonRpc?: string | undefined; rest?: string | undefined }): AgentInterface[] {
+  return [
+    ...(urls.jsonRpc ? [{ url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] : []),
+    ...(urls.rest ? [{ url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] : []),
+  ]
+}
+
+export function buildAgentCard(options: CardOptions, skills: Iterable<Skill>, interfaces: AgentInterface[], capabilities: AgentCapabilities): AgentCard {
   return {
     name: options.name,
     description: options.description,
-    supportedInterfaces: [{ url: endpointUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: interfaces,
     ...(options.provider ? { provider: options.provider } : {}),
     version: options.version,
     ...(options.documentationUrl ? { documentationUrl: options.documentationUrl } : {}),

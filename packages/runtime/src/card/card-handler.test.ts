@@ -18,7 +18,7 @@ afterEach(() => server?.close())
 const card = { name: 'Card agent', description: 'Serves a card', version: '2.1.0', provider: { organization: 'Acme', url: 'https://acme.example' } }
 
 describe('agent card', () => {
-  it('is built from the registered skills with the absolute JSON-RPC URL and the capabilities served', async () => {
+  it('is built from the registered skills with the absolute URL of each binding and the capabilities served', async () => {
     server = await startTestServer({ skills: [echo, chart], card })
     const response = await fetch(`${server.url}/.well-known/agent-card.json`)
     expect(response.status).toBe(200)
@@ -26,7 +26,10 @@ describe('agent card', () => {
     expect(await response.json()).toEqual({
       name: 'Card agent',
       description: 'Serves a card',
-      supportedInterfaces: [{ url: `${server.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+      supportedInterfaces: [
+        { url: `${server.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: `${server.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
       provider: { organization: 'Acme', url: 'https://acme.example' },
       version: '2.1.0',
       capabilities: { streaming: true, pushNotifications: true },

@@ -5,12 +5,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { viewerOf, type Principal } from '../auth/principal.js'
-import { buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
+import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
 import { bearerChallenge, createDocumentHandler, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '../card/protected-resource.js'
 import { parseSigningKeys } from '../card/signing-keys.js'
+import type { GateOptions } from '../http/gate.js'
 import { handleRpc } from '../http/rpc-handler.js'
+import { sendJson } from '../http/respond.js'
+import { handleRest } from '../rest/rest-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
 import { entitySkills } from '../entity/entity-skills.js'
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
@@ -38,7 +41,10 @@ export type { ExchangeOptions, ExtendedSkills }
 const MiB = 1024 * 1024
 
 export class Exchange {
-  readonly path: string
+  /** The JSON-RPC endpoint; undefined when that binding is turned off. */
+  readonly path: string | undefined
+  /** The base of the HTTP+JSON routes (`/message:send`, `/tasks/{id}`, …); undefined when turned off. */
+  readonly restPath: string | undefined
   readonly cardPath = AGENT_CARD_PATH
   /** Served when the card is signed. */
   readonly jwksPath: string | undefined
@@ -74,8 +80,15 @@ export class Exchange {
       skills.set(skill.id, skill)
     }
     this.tools = options.tools
-    this.path = options.path ?? '/a2a'
-    if (!this.path.startsWith('/')) throw new Error(`Exchange path "${this.path}" must start with "/"`)
+    const path = options.path ?? '/a2a'
+    if (!path.startsWith('/')) throw new Error(`Exchange path "${path}" must start with "/"`)
+    const restPath = options.rest === false ? undefined : ((options.rest === true ? undefined : options.rest?.path) ?? `${path.replace(/\/+$/, '')}/rest`)
+    if (restPath !== undefined && (!restPath.startsWith('/') || restPath.endsWith('/'))) {
+      throw new Error(`REST path "${restPath}" must start with "/" and not end with one`)
+    }
+    if (options.jsonRpc === false && restPath === undefined) throw new Error('jsonRpc and rest are both off: the exchange would serve no binding')
+    this.path = options.jsonRpc === false ? undefined : path
+    this.restPath = restPath
     this.#allowedOrigins = new Set(
       (options.allowedOrigins ?? []).map((origin) => {
         const normalized = normalizeOrigin(origin)
@@ -166,7 +179,11 @@ export class Exchange {
 
   /** The public card for callers reaching this server at `baseUrl` (scheme://host[:port]), unsigned. */
   agentCard(baseUrl: string): AgentCard {
-    return buildAgentCard(this.#options.card, this.#core.skills.values(), `${baseUrl}${this.path}`, this.capabilities)
+    const interfaces = agentInterfaces({
+      jsonRpc: this.path === undefined ? undefined : `${baseUrl}${this.path}`,
+      rest: this.restPath === undefined ? undefined : `${baseUrl}${this.restPath}`,
+    })
+    return buildAgentCard(this.#options.card, this.#core.skills.values(), interfaces, this.capabilities)
   }
 
   /** The public card as served: signed when the exchange has signing keys. */
@@ -207,21 +224,39 @@ export class Exchange {
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
-  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    return handleRpc(
-      {
-        resolvePrincipal: this.#options.resolvePrincipal,
-        allowedOrigins: this.#allowedOrigins,
-        maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
-        assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
-        extensions: this.#options.extensions ?? [],
-        publicUrl: this.#publicUrl,
-        logger: this.#core.logger,
-        call: (principal, method, params, reresolve, baseUrl) => this.call(principal, method, params, reresolve, baseUrl),
-      },
-      request,
-      response,
-    )
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.path === undefined) return sendJson(response, 404, { error: 'The JSON-RPC binding is turned off on this agent; see supportedInterfaces on its card' })
+    return handleRpc(this.#http, request, response)
+  }
+
+  /**
+   * Serves the HTTP+JSON binding on a Node request whose URL path starts with {@link restPath}
+   * (Express: mount it at the app's root, or pass the request with its full path).
+   */
+  async handleRest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const pathname = (request.url ?? '/').split('?')[0]!
+    if (this.restPath === undefined || !isBelow(pathname, this.restPath)) {
+      return sendJson(response, 404, { error: { code: 404, status: 'NOT_FOUND', message: `No HTTP+JSON binding at ${pathname}`, details: [] } })
+    }
+    return handleRest(this.#http, request, response, pathname.slice(this.restPath.length))
+  }
+
+  /** Whether a request path belongs to the HTTP+JSON binding. */
+  servesRest(pathname: string): boolean {
+    return this.restPath !== undefined && isBelow(pathname, this.restPath)
+  }
+
+  get #http(): GateOptions & { call: Exchange['call'] } {
+    return {
+      resolvePrincipal: this.#options.resolvePrincipal,
+      allowedOrigins: this.#allowedOrigins,
+      maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
+      assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
+      extensions: this.#options.extensions ?? [],
+      publicUrl: this.#publicUrl,
+      logger: this.#core.logger,
+      call: (principal, method, params, reresolve, baseUrl) => this.call(principal, method, params, reresolve, baseUrl),
+    }
   }
 
   /**
@@ -282,6 +317,8 @@ export class Exchange {
     clearTimeout(timer)
   }
 }
+
+const isBelow = (pathname: string, base: string): boolean => pathname.startsWith(`${base}/`)
 
 export function createExchange(options: ExchangeOptions): Exchange {
   return new Exchange(options)

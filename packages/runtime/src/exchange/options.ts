@@ -30,8 +30,15 @@ export interface ExchangeOptions {
   card: CardOptions
   /** Defaults to a {@link MemoryStore}. */
   store?: Store
-  /** Endpoint path; default `/a2a`. */
+  /** JSON-RPC endpoint path; default `/a2a`. */
   path?: string
+  /** The JSON-RPC binding at `path`; default true. */
+  jsonRpc?: boolean
+  /**
+   * The HTTP+JSON (REST) binding: its routes (`/message:send`, `/tasks/{id}`, …) below `path`
+   * (default `<path>/rest`, e.g. `/a2a/rest/message:send`), or false for none. Default on.
+   */
+  rest?: boolean | { path?: string }
   /** Browser origins admitted besides the request's own (tunnels, split front ends). */
   allowedOrigins?: string[]
   /** Request body cap in bytes; default 1 MiB. */

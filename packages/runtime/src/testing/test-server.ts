@@ -8,6 +8,7 @@ import express from 'express'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { a2aRouter } from '../express.js'
+import { bindingClient, type Binding, type BindingClient, type WireCheck } from './binding-client.js'
 import { openSse, type SseReply } from './sse-client.js'
 
 /** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
@@ -42,6 +43,8 @@ export interface TestServer {
   stream(method: string, params?: unknown, options?: RpcOptions): Promise<SseReply>
   /** POSTs a raw body to the endpoint. */
   post(body: string, headers?: Record<string, string>): Promise<RpcReply>
+  /** A client over one binding (JSON-RPC or HTTP+JSON), with the default token; `check` sees every payload. */
+  client(binding: Binding, check?: WireCheck): BindingClient
   close(): Promise<void>
 }
 
@@ -66,7 +69,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const endpoint = `${url}${exchange.path}`
+  const endpoint = `${url}${exchange.path ?? ''}`
 
   const post = async (body: string, headers: Record<string, string> = {}): Promise<RpcReply> => {
     const response = await fetch(endpoint, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } })
@@ -96,6 +99,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     rpc,
     stream,
     post,
+    client: (binding, check) => bindingClient(binding, { jsonRpc: endpoint, rest: `${url}${exchange.restPath ?? ''}`, token: defaultToken }, check),
     async result(method, params, rpcOptions) {
       const reply = await rpc(method, params, rpcOptions)
       if (reply.status !== 200 || reply.body?.error) throw new Error(`${method} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
