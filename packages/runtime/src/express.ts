@@ -29,6 +29,9 @@ export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): R
   router.all(exchange.cardPath, (request, response, next) => {
     exchange.handleCard(request, response).catch(next)
   })
+  router.all(`${exchange.artifactsPath}/:taskId/:fileId`, (request, response, next) => {
+    exchange.handleArtifact(request, response).catch(next)
+  })
   router.all(exchange.protectedResourcePath, (request, response) => exchange.handleProtectedResource(request, response))
   if (exchange.jwksPath) router.all(exchange.jwksPath, (request, response) => exchange.handleJwks(request, response))
   if (exchange.tools && options.mcp !== false) router.use(mcpRouter(exchange, options.mcp?.path))

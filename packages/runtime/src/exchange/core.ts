@@ -5,6 +5,7 @@
 import type { Logger } from '../log/logger.js'
 import type { PushDelivery } from '../push/push-dispatcher.js'
 import type { TaskRun } from '../run/task-run.js'
+import type { ArtifactOffload } from '../artifacts/offload.js'
 import type { Quota } from '../limits/quota.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
@@ -25,6 +26,8 @@ export interface ExchangeCore {
   events: TaskEvents
   runs: Map<string, TaskRun>
   slots: RunSlots
+  /** Where oversized artifact parts go; absent in cores built by hand. */
+  artifacts?: ArtifactOffload
   /** The turn and occupied-task caps (no-ops when unset). */
   quota?: Quota
   logger: Logger

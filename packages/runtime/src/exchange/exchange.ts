@@ -20,6 +20,9 @@ import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger } from '../log/logger.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
+import { createArtifactHandler } from '../artifacts/artifact-handler.js'
+import { MemoryArtifactFiles } from '../artifacts/artifact-files.js'
+import { INLINE_ARTIFACT_BYTES } from '../artifacts/offload.js'
 import { MemoryCounters } from '../limits/counters.js'
 import { Quota } from '../limits/quota.js'
 import { RunSlots } from '../run/run-slots.js'
@@ -49,6 +52,8 @@ export class Exchange {
   /** Served when the card is signed. */
   readonly jwksPath: string | undefined
   readonly protectedResourcePath = PROTECTED_RESOURCE_PATH
+  /** Artifact files are served under this path: `<path>/artifacts/<taskId>/<fileId>`. */
+  readonly artifactsPath: string
   /** The entity tool registry, when the exchange was given one (the MCP mount serves it). */
   readonly tools: ToolRegistry | undefined
   #mcp: McpHttpHandler | undefined
@@ -59,6 +64,7 @@ export class Exchange {
   readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
   readonly #serveProtectedResource: (request: IncomingMessage, response: ServerResponse) => void
+  readonly #serveArtifact: (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #signer: CardSigner | undefined
   readonly #publicUrl: string | undefined
 
@@ -115,6 +121,13 @@ export class Exchange {
       events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16)),
+      artifacts: {
+        files: (store as Store).artifactFiles ?? new MemoryArtifactFiles(),
+        inlineBytes: orDefault(options.maxInlineArtifactBytes, INLINE_ARTIFACT_BYTES),
+        path: this.path,
+        taskExists: async (id) => (await store.get(id)) !== undefined,
+        lastSweep: 0,
+      },
       quota: new Quota({
         turnsPerHour: orDefault(options.maxTurnsPerHour, -1),
         turnsPer: options.turnLimitPer ?? 'owner',
@@ -146,6 +159,15 @@ export class Exchange {
       extendedCard: options.extendedCard && ((caller, baseUrl) => this.extendedCard(caller.principal, baseUrl)),
       streaming: streaming || undefined,
       push: push || undefined,
+    })
+    this.artifactsPath = `${this.path}/artifacts`
+    this.#serveArtifact = createArtifactHandler({
+      path: this.path,
+      resolvePrincipal: options.resolvePrincipal,
+      store,
+      files: this.#core.artifacts!.files,
+      publicUrl: this.#publicUrl,
+      logger,
     })
     const maxAge = options.card.maxAgeSeconds ?? 300
     const gate = options.card.access === 'authenticated' && {
@@ -287,6 +309,11 @@ export class Exchange {
   handleJwks(request: IncomingMessage, response: ServerResponse): void {
     if (this.#serveJwks) return this.#serveJwks(request, response)
     response.writeHead(404).end()
+  }
+
+  /** Serves an artifact file to the task's own callers (`<path>/artifacts/<taskId>/<fileId>`). */
+  handleArtifact(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    return this.#serveArtifact(request, response)
   }
 
   /** Serves the RFC 9728 metadata at `/.well-known/oauth-protected-resource`. */

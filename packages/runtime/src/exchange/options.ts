@@ -57,6 +57,8 @@ export interface ExchangeOptions {
   maxOccupiedTasksPerTenant?: number
   /** Concurrent streams per API key (`Principal.credential`), on each server; past it HTTP 429. Unset or 0 = unlimited. */
   maxStreamsPerKey?: number
+  /** Artifact text or bytes past this many are served by URL (an authenticated route of this app); 0 = 64 KiB. */
+  maxInlineArtifactBytes?: number
   /** Where the limits count; default the store's `counters` (PostgresStore: shared), else this process. */
   limitCounters?: LimitCounters
   /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */

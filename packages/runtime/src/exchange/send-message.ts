@@ -145,7 +145,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     throw error
   }
   hooks.observe?.(record)
-  void new TaskRun(core, record, route.skill, caller.principal, userMessage).start()
+  void new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl).start()
   return record
 }
 
@@ -181,7 +181,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     hooks.observe?.(outcome.written)
     // Counted among the occupied tasks while it works again, though an answer is never refused.
     await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
-    void new TaskRun(core, outcome.written, skill, caller.principal, userMessage).start()
+    void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
     return outcome.written
   } catch (error) {
     core.slots.release(caller.viewer.owner)

@@ -69,7 +69,8 @@ export function createTaskContext(run: TaskRun): TaskContext {
       assertJsonEncodable(chunk.parts, 'artifact.parts')
       assertJsonEncodable(chunk.metadata, 'artifact.metadata')
       const artifactId = chunk.artifactId ?? randomUUID()
-      await run.change((t) => withArtifact(t, chunk, artifactId))
+      const parts = await run.offload(toParts(chunk.parts))
+      await run.change((t) => withArtifact(t, { ...chunk, parts }, artifactId))
       return artifactId
     },
     complete: status('TASK_STATE_COMPLETED'),

@@ -10,7 +10,8 @@ import { scrub } from '../log/logger.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
-import { isPaused, isTerminal, type Message, type Task, type TaskState } from '../wire/types.js'
+import { isPaused, isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
+import { offloadLargeParts } from '../artifacts/offload.js'
 import { retain } from './retain.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { agentMessage, withStatus, type Transition } from './task-changes.js'
@@ -35,6 +36,8 @@ export class TaskRun {
     readonly skill: Skill,
     readonly principal: Principal,
     readonly message: Message,
+    /** scheme://host[:port] the caller reached the agent at: artifact file URLs are built on it. */
+    readonly baseUrl = 'http://localhost',
   ) {
     this.#record = record
     this.done = new Promise((resolve) => (this.#finish = resolve))
@@ -47,6 +50,12 @@ export class TaskRun {
 
   get id(): string {
     return this.#record.id
+  }
+
+  /** The parts with oversized text and bytes stored as files and sent as url parts. */
+  offload(parts: Part[]): Promise<Part[]> {
+    const { artifacts } = this.core
+    return artifacts ? offloadLargeParts(artifacts, this.#record, this.baseUrl, parts) : Promise.resolve(parts)
   }
 
   /** Runs the handler unless the task was settled (canceled) before it could start. */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Viewer } from '../auth/principal.js'
+import type { ArtifactFiles } from '../artifacts/artifact-files.js'
 import type { LimitCounters } from '../limits/counters.js'
 import type { Task, TaskState } from '../wire/types.js'
 
@@ -105,6 +106,8 @@ export interface Store extends PushConfigStore {
   readonly capabilities?: StoreCapabilities
   /** Limit counters in the store's database, shared by the replicas on it; absent: counted per process. */
   readonly counters?: LimitCounters
+  /** Where oversized artifact content is kept, in the store's database; absent: in the process. */
+  readonly artifactFiles?: ArtifactFiles
   /** Stores a new record (version 1). Rejects a duplicate id. */
   create(record: TaskRecord): Promise<void>
   get(id: string): Promise<TaskRecord | undefined>

@@ -9,6 +9,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../auth/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
+import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
 import type { LimitCounters } from '../../limits/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
@@ -23,10 +24,13 @@ const REPEATABLE: Run = { idempotent: true }
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
   readonly counters?: LimitCounters
+  /** Oversized artifact content, in A2AArtifactFile. */
+  readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor
 
   constructor(executor: Executor) {
     this.#db = executor
+    this.artifactFiles = new SqlArtifactFiles(executor)
   }
 
   async create(record: TaskRecord): Promise<void> {
