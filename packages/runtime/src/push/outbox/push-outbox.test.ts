@@ -1,4 +1,6 @@
-import { createServer, type Server } from 'node:http'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -25,6 +27,9 @@ let hits: Hit[] = []
 /** Status the receiver answers for a request to `path` (the how-many-th one, from 1). */
 let answer: (path: string, nth: number) => number = () => 204
 let answerDelayMs = 0
+/** Requests whose path matches are held open (never answered) while it says so. */
+let hold: (path: string) => boolean = () => false
+const held: ServerResponse[] = []
 
 beforeAll(async () => {
   database = await openDatabase('postgres')
@@ -35,6 +40,7 @@ beforeAll(async () => {
       const path = request.url ?? ''
       hits.push({ path, body: JSON.parse(text), at: Date.now() })
       const status = answer(path, hits.filter((hit) => hit.path === path).length)
+      if (hold(path)) return void held.push(response)
       setTimeout(() => response.writeHead(status).end(), answerDelayMs)
     })
   }).listen(0, '127.0.0.1')
@@ -53,6 +59,8 @@ afterEach(async () => {
   hits = []
   answer = () => 204
   answerDelayMs = 0
+  hold = () => false
+  for (const response of held.splice(0)) response.destroy()
 })
 
 async function outbox(options: Partial<PushOutboxOptions> = {}): Promise<PushOutbox> {
@@ -176,6 +184,36 @@ describe('PushOutbox', () => {
     expect(hitsOf('/lost').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
     expect(hitsOf('/leased').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_FAILED'])
   }, 30_000)
+
+  it('a replica killed mid-delivery: another delivers that row again after its lease, then the rest in order', async () => {
+    await (await outbox()).stop() // the tables exist
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    const status = (state: string) => ({ statusUpdate: { taskId: 't-kill', contextId: 'c', status: { state } } })
+    try {
+      const insert = `INSERT INTO a2a_push.outbox (task_id, config_id, owner, version, target, body, updated_at)
+        VALUES ('t-kill', 'c1', 'alice', $1, $2, $3, now() - interval '1 minute')`
+      await client.query(insert, [1, { url: `${base}/kill` }, status('TASK_STATE_WORKING')])
+      await client.query(insert, [2, { url: `${base}/kill` }, status('TASK_STATE_COMPLETED')])
+    } finally {
+      await client.end()
+    }
+    hold = (path) => path === '/kill'
+    const replica = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', new URL('./__fixture__/replica.ts', import.meta.url).pathname, database.url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      // Its sweep finds the rows; its delivery of the first hangs on the receiver.
+      await expect.poll(() => hitsOf('/kill').length, { timeout: 20_000, interval: 50 }).toBe(1)
+    } finally {
+      replica.kill('SIGKILL')
+      await once(replica, 'exit')
+    }
+    hold = () => false
+    await outbox({ sweepIntervalMs: 500, timeoutMs: 1000 })
+    await expect.poll(() => hitsOf('/kill').length, { timeout: 20_000, interval: 50 }).toBe(3)
+    expect(hitsOf('/kill').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
+  }, 60_000)
 
   it('keeps its tables in its own schema and names a bad one', async () => {
     expect(() => new PushOutbox({ connectionString: database.url, schema: 'Bad-Name' })).toThrow(/lower-case SQL identifier/)

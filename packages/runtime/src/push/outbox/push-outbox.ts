@@ -79,6 +79,7 @@ export class PushOutbox implements PushDeliveryProvider {
   #sweeper: NodeJS.Timeout | undefined
   #started: Promise<void> | undefined
   #stopped = false
+  #stopping: Promise<void> | undefined
   /** Per task, the tail of its notify chain: rows are written in event order. */
   readonly #chains = new Map<string, Promise<void>>()
 
@@ -136,7 +137,12 @@ export class PushOutbox implements PushDeliveryProvider {
   }
 
   /** Stops the workers (a delivery in flight finishes) and closes the outbox's own pool. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop()
+    return this.#stopping
+  }
+
+  async #stop(): Promise<void> {
     if (!this.#started) return
     await this.#started.catch(() => undefined)
     clearInterval(this.#sweeper)
