@@ -124,7 +124,8 @@ export class Exchange {
       artifacts: {
         files: (store as Store).artifactFiles ?? new MemoryArtifactFiles(),
         inlineBytes: orDefault(options.maxInlineArtifactBytes, INLINE_ARTIFACT_BYTES),
-        path: this.path,
+        // Under the JSON-RPC path even when that binding is off: files are a route of their own.
+        path,
         taskExists: async (id) => (await store.get(id)) !== undefined,
         lastSweep: 0,
       },
@@ -160,9 +161,9 @@ export class Exchange {
       streaming: streaming || undefined,
       push: push || undefined,
     })
-    this.artifactsPath = `${this.path}/artifacts`
+    this.artifactsPath = `${path}/artifacts`
     this.#serveArtifact = createArtifactHandler({
-      path: this.path,
+      path,
       resolvePrincipal: options.resolvePrincipal,
       store,
       files: this.#core.artifacts!.files,
