@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { JWK } from 'jose'
 import { defineSkill } from '../skills/skill.js'
+import { BINDINGS } from '../testing/binding-client.js'
 import { startTestServer, type TestServer } from '../testing/test-server.js'
 import { canonicalCardPayload, CardSigner, verifyCardSignature } from './card-signing.js'
 import { generateSigningKey, parseSigningKeys } from './signing-keys.js'
@@ -156,5 +157,17 @@ describe('gated card', () => {
     const response = await fetch(`${server.url}/.well-known/agent-card.json`)
     expect(response.status).toBe(200)
     expect(response.headers.get('cache-control')).toBe('public, max-age=300')
+  })
+})
+
+describe.each(BINDINGS)('card trust over %s', (binding) => {
+  it('answers 401 with the metadata challenge, and the extended card signed', async () => {
+    server = await startTestServer({ skills: [echo], signingKeys: generateSigningKey(), extendedCard: () => [] })
+    const client = server.client(binding)
+    const refused = await client.call('GetTask', { id: 'x' }, { token: 'nobody' })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource"`)
+    const extended = await client.result('GetExtendedAgentCard', {})
+    expect(await verifyCardSignature(extended, await jwksOf(extended))).toBe(true)
   })
 })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
+import { BINDINGS } from '../testing/binding-client.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { MemoryCounters } from './counters.js'
 
@@ -120,5 +121,19 @@ describe('concurrent streams per API key', () => {
     expect(await taskCount()).toBe(1)
     const other = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'hold' }) }, { token: 'alice2' })
     expect(other.status).toBe(200)
+  })
+})
+
+describe.each(BINDINGS)('limits over %s', (binding) => {
+  it('refuse with 429 and Retry-After before anything is written', async () => {
+    server = await startTestServer({ skills: [echo], tokens, maxTurnsPerHour: 1 })
+    const client = server.client(binding)
+    const message = () => ({ message: userMessage('go', { skill: 'echo' }) })
+    expect((await client.call('SendMessage', message())).status).toBe(200)
+    const refused = await client.call('SendMessage', message())
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3590)
+    expect(refused.error!.message).toContain('at most 1 per hour per owner')
+    expect((await client.result('ListTasks', {})).totalSize).toBe(1)
   })
 })
