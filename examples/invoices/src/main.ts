@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net'
-import { devKeyResolver } from '@a2a-agent/runtime'
+import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
 import { createDb, createStore, isPostgresql } from './db.js'
@@ -19,7 +19,7 @@ const store = createStore(databaseUrl)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
 // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agent card; see the runtime README.
 const { app, exchange } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
-const server = app.listen(port, () => {
+const server = createHttpServer(app).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
 })

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { devKeyResolver } from '@a2a-agent/runtime'
+import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
 import { createDb, isPostgresql } from '../src/db.js'
@@ -110,7 +110,7 @@ export async function createTestApp(): Promise<TestApp> {
   const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
   const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
   const { app, exchange } = createApp({ db, store, resolvePrincipal })
-  const server = app.listen(0, '127.0.0.1')
+  const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {

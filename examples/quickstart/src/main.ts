@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net'
+import { createHttpServer } from '@a2a-agent/runtime'
 import { createQuickstart } from './agent.js'
 
 const port = Number(process.env.PORT ?? 3000)
@@ -10,7 +11,7 @@ const allowPrivatePush = process.env.A2A_ALLOW_PRIVATE_PUSH === '1'
 if (allowPrivatePush) console.warn('A2A_ALLOW_PRIVATE_PUSH=1: push URLs on loopback and private networks are allowed')
 
 const { app, exchange } = createQuickstart({ devKeys, overrides: { allowPrivatePush } })
-const server = app.listen(port, () => {
+const server = createHttpServer(app).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`A2A agent on http://localhost:${bound}/a2a (card: http://localhost:${bound}/.well-known/agent-card.json)`)
 })

@@ -4,7 +4,7 @@
  * @example
  * ```ts
  * import express from 'express'
- * import { createExchange, defineSkill, devKeyResolver } from '@a2a-agent/runtime'
+ * import { createExchange, createHttpServer, defineSkill, devKeyResolver } from '@a2a-agent/runtime'
  * import { a2aRouter } from '@a2a-agent/runtime/express'
  *
  * const echo = defineSkill({ id: 'echo', description: 'Echoes text', handler: async (ctx) => {
@@ -12,7 +12,7 @@
  * } })
  * const exchange = createExchange({ skills: [echo], resolvePrincipal: devKeyResolver('alice:key-alice'),
  *   card: { name: 'Echo', description: 'Echoes', version: '1.0.0' } })
- * express().use(a2aRouter(exchange)).listen(3000)
+ * createHttpServer(express().use(a2aRouter(exchange))).listen(3000)
  * ```
  *
  * This file is the whole public API: named exports only.
@@ -22,6 +22,12 @@
 // The exchange
 export { createExchange, Exchange } from './exchange/exchange.js'
 export type { ExchangeOptions, ExtendedSkills } from './exchange/exchange.js'
+
+// Limits: per request, and the HTTP server's own timeouts
+export { DEFAULT_REQUEST_LIMITS } from './wire/limits.js'
+export type { RequestLimits } from './wire/limits.js'
+export { createHttpServer, DEFAULT_SERVER_TIMEOUTS } from './http/http-server.js'
+export type { ServerTimeouts } from './http/http-server.js'
 
 // Skills and the task context handlers work with
 export { defineSkill } from './skills/skill.js'

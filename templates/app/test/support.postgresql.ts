@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
-import { devKeyResolver } from '@a2a-agent/runtime'
+import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { createApp } from '../src/app.js'
 import { createDb } from '../src/db.js'
 
@@ -53,7 +53,7 @@ export async function createTestApp(): Promise<TestApp> {
   const db = createDb(database.url)
   const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
-  const server = app.listen(0, '127.0.0.1')
+  const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {

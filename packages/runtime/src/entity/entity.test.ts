@@ -109,6 +109,38 @@ describe('MCP over Streamable HTTP', () => {
     expect(response.status).toBe(413)
   })
 
+  const postMcp = async (params: string) => {
+    const response = await fetch(mcpUrl(), {
+      method: 'POST',
+      headers: { Authorization: 'Bearer alice', 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`,
+    })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+
+  it('answers arguments that are not an object with invalid params (-32602) naming them', async () => {
+    for (const [args, kind] of [['null', 'null'], ['[1]', 'an array'], ['"x"', 'string']]) {
+      const { status, body } = await postMcp(`{"name":"notes_list","arguments":${args}}`)
+      expect(status).toBe(200)
+      expect(body).toMatchObject({ id: 7, error: { code: -32602, message: `Invalid params: params.arguments: must be an object holding the tool's arguments (or left out), not ${kind}` } })
+    }
+  })
+
+  it('refuses a __proto__ argument key with the text /a2a gives', async () => {
+    const { body } = await postMcp('{"name":"notes_create","arguments":{"title":"x","__proto__":{"admin":true}}}')
+    const task = await send(JSON.parse('{"skill":"entity.notes","operation":"create","arguments":{"title":"x","__proto__":{"admin":true}}}'))
+    expect(body.result).toMatchObject({ isError: true, content: [{ text: 'invalid arguments for notes_create: __proto__ is not an accepted argument' }] })
+    expect(task.status.message.parts[0].text).toBe(body.result.content[0].text)
+  })
+
+  it('holds tool arguments to the depth and string rules of /a2a', async () => {
+    const deep = await postMcp(`{"name":"notes_create","arguments":{"title":${'['.repeat(5000)}${']'.repeat(5000)}}}`)
+    expect(deep.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.arguments.title') })
+    expect(deep.body.error.message).toContain('nests deeper than 64 levels (maxJsonDepth)')
+    const nul = await postMcp('{"name":"notes_create","arguments":{"title":"a\\u0000b"}}')
+    expect(nul.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.arguments.title: contains U+0000') })
+  })
+
   it('refuses the disabled entity with the text MCP gives', async () => {
     const alice = await connect({ Authorization: 'Bearer alice' })
     const overMcp = await alice.callTool({ name: 'secrets_list', arguments: {} })

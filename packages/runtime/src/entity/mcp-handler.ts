@@ -12,9 +12,11 @@ import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import { bearerChallenge } from '../card/protected-resource.js'
 import { normalizeOrigin, originAllowed } from '../http/origin.js'
-import { readBody } from '../http/read-body.js'
+import { bodyRefusal, readBody } from '../http/read-body.js'
 import { sendJson } from '../http/respond.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
+import { checkJsonLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/limits.js'
+import { A2AError } from '../wire/a2a-error.js'
 import { ToolError, type EntityTool } from './entity-tool.js'
 import type { ToolRegistry } from './tool-registry.js'
 
@@ -26,6 +28,10 @@ export interface McpHandlerOptions {
   allowedOrigins?: string[]
   /** Request body cap in bytes; default 1 MiB. */
   maxBodyBytes?: number
+  /** Longest pause in a request body before 408; default 30 s. */
+  bodyIdleTimeoutMs?: number
+  /** Depth and string rules applied to tool arguments; default DEFAULT_REQUEST_LIMITS. */
+  requestLimits?: RequestLimits
   /** Server name and version reported to MCP clients on initialize. */
   name: string
   version: string
@@ -46,7 +52,8 @@ function refuse(response: ServerResponse, status: number, code: number, message:
 export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
   const { registry, resolvePrincipal } = options
   const logger = options.logger ?? consoleLogger
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  const bodyLimits = { maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? 30_000 }
+  const limits = options.requestLimits ?? DEFAULT_REQUEST_LIMITS
   const allowed = new Set(
     (options.allowedOrigins ?? []).map((origin) => {
       const normalized = normalizeOrigin(origin)
@@ -77,9 +84,12 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
     }
     let message = parsedAlready(request)
     if (message === undefined) {
-      const body = await readBody(request, maxBodyBytes).catch(() => undefined)
+      const body = await readBody(request, bodyLimits).catch(() => undefined)
       if (!body) return
-      if ('tooLarge' in body) return refuse(response, 413, TRANSPORT_ERROR, `The request body is over the ${maxBodyBytes}-byte limit`, { Connection: 'close' })
+      if ('tooLarge' in body || 'stalled' in body) {
+        const refusal = bodyRefusal(body, bodyLimits)
+        return refuse(response, refusal.status, TRANSPORT_ERROR, refusal.message, { Connection: 'close' })
+      }
       try {
         if ('notUtf8' in body) throw new Error('not UTF-8')
         message = JSON.parse(body.text)
@@ -87,8 +97,11 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
         return refuse(response, 400, -32700, 'Parse error: the body is not valid JSON')
       }
     }
+    // Tool arguments meet the limits and string rules of /a2a before the SDK or a tool sees them.
+    const invalid = invalidToolCall(message, limits)
+    if (invalid) return sendJson(response, 200, invalid)
 
-    const server = mcpServer(registry, principal, options.name, options.version)
+    const server = mcpServer(registry, principal, options.name, options.version, sentArguments(message))
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
     response.on('close', () => {
       void transport.close()
@@ -105,13 +118,16 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
   }
 }
 
-/** An MCP server for one request, acting as `principal` throughout. */
-function mcpServer(registry: ToolRegistry, principal: Principal, name: string, version: string): Server {
+/**
+ * An MCP server for one request, acting as `principal` throughout. The registry validates the
+ * arguments as sent: the SDK's parsed copy drops keys such as `__proto__`, which /a2a refuses.
+ */
+function mcpServer(registry: ToolRegistry, principal: Principal, name: string, version: string, sent: unknown): Server {
   const server = new Server({ name, version }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list(principal).map(toMcpTool) }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     try {
-      const result = await registry.call(request.params.name, request.params.arguments ?? {}, { principal, signal: extra.signal })
+      const result = await registry.call(request.params.name, sent ?? request.params.arguments ?? {}, { principal, signal: extra.signal })
       return {
         content: [{ type: 'text', text: JSON.stringify(result ?? null) }],
         ...(isPlainObject(result) ? { structuredContent: result } : {}),
@@ -133,6 +149,33 @@ function toMcpTool(tool: EntityTool): Tool {
     inputSchema: tool.inputSchema as Tool['inputSchema'],
     annotations: { readOnlyHint: reads, destructiveHint: tool.operation === 'delete', idempotentHint: tool.operation !== 'create', openWorldHint: false },
   }
+}
+
+/**
+ * The -32602 answer for a `tools/call` whose arguments are not an object (or absent), break a
+ * request limit or hold a key such as `__proto__`; undefined for anything else, which the SDK handles.
+ */
+function invalidToolCall(message: unknown, limits: RequestLimits): unknown {
+  if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return undefined
+  const args = message.params.arguments
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null
+  const refuse = (error: A2AError) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: error.message, data: { fieldViolations: error.fieldViolations } } })
+  if (args !== undefined && !isPlainObject(args)) {
+    const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args
+    return refuse(A2AError.invalidParams('params.arguments', `must be an object holding the tool's arguments (or left out), not ${kind}`))
+  }
+  try {
+    checkJsonLimits(args, limits, 'params.arguments')
+  } catch (error) {
+    if (error instanceof A2AError) return refuse(error)
+    throw error
+  }
+  return undefined
+}
+
+/** The arguments object of a single `tools/call` message, as parsed from the body. */
+function sentArguments(message: unknown): unknown {
+  return isPlainObject(message) && message.method === 'tools/call' && isPlainObject(message.params) ? message.params.arguments : undefined
 }
 
 /** A body express.json() (or similar) already parsed: MCP has no stricter decoding to insist on, so use it. */

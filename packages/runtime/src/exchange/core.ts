@@ -18,6 +18,8 @@ export interface Limits {
   settledRetention: number
   /** Paused tasks kept per tier; negative = the host owns retention. */
   pausedRetention: number
+  /** Bytes of tasks one ListTasks page may hold. */
+  listTasksBytes: number
 }
 
 export interface ExchangeCore {

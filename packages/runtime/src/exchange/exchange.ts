@@ -32,6 +32,7 @@ import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
+import { checkRequestLimits, requestLimits, type RequestLimits } from '../wire/limits.js'
 import type { AgentCapabilities, AgentCard, AgentSkill } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
@@ -60,6 +61,8 @@ export class Exchange {
   readonly #core: ExchangeCore
   readonly #methods: Record<string, MethodHandler>
   readonly #options: ExchangeOptions
+  readonly #requestLimits: RequestLimits
+  readonly #bodyLimits: { maxBodyBytes: number; bodyIdleTimeoutMs: number }
   readonly #allowedOrigins: ReadonlySet<string>
   readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
@@ -106,6 +109,8 @@ export class Exchange {
     this.#signer = options.signingKeys === undefined ? undefined : new CardSigner(parseSigningKeys(options.signingKeys))
     this.jwksPath = this.#signer && JWKS_PATH
     this.#publicUrl = options.card.publicUrl?.replace(/\/+$/, '')
+    this.#requestLimits = requestLimits(options.requestLimits)
+    this.#bodyLimits = { maxBodyBytes: orDefault(options.maxBodyBytes, MiB), bodyIdleTimeoutMs: orDefault(options.bodyIdleTimeoutMs, 30_000) }
     const store = options.store ?? new MemoryStore()
     const logger = options.logger ?? consoleLogger
     const push = options.pushNotifications !== false && {
@@ -143,6 +148,7 @@ export class Exchange {
         taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
         settledRetention: orDefault(options.settledTaskRetention, 64),
         pausedRetention: orDefault(options.pausedTaskRetention, 64),
+        listTasksBytes: orDefault(options.maxListTasksBytes, 4 * MiB),
       },
       acceptUrlParts: options.acceptUrlParts ?? false,
       defaultOutputModes: options.card.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
@@ -242,6 +248,7 @@ export class Exchange {
   async call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve'], baseUrl?: string): Promise<unknown> {
     const handler = Object.hasOwn(this.#methods, method) ? this.#methods[method] : undefined
     if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
+    checkRequestLimits(params, this.#requestLimits)
     const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
     return handler(this.#core, { principal, viewer: viewerOf(principal), baseUrl: base, ...(reresolve ? { reresolve } : {}) }, params)
   }
@@ -269,11 +276,12 @@ export class Exchange {
     return this.restPath !== undefined && isBelow(pathname, this.restPath)
   }
 
-  get #http(): GateOptions & { call: Exchange['call'] } {
+  get #http(): GateOptions & { call: Exchange['call']; maxIdLength: number } {
     return {
       resolvePrincipal: this.#options.resolvePrincipal,
       allowedOrigins: this.#allowedOrigins,
-      maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
+      ...this.#bodyLimits,
+      maxIdLength: this.#requestLimits.maxIdLength,
       assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
       extensions: this.#options.extensions ?? [],
       publicUrl: this.#publicUrl,
@@ -292,7 +300,8 @@ export class Exchange {
       registry: this.tools,
       resolvePrincipal: this.#options.resolvePrincipal,
       allowedOrigins: [...this.#allowedOrigins],
-      maxBodyBytes: this.#options.maxBodyBytes ?? MiB,
+      ...this.#bodyLimits,
+      requestLimits: this.#requestLimits,
       name: this.#options.card.name,
       version: this.#options.card.version,
       ...(this.#publicUrl ? { publicUrl: this.#publicUrl } : {}),

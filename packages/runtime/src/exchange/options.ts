@@ -13,6 +13,7 @@ import type { PushDeliveryProvider } from '../push/push-dispatcher.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { SeatOverflow } from '../stream/stream-seats.js'
+import type { RequestLimits } from '../wire/limits.js'
 import type { AgentExtension, AgentSkill } from '../wire/types.js'
 
 export interface ExchangeOptions {
@@ -41,8 +42,17 @@ export interface ExchangeOptions {
   rest?: boolean | { path?: string }
   /** Browser origins admitted besides the request's own (tunnels, split front ends). */
   allowedOrigins?: string[]
-  /** Request body cap in bytes; default 1 MiB. */
+  /** Request body cap in bytes; default 1 MiB. A larger declared Content-Length gets 413 unread. */
   maxBodyBytes?: number
+  /** A body that sends nothing for this long gets 408 and the connection closed; default 30 s. */
+  bodyIdleTimeoutMs?: number
+  /**
+   * Per-request limits, checked before any work: nesting depth, parts per message, metadata keys,
+   * list items, id length. Each unset one keeps its default (DEFAULT_REQUEST_LIMITS).
+   */
+  requestLimits?: Partial<RequestLimits>
+  /** Bytes of tasks in one ListTasks page; a page over it ends early and its cursor carries on. Default 4 MiB. */
+  maxListTasksBytes?: number
   /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
   assumeVersionWhenAbsent?: '1.0'
   /** Ceiling on one handler run; default 5 minutes. */

@@ -111,3 +111,39 @@ describe('CancelTask', () => {
     expect((await server.rpc('GetTask', { id: 'missing' })).body.error).toMatchObject({ code: -32001, message: 'Task not found: missing' })
   })
 })
+
+describe('ListTasks byte budget', () => {
+  // Each echo task carries its ~20 KB text twice (history and artifact).
+  const big = (i: number) => `${i}:${'x'.repeat(20_000)}`
+
+  it('ends a page at maxListTasksBytes and carries on from the cursor, every task exactly once', async () => {
+    server = await startTestServer({ skills: [echo], maxListTasksBytes: 100_000 })
+    const made: string[] = []
+    for (let i = 0; i < 7; i++) {
+      made.push((await server.result('SendMessage', { message: userMessage(big(i), { skill: 'echo' }) })).task.id)
+      await sleep(2)
+    }
+    const pages: string[][] = []
+    let pageToken = ''
+    do {
+      const page = await server.result('ListTasks', { pageSize: 50, includeArtifacts: true, ...(pageToken ? { pageToken } : {}) })
+      expect(page.totalSize).toBe(7)
+      expect(Buffer.byteLength(JSON.stringify(page.tasks))).toBeLessThanOrEqual(100_000)
+      pages.push(page.tasks.map((t: any) => t.id))
+      pageToken = page.nextPageToken
+    } while (pageToken)
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 1])
+    expect(pages.flat()).toEqual([...made].reverse())
+  })
+
+  it('still answers one task when a single task is over the budget, so paging moves on', async () => {
+    server = await startTestServer({ skills: [echo], maxListTasksBytes: 1000 })
+    for (let i = 0; i < 2; i++) await server.result('SendMessage', { message: userMessage(big(i), { skill: 'echo' }) })
+    const first = await server.result('ListTasks', {})
+    expect(first.tasks).toHaveLength(1)
+    const second = await server.result('ListTasks', { pageToken: first.nextPageToken })
+    expect(second.tasks).toHaveLength(1)
+    expect(second.nextPageToken).toBe('')
+    expect(second.tasks[0].id).not.toBe(first.tasks[0].id)
+  })
+})

@@ -66,35 +66,39 @@ export async function listTasks(core: ExchangeCore, viewer: Viewer, params: List
   }
   const { filtersTenant, filtersScope } = core.store.capabilities ?? {}
   const needsScope = viewer.scope !== null
-  let records: TaskRecord[]
-  let total: number
-  let next: string | undefined
+  const fetchPage = async (size: number): Promise<{ records: TaskRecord[]; total: number; next: string | undefined }> => {
+    if (!filtersTenant || (needsScope && !filtersScope)) return listByWalking(core, viewer, filter, size, params.pageToken)
+    const page = await core.store.list({
+      ...filter,
+      tenant: viewer.tenant,
+      ...(needsScope ? { scope: viewer.scope } : {}),
+      pageSize: size,
+      ...(params.pageToken ? { cursor: params.pageToken } : {}),
+    })
+    // A store that declares filtering but filters wrongly still hands out nothing foreign.
+    return { records: page.records.filter((r) => canSee(viewer, tierOf(r))), total: page.total, next: page.nextCursor }
+  }
   try {
-    if (filtersTenant && (filtersScope || !needsScope)) {
-      const page = await core.store.list({
-        ...filter,
-        tenant: viewer.tenant,
-        ...(needsScope ? { scope: viewer.scope } : {}),
-        pageSize,
-        ...(params.pageToken ? { cursor: params.pageToken } : {}),
-      })
-      // A store that declares filtering but filters wrongly still hands out nothing foreign.
-      records = page.records.filter((r) => canSee(viewer, tierOf(r)))
-      total = page.total
-      next = page.nextCursor
-    } else {
-      ;({ records, total, next } = await listByWalking(core, viewer, filter, pageSize, params.pageToken))
-    }
+    const page = await fetchPage(pageSize)
+    const tasks = page.records.map((r) => toWireTask(r, { historyLength: params.historyLength, includeArtifacts }))
+    const kept = withinBytes(tasks, core.limits.listTasksBytes)
+    // A trimmed page ends at its last kept task: the store's own cursor for a page that size carries on.
+    const next = kept < tasks.length ? (await fetchPage(kept)).next : page.next
+    return { tasks: tasks.slice(0, kept), nextPageToken: next ?? '', pageSize, totalSize: page.total }
   } catch (error) {
     if (error instanceof InvalidCursorError) throw A2AError.invalidParams('params.pageToken', error.message)
     throw error
   }
-  return {
-    tasks: records.map((r) => toWireTask(r, { historyLength: params.historyLength, includeArtifacts })),
-    nextPageToken: next ?? '',
-    pageSize,
-    totalSize: total,
+}
+
+/** How many leading tasks fit in `budget` bytes of JSON; at least one, so paging always moves on. */
+function withinBytes(tasks: readonly Task[], budget: number): number {
+  let bytes = 0
+  for (let i = 0; i < tasks.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(tasks[i]))
+    if (bytes > budget) return Math.max(i, 1)
   }
+  return tasks.length
 }
 
 /** For stores that cannot filter by tenant or scope: walk the owner's tasks and page here. */

@@ -15,12 +15,11 @@ import { scrub, type Logger } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { AgentExtension } from '../wire/types.js'
 import { originAllowed } from './origin.js'
-import { readBody } from './read-body.js'
+import { bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 
-export interface GateOptions {
+export interface GateOptions extends BodyLimits {
   resolvePrincipal: PrincipalResolver
   allowedOrigins: ReadonlySet<string>
-  maxBodyBytes: number
   assumeVersionWhenAbsent: string | undefined
   /** The extensions the card declares; the required ones must be requested in A2A-Extensions. */
   extensions: readonly AgentExtension[]
@@ -72,13 +71,12 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
       Accept: 'application/json, application/a2a+json',
     })
   }
-  const body = await readBody(request, options.maxBodyBytes).catch(() => undefined)
+  const body = await readBody(request, options).catch(() => undefined)
   if (!body) return undefined
-  if ('tooLarge' in body) {
-    return refuse(413, A2AError.invalidRequest(`The request body is over the ${options.maxBodyBytes}-byte limit`), { Connection: 'close' })
-  }
+  if ('text' in body) return { principal, text: body.text }
   if ('notUtf8' in body) throw A2AError.parse('the body is not valid UTF-8')
-  return { principal, text: body.text }
+  const refusal = bodyRefusal(body, options)
+  return refuse(refusal.status, A2AError.invalidRequest(refusal.message), { Connection: 'close' })
 }
 
 /**

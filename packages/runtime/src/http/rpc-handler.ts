@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
+import { checkEnvelopeLimits } from '../wire/limits.js'
 import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
 import { StreamReply } from '../exchange/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
@@ -16,6 +17,8 @@ import { HttpRefusal } from './http-refusal.js'
 import { sendJson } from './respond.js'
 
 export interface RpcHttpOptions extends GateOptions {
+  /** Longest string id an envelope may carry. */
+  maxIdLength: number
   call: (
     principal: Principal,
     method: string,
@@ -41,6 +44,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const admitted = await admit(options, request, refuse, true)
     if (!admitted) return
     const envelope = decodeEnvelope(admitted.text!)
+    checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
     negotiate(options, request, response)
     const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))

@@ -32,7 +32,7 @@ function makeCore(store: Store = new MemoryStore()): ExchangeCore {
     runs: new Map(),
     slots: new RunSlots(16),
     logger: quiet,
-    limits: { taskTimeoutMs: 60_000, settledRetention: 64, pausedRetention: 64 },
+    limits: { taskTimeoutMs: 60_000, settledRetention: 64, pausedRetention: 64, listTasksBytes: 4 * 1024 * 1024 },
     acceptUrlParts: false,
     defaultOutputModes: ['text/plain'],
     accepting: new Map(),

@@ -72,11 +72,33 @@ export function nextTask(record: TaskRecord, state: TaskState, time: number): Ta
 }
 
 /** A task carrying a value JSON cannot encode in an artifact part's data. */
-export function unencodableTask(record: TaskRecord, kind: 'nan' | 'cycle'): Task {
+/**
+ * What no store may keep, each refused alike: values JSON cannot carry, and strings PostgreSQL
+ * refuses (U+0000, lone surrogates) that SQLite and memory would otherwise keep.
+ */
+export const UNENCODABLE_KINDS = ['nan', 'cycle', 'nul text', 'lone surrogate text', 'nul metadata key', 'lone surrogate message id'] as const
+export type UnencodableKind = (typeof UNENCODABLE_KINDS)[number]
+
+export function unencodableTask(record: TaskRecord, kind: UnencodableKind): Task {
+  const task = structuredClone(record.task)
   const data: Record<string, unknown> = { n: 1 }
-  if (kind === 'nan') data.n = Number.NaN
-  else data.self = data
-  return { ...structuredClone(record.task), artifacts: [{ artifactId: 'bad', parts: [{ data }] }] }
+  switch (kind) {
+    case 'nan':
+      data.n = Number.NaN
+      break
+    case 'cycle':
+      data.self = data
+      break
+    case 'nul text':
+      return { ...task, artifacts: [{ artifactId: 'bad', parts: [{ text: 'a\u0000b' }] }] }
+    case 'lone surrogate text':
+      return { ...task, artifacts: [{ artifactId: 'bad', parts: [{ text: 'a\ud800' }] }] }
+    case 'nul metadata key':
+      return { ...task, metadata: { 'k\u0000': 1 } }
+    case 'lone surrogate message id':
+      return { ...task, history: [{ messageId: '\udc00', role: 'ROLE_USER', parts: [{ text: 'x' }] }] }
+  }
+  return { ...task, artifacts: [{ artifactId: 'bad', parts: [{ data }] }] }
 }
 
 export async function seed(store: Store, records: TaskRecord[]): Promise<void> {

@@ -108,12 +108,17 @@ export interface Store extends PushConfigStore {
   readonly counters?: LimitCounters
   /** Where oversized artifact content is kept, in the store's database; absent: in the process. */
   readonly artifactFiles?: ArtifactFiles
-  /** Stores a new record (version 1). Rejects a duplicate id. */
+  /**
+   * Stores a new record (version 1). Rejects a duplicate id, and with NotJsonEncodableError (as
+   * `encodeJson` throws it) a task JSON cannot carry or holding U+0000 or a lone surrogate in any
+   * string or key, so every store keeps exactly the same tasks.
+   */
   create(record: TaskRecord): Promise<void>
   get(id: string): Promise<TaskRecord | undefined>
   /**
    * Writes the changes when the stored version equals `expectedVersion`, bumping the version and
    * `updatedAt`. Returns the new record, or undefined when the version moved on or the task is gone.
+   * Rejects a task `create` would reject, changing nothing.
    */
   update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined>
   list(query: ListQuery): Promise<ListPage>

@@ -9,6 +9,7 @@ import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { a2aRouter } from '../express.js'
 import { bindingClient, type Binding, type BindingClient, type WireCheck } from './binding-client.js'
+import { createHttpServer, type ServerTimeouts } from '../http/http-server.js'
 import { openSse, type SseReply } from './sse-client.js'
 
 /** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
@@ -55,10 +56,12 @@ export type TestServerOptions = Omit<ExchangeOptions, 'card' | 'resolvePrincipal
   tokens?: Record<string, Principal>
   /** Default bearer token for rpc(); default "alice". */
   token?: string
+  /** The HTTP server's timeouts; default DEFAULT_SERVER_TIMEOUTS, as apps run. */
+  serverTimeouts?: ServerTimeouts
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
-  const { tokens, token: defaultToken = 'alice', ...rest } = options
+  const { tokens, token: defaultToken = 'alice', serverTimeouts, ...rest } = options
   const exchange = createExchange({
     card: { name: 'Test agent', description: 'An agent under test', version: '0.0.0' },
     resolvePrincipal: tokenResolver(tokens ?? { alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
@@ -66,7 +69,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   })
   const app = express()
   app.use(a2aRouter(exchange))
-  const server = app.listen(0, '127.0.0.1')
+  const server = createHttpServer(app, serverTimeouts).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const endpoint = `${url}${exchange.path ?? ''}`

@@ -9,6 +9,9 @@ export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo'
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest'
 export const ERROR_DOMAIN = 'a2a-protocol.org'
 
+/** Field violations one error lists; the rest are counted, so an error stays small whatever was sent. */
+export const MAX_LISTED_VIOLATIONS = 16
+
 const CODES = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -104,11 +107,18 @@ export class A2AError extends Error {
     return new A2AError('UNAUTHENTICATED', message)
   }
 
-  /** -32602 naming the offending field path, e.g. `message.parts[0].text`. */
-  static invalidParams(field: string, description: string, more: FieldViolation[] = []): A2AError {
-    return new A2AError('INVALID_PARAMS', `Invalid params: ${field}: ${description}`, {
-      metadata: { field },
-      fieldViolations: [{ field, description }, ...more.filter((v) => v.field !== field || v.description !== description)],
+  /**
+   * -32602 naming the offending field path, e.g. `message.parts[0].text`. At most
+   * {@link MAX_LISTED_VIOLATIONS} violations are listed; the rest (`omitted` included) are counted
+   * in the message and in the ErrorInfo metadata as `omittedViolations`.
+   */
+  static invalidParams(field: string, description: string, more: FieldViolation[] = [], omitted = 0): A2AError {
+    const all = [{ field, description }, ...more.filter((v) => v.field !== field || v.description !== description)]
+    const listed = all.slice(0, MAX_LISTED_VIOLATIONS)
+    const unlisted = omitted + all.length - listed.length
+    return new A2AError('INVALID_PARAMS', `Invalid params: ${field}: ${description}${unlisted ? ` (and ${unlisted} more violations)` : ''}`, {
+      metadata: { field, ...(unlisted ? { omittedViolations: String(unlisted) } : {}) },
+      fieldViolations: listed,
     })
   }
 

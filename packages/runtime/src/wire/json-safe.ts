@@ -3,6 +3,7 @@
  * functions, symbols, bigints, cycles) are refused up front rather than silently mangled.
  * @module
  */
+import { badString, segment } from './limits.js'
 
 export class NotJsonEncodableError extends Error {
   constructor(readonly path: string, what: string) {
@@ -17,27 +18,56 @@ export function encodeJson(value: unknown, path: string): string {
   return JSON.stringify(value)
 }
 
-export function assertJsonEncodable(value: unknown, path = 'value', seen = new Set<object>()): void {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return
-    case 'number':
-      if (!Number.isFinite(value)) throw new NotJsonEncodableError(path, `${value} is not a finite number`)
-      return
-    case 'undefined':
-      return
-    case 'object': {
-      if (value === null) return
-      if (seen.has(value)) throw new NotJsonEncodableError(path, 'it refers to itself (a cycle)')
-      seen.add(value)
-      if (Array.isArray(value)) value.forEach((item, i) => assertJsonEncodable(item, `${path}[${i}]`, seen))
-      else if (value instanceof Date) return void seen.delete(value)
-      else for (const [key, item] of Object.entries(value)) assertJsonEncodable(item, `${path}.${key}`, seen)
-      seen.delete(value)
-      return
+/**
+ * Throws {@link NotJsonEncodableError} naming the first value JSON (or a store) cannot carry:
+ * non-finite numbers, cycles, functions, symbols, bigints, and strings or keys holding U+0000 or
+ * a lone surrogate, which PostgreSQL refuses and the other stores would keep. Iterative, so a deeply
+ * nested value cannot overflow the stack.
+ */
+export function assertJsonEncodable(value: unknown, path = 'value'): void {
+  // `leave` entries take an object off the current path once its children are done: shared
+  // (acyclic) references are fine, only an object inside itself is a cycle.
+  const stack: ({ value: unknown; path: string } | { leave: object })[] = [{ value, path }]
+  const onPath = new Set<object>()
+  while (stack.length) {
+    const entry = stack.pop()!
+    if ('leave' in entry) {
+      onPath.delete(entry.leave)
+      continue
     }
-    default:
-      throw new NotJsonEncodableError(path, `a ${typeof value} is not JSON`)
+    const { value: item, path: at } = entry
+    switch (typeof item) {
+      case 'string': {
+        const problem = badString(item)
+        if (problem) throw new NotJsonEncodableError(at, problem)
+        continue
+      }
+      case 'boolean':
+      case 'undefined':
+        continue
+      case 'number':
+        if (!Number.isFinite(item)) throw new NotJsonEncodableError(at, `${item} is not a finite number`)
+        continue
+      case 'object': {
+        if (item === null || item instanceof Date) continue
+        if (onPath.has(item)) throw new NotJsonEncodableError(at, 'it refers to itself (a cycle)')
+        onPath.add(item)
+        stack.push({ leave: item })
+        if (Array.isArray(item)) {
+          for (let i = item.length - 1; i >= 0; i--) stack.push({ value: item[i], path: `${at}[${i}]` })
+          continue
+        }
+        const entries = Object.entries(item)
+        for (let i = entries.length - 1; i >= 0; i--) {
+          const [key, child] = entries[i]!
+          const problem = badString(key)
+          if (problem) throw new NotJsonEncodableError(`${at}${segment(key)}`, `its key ${problem}`)
+          stack.push({ value: child, path: `${at}${segment(key)}` })
+        }
+        continue
+      }
+      default:
+        throw new NotJsonEncodableError(at, `a ${typeof item} is not JSON`)
+    }
   }
 }

@@ -2,7 +2,7 @@
 // `a2a generate entities` created it once and never rewrites it; change it as the app grows.
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
-import { devKeyResolver } from '@a2a-agent/runtime'
+import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { createApp } from '../src/app.js'
 import { createDb } from '../src/db.js'
 
@@ -24,7 +24,7 @@ export async function createTestApp(): Promise<TestApp> {
   const db = createDb()
   const resolvePrincipal = devKeyResolver(`1:${tokens.alice},2:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
-  const server = app.listen(0, '127.0.0.1')
+  const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {
