@@ -24,7 +24,7 @@ export async function upToDateReport(input: PlanInput, mode: ApplyMode): Promise
     const manifest = await readManifest(input.appRoot)
     const { cache, text } = manifest
     // A manifest the writer would rewrite (reformatted by hand, say) is a change to make.
-    if (cache === undefined || text !== serializeManifest(manifest.hashes, cache)) return undefined
+    if (cache === undefined || text !== serializeManifest(manifest.hashes, cache, manifest.userHashes)) return undefined
     const [inputs, generatedIntact, userFilesExist] = await Promise.all([
       fingerprintInputs(input),
       everyAsync([...manifest.hashes], async ([path, hash]) => {

@@ -17,13 +17,16 @@ import pg from 'pg'
 import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
-import { createDb, isPostgresql } from '../src/db.js'
+import { createDb, isPostgresql, type Db } from '../src/db.js'
+import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
+  /** The app's database, for rows the tests make that agents cannot. */
+  db: Db
   close(): Promise<void>
 }
 
@@ -33,25 +36,25 @@ interface TestDatabase {
 }
 
 const appRoot = fileURLToPath(new URL('..', import.meta.url))
-// Invoices and customers belong to users: the owners the tests act as must exist.
-const users = [
-  ['alice', 'alice@example.com', 'Alice'],
-  ['bob', 'bob@example.com', 'Bob'],
-] as const
 
 /** A fresh SQLite database with every migration applied, in its own temporary folder. */
 function sqliteDatabase(): TestDatabase {
   const migrations = new URL('../prisma/migrations/', import.meta.url)
   const dir = mkdtempSync(join(tmpdir(), 'invoices-test-'))
   const file = join(dir, 'test.db')
+  const remove = async () => rmSync(dir, { recursive: true, force: true })
   const sqlite = new Database(file)
-  for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
-    sqlite.exec(readFileSync(new URL(`${name}/migration.sql`, migrations), 'utf8'))
+  try {
+    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
+      sqlite.exec(readFileSync(new URL(`${name}/migration.sql`, migrations), 'utf8'))
+    }
+  } catch (error) {
+    sqlite.close()
+    rmSync(dir, { recursive: true, force: true })
+    throw error
   }
-  const addUser = sqlite.prepare('INSERT INTO "User" ("id", "email", "name") VALUES (?, ?, ?)')
-  for (const user of users) addUser.run(...user)
   sqlite.close()
-  return { url: `file:${file}`, remove: async () => rmSync(dir, { recursive: true, force: true }) }
+  return { url: `file:${file}`, remove }
 }
 
 // The Prisma CLI's wasm schema engine leaves a 10 s timer armed after `migrate deploy` on
@@ -87,10 +90,6 @@ async function postgresqlDatabase(serverUrl: string): Promise<TestDatabase> {
       cwd: appRoot,
       env: { ...process.env, DATABASE_URL: url.href },
     })
-    const client = new pg.Client({ connectionString: url.href })
-    await client.connect()
-    for (const user of users) await client.query('INSERT INTO "User" ("id", "email", "name") VALUES ($1, $2, $3)', [...user])
-    await client.end()
   } catch (error) {
     await remove()
     throw error
@@ -105,10 +104,18 @@ export async function createTestApp(): Promise<TestApp> {
   const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
   const db = createDb(database.url)
   const postgresql = isPostgresql(database.url)
-  if (!postgresql) await prepareSqlite(db)
+  try {
+    if (!postgresql) await prepareSqlite(db)
+    // Invoices and customers belong to users: the owners the tests act as must exist.
+    await createOwners(db)
+  } catch (error) {
+    await db.$disconnect()
+    await database.remove()
+    throw error
+  }
   // The store the app runs with on this database (see src/main.ts).
   const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
-  const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
+  const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
   const { app, exchange } = createApp({ db, store, resolvePrincipal })
   const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -116,6 +123,7 @@ export async function createTestApp(): Promise<TestApp> {
   return {
     url: `http://127.0.0.1:${port}`,
     tokens,
+    db,
     async close() {
       await exchange.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()

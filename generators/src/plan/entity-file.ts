@@ -10,7 +10,7 @@ import { toolDescription } from './descriptions.js'
 import { hasBytes, inputExpression, needsDecimal, needsJsonInput, presentExpression, rowType } from './field-code.js'
 import { printLiteral, printObject, printUnionAlias, quote } from './literal.js'
 import { entityNames } from './names.js'
-import { pascalCase } from '../names.js'
+import { pascalCase, words } from '../names.js'
 import { filterable, isRequiredOnCreate, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
 import { render } from './templates.js'
 
@@ -26,6 +26,8 @@ export interface EntityFileImports {
   db: string
   /** Relative specifier of the entity's hooks, e.g. `./hooks/invoices.js`. */
   hooks: string
+  /** Relative specifier of the shared refusal mapping, e.g. `./refusals.gen.js`. */
+  refusals: string
 }
 
 const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'beforeUpdate', delete: 'beforeDelete' }
@@ -66,12 +68,20 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
   const idKey = (value: string) => (value === id.name ? id.name : `${id.name}: ${value}`)
   const listFilters = filterable(entity)
   const converted = conversions(updatable(entity), 'changes', () => false)
+  const writes = hooks.length > 0
+  // The owner is the row's id (the caller's own row): the id and the owner both constrain it.
+  const ownWhere = (idEntry: string, indent: string, column: number, suffix: number) =>
+    entity.owner.isId
+      ? `{ AND: [{ ${idEntry} }, ownership(context)] }`
+      : printObject([idEntry, '...ownership(context)'], indent, column, suffix)
   const view = {
     imports: [
       `import { ${runtimeNames.join(', ')} } from '${imports.runtime}'`,
       `import type { Db } from '${imports.db}'`,
       ...(hooks.length > 0 ? [`import { ${[...hooks].sort().join(', ')} } from '${imports.hooks}'`] : []),
+      ...(writes ? [`import { databaseRefusal, type RefusalContext } from '${imports.refusals}'`] : []),
     ],
+    refusals: writes && refusalContext(entity, owned),
     tools,
     types,
     decimal: needsDecimal(entity.columns),
@@ -93,12 +103,7 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
     references: referenceHelpers(references),
     findOwn: findsOwn && {
       idType: id.type === 'Int' ? 'number' : 'string',
-      where: printObject(
-        [idKey(inputExpression(id, 'id', true) ?? 'id'), '...ownership(context)'],
-        '  ',
-        `  const row = await db.${entity.delegate}.findFirst({ where: `.length,
-        ' })'.length,
-      ),
+      where: ownWhere(idKey(inputExpression(id, 'id', true) ?? 'id'), '  ', `  const row = await db.${entity.delegate}.findFirst({ where: `.length, ' })'.length),
     },
     list: has('list') && {
       ...names.operations.list,
@@ -129,6 +134,20 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
     delete: has('delete') && { ...names.operations.delete, idName: id.name },
   }
   return render('entity.gen.ts', view)
+}
+
+/** What `databaseRefusal` needs to name the fields of this entity's constraints. */
+function refusalContext(entity: ResolvedEntity, owned: ReadonlyMap<string, ResolvedEntity>): string {
+  const fields = Object.fromEntries(entity.columns.map((field) => [field.column ?? field.name, field.name]))
+  const references = Object.fromEntries(
+    entity.writable.flatMap((field) => {
+      if (field.references === undefined) return []
+      const target = owned.get(field.references)
+      return [[field.name, target ? entityNames(target).singular : words(field.references).join(' ')]]
+    }),
+  )
+  const keys = [entity.owner.name, ...(entity.tenant ? [entity.tenant.name] : [])]
+  return printLiteral({ singular: entityNames(entity).singular, fields, keys, references }, '', 'const refusals: RefusalContext = '.length)
 }
 
 // `key: value,` with a long string value on a line of its own, as prettier does.
@@ -179,7 +198,10 @@ function referenceHelpers(references: Reference[]) {
   return targets.map((target) => {
     const owner = ownership(target)
     const idEntry = target.id.name === 'id' ? 'id' : `${target.id.name}: id`
-    const where = printObject([idEntry, ...owner.keys], '    ', '    where: '.length, ','.length)
+    // A target whose owner is its id: the caller's own row, by both.
+    const where = target.owner.isId
+      ? `{ AND: [{ ${idEntry} }, ${printObject(owner.keys, '    ', 0)}] }`
+      : printObject([idEntry, ...owner.keys], '    ', '    where: '.length, ','.length)
     return {
       name: helperName(target),
       delegate: target.delegate,

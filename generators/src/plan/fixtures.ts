@@ -1,11 +1,13 @@
 /**
- * Test fixtures derived from the tools' JSON Schemas: the same schema always yields the same
- * value (`"number 1"`, `1`, `"12.34"`, `"2026-01-02T03:04:05.000Z"`), so generated tests are
- * deterministic. Unique strings get a fresh suffix per row, since the tests create several.
+ * Test fixtures derived from the tools' JSON Schemas and the columns behind them: the same schema
+ * always yields the same value (`"number 1"`, `1`, `"12.34"`, `"2026-01-02T03:04:05.000Z"`), so
+ * generated tests are deterministic, and every value fits its column (lengths, uuids, dates).
+ * Columns that must differ between rows (unique fields, unique field sets, ids without a default)
+ * take `fresh()`, a counter the test file keeps, since the tests create several rows.
  * @module
  */
 import type { JsonSchema } from '@a2a-agent/runtime'
-import type { ResolvedEntity, ResolvedField } from '../read/resolved.js'
+import type { ResolvedEntity, ResolvedField, RowColumn, RowRecipe } from '../read/resolved.js'
 import { camelCase } from '../names.js'
 import { printLiteral, printObject, quote } from './literal.js'
 import { entityNames } from './names.js'
@@ -14,8 +16,12 @@ import { isRequiredOnCreate, updatable } from './schemas.js'
 const DECIMAL = '^-?\\d+(\\.\\d+)?$'
 const DIGITS = '^-?\\d+$'
 
-/** The fixture value of one schema: `variant` 1 for create, 2 for the update's change. */
-export function fixtureValue(schema: JsonSchema, field: string, variant: 1 | 2 = 1): unknown {
+/** What a fixture value is made from: a tool argument's field or a column of a row recipe. */
+type Column = Pick<ResolvedField, 'name' | 'schema' | 'nativeType'>
+
+/** The fixture value of one column: `variant` 1 for create, 2 for the update's change. */
+export function fixtureValue(column: Column, variant: 1 | 2 = 1): unknown {
+  const { schema, name } = column
   const types = ([] as unknown[]).concat(schema.type)
   if (Array.isArray(schema.enum)) {
     const values = schema.enum.filter((value) => value !== null)
@@ -23,15 +29,38 @@ export function fixtureValue(schema: JsonSchema, field: string, variant: 1 | 2 =
   }
   // Json accepts objects and arrays alike; an object is the likelier shape.
   if (types.includes('object')) return { key: `value ${variant}` }
-  if (types.includes('array')) return [fixtureValue(schema.items as JsonSchema, field, variant)]
+  if (types.includes('array')) return [fixtureValue({ name, schema: schema.items as JsonSchema }, variant)]
   if (types.includes('integer')) return variant
   if (types.includes('number')) return variant + 0.5
   if (types.includes('boolean')) return variant === 1
-  if (schema.format === 'date-time') return variant === 1 ? '2026-01-02T03:04:05.000Z' : '2026-02-03T04:05:06.000Z'
+  // A date column keeps no time of day.
+  if (schema.format === 'date-time') return column.nativeType === 'Date' ? `202${5 + variant}-0${variant}-0${variant + 1}T00:00:00.000Z` : variant === 1 ? '2026-01-02T03:04:05.000Z' : '2026-02-03T04:05:06.000Z'
+  if (schema.format === 'uuid') return `00000000-0000-4000-8000-00000000000${variant}`
   if (schema.pattern === DECIMAL) return variant === 1 ? '12.34' : '56.78'
   if (schema.pattern === DIGITS) return variant === 1 ? '1234' : '5678'
   if (schema.contentEncoding === 'base64') return variant === 1 ? 'aGVsbG8=' : 'd29ybGQ='
-  return `${field} ${variant}`
+  return sized(column, name, String(variant))
+}
+
+/** `<name> <suffix>` cut to the column's length; a fixed-length (Char) column gets exactly its length. */
+function sized(column: Column, name: string, suffix: string): string {
+  const max = typeof column.schema.maxLength === 'number' ? column.schema.maxLength : Infinity
+  let text = `${name} ${suffix}`
+  if (text.length > max) text = `${name.slice(0, Math.max(0, max - suffix.length))}${suffix}`.slice(-max)
+  return column.nativeType === 'Char' && Number.isFinite(max) ? text.padEnd(max, 'x') : text
+}
+
+/** A TypeScript expression for a value that differs on every call, or undefined for a column that cannot take one. */
+function freshExpression(column: Column & { type: string }): string | undefined {
+  const { schema } = column
+  if (schema.format === 'uuid') return 'randomUUID()'
+  if (column.type === 'Int' || column.type === 'BigInt') return column.type === 'Int' ? 'fresh()' : 'String(fresh())'
+  if (column.type !== 'String' || Array.isArray(schema.enum)) return undefined
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+  // Room for six digits of the counter; a fixed-length column is padded to its length.
+  const prefix = `${column.name} `.slice(0, Math.max(0, Math.min(column.name.length + 1, max - 6)))
+  if (column.nativeType === 'Char' && Number.isFinite(max)) return `String(fresh()).padStart(${max}, '0')`
+  return prefix === '' ? 'String(fresh())' : `\`${prefix}\${fresh()}\``
 }
 
 export interface Fixture {
@@ -40,40 +69,113 @@ export interface Fixture {
   /** The create arguments' object literal, as it reads after `return `. */
   literal: string
   async: boolean
-  random: boolean
+  /** Which helpers the fixture calls: `fresh()`, `randomUUID()`, the app's database. */
+  uses: Uses
 }
 
+export interface Uses {
+  fresh: boolean
+  uuid: boolean
+  db: boolean
+}
+
+/** The test owners' ids as their columns hold them (`1` or `'alice'`), by user. */
+export type OwnerIds = Record<'alice' | 'bob', string>
+
 /**
- * The create arguments. A required key into another declared entity gets a real row, made through
- * that entity's create tool as alice (over MCP) before the object is built.
+ * The create arguments. A required key gets a real row alice owns, made before the object is
+ * built: through the referenced entity's create tool when it has one (over MCP), else straight in
+ * the app's database.
  */
-export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string): Fixture {
-  const fixture: Fixture = { setup: [], literal: '', async: false, random: false }
-  const entries = fixtureEntries(entity, all, caller, fixture, new Set([entity.name]), new Set())
+export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds): Fixture {
+  const fixture: Fixture = { setup: [], literal: '', async: false, uses: { fresh: false, uuid: false, db: false } }
+  const entries = fixtureEntries(entity, all, caller, owners, fixture, new Set([entity.name]), new Set())
   fixture.literal = printObject(entries, '  ', '  return '.length)
   return fixture
 }
 
-function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, fixture: Fixture, seen: Set<string>, names: Set<string>): string[] {
+function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds, fixture: Fixture, seen: Set<string>, names: Set<string>): string[] {
+  const fresh = freshFields(entity)
   return entity.writable.flatMap((field): string[] => {
-    const referenced = field.references && all.find((other) => other.model === field.references && other.operations.includes('create'))
     if (field.references && !isRequiredOnCreate(field)) return []
+    const referenced = field.references && all.find((other) => other.model === field.references && other.operations.includes('create'))
     if (referenced && !seen.has(referenced.name)) {
-      const nested = fixtureEntries(referenced, all, caller, fixture, new Set([...seen, referenced.name]), names)
+      const nested = fixtureEntries(referenced, all, caller, owners, fixture, new Set([...seen, referenced.name]), names)
       const name = freshName(camelCase(referenced.model), names)
       const start = `  const ${name} = await ${caller}.tool('alice', '${entityNames(referenced).operations.create.tool}', `
       fixture.setup.push(`${start}${printObject(nested, '  ', start.length, ')'.length)})`.trimStart())
       fixture.async = true
       return [`${field.name}: ${name}.${referenced.id.name}`]
     }
-    const value = fixtureValue(field.schema, field.name)
-    if (field.isUnique && value === `${field.name} 1`) {
-      fixture.random = true
-      return [`${field.name}: \`${field.name} \${randomUUID()}\``]
+    const row = entity.referenceRows.find((reference) => reference.field === field.name)?.row
+    if (row) {
+      const name = freshName(camelCase(row.model), names)
+      const start = `  const ${name} = await app.db.${row.delegate}.create({ data: `
+      fixture.setup.push(`${start}${rowData(row, owners.alice, fixture.uses, '  ', start.length)} })`.trimStart())
+      fixture.async = true
+      fixture.uses.db = true
+      return [`${field.name}: ${name}.${row.id.name}`]
     }
-    return [`${field.name}: ${printLiteral(value)}`]
+    const expression = fresh.has(field.name) ? freshExpression(field) : undefined
+    if (expression) {
+      noteUse(expression, fixture.uses)
+      return [`${field.name}: ${expression}`]
+    }
+    return [`${field.name}: ${printLiteral(fixtureValue(field))}`]
   })
 }
+
+/**
+ * The fields that must differ between two rows of the caller's: unique ones, an id without a
+ * default, and one field of each unique set in which nothing else differs (the owner does not;
+ * a key to a row made per fixture does).
+ */
+function freshFields(entity: ResolvedEntity): Set<string> {
+  const fresh = new Set(entity.writable.filter((field) => field.isUnique || field.isId).map((field) => field.name))
+  const varies = (name: string) => fresh.has(name) || entity.writable.some((field) => field.name === name && field.references !== undefined && isRequiredOnCreate(field))
+  for (const set of entity.uniqueSets) {
+    if (set.some(varies)) continue
+    const candidate = entity.writable.find((field) => set.includes(field.name) && !field.references && freshExpression(field) !== undefined)
+    if (candidate) fresh.add(candidate.name)
+  }
+  return fresh
+}
+
+function noteUse(expression: string, uses: Uses): void {
+  if (expression.includes('fresh()')) uses.fresh = true
+  if (expression.includes('randomUUID()')) uses.uuid = true
+}
+
+/**
+ * Prisma's create `data` for one row of `row`: sample values for its required columns (fresh
+ * where they must be unique), the owner relation connected to `ownerId`, other required relations
+ * created along.
+ */
+export function rowData(row: RowRecipe, ownerId: string, uses: Uses, indent: string, column: number, skip: readonly string[] = []): string {
+  return printObject(rowEntries(row, ownerId, uses, indent, skip), indent, column, ' })'.length)
+}
+
+/** {@link rowData}'s entries, `key: expression`, without the columns in `skip`. */
+export function rowEntries(row: RowRecipe, ownerId: string, uses: Uses, indent: string, skip: readonly string[] = []): string[] {
+  const entries: string[] = []
+  for (const field of row.columns) {
+    if (skip.includes(field.name)) continue
+    const fresh = field.isUnique || (field.name === row.id.name && !row.id.hasDefault) ? freshExpression(rowColumn(field)) : undefined
+    if (fresh) noteUse(fresh, uses)
+    entries.push(`${field.name}: ${fresh ?? printLiteral(fixtureValue(rowColumn(field)))}`)
+  }
+  for (const relation of row.relations) {
+    const inner = `${indent}  `
+    const value =
+      relation.target === 'owner'
+        ? `{ connect: { ${relation.ownerId ?? 'id'}: ${ownerId} } }`
+        : `{ create: ${rowData(relation.target, ownerId, uses, inner, inner.length + `${relation.field}: { create: `.length)} }`
+    entries.push(`${relation.field}: ${value}`)
+  }
+  return entries
+}
+
+const rowColumn = (field: RowColumn): Column & { type: string } => ({ name: field.name, schema: field.schema, type: field.type, ...(field.nativeType ? { nativeType: field.nativeType } : {}) })
 
 function freshName(base: string, taken: Set<string>): string {
   let name = base
@@ -84,10 +186,12 @@ function freshName(base: string, taken: Set<string>): string {
 
 /** The update's change: the first field an update may set that is not a key into another row. */
 export function changeFixture(entity: ResolvedEntity): string {
-  const field = updatable(entity).find((candidate) => !candidate.references && !candidate.isUnique) ?? updatable(entity).find((candidate) => !candidate.references)
+  const inUniqueSet = (field: ResolvedField) => field.isUnique || entity.uniqueSets.some((set) => set.includes(field.name))
+  const candidates = updatable(entity).filter((candidate) => !candidate.references)
+  const field = candidates.find((candidate) => !inUniqueSet(candidate)) ?? candidates[0]
   if (!field) return '{}'
-  return `{ ${field.name}: ${printLiteral(fixtureValue(field.schema, field.name, 2))} }`
+  return `{ ${field.name}: ${printLiteral(fixtureValue(field, 2))} }`
 }
 
 /** A value of the owner field's type, for the create that must be refused for naming an owner. */
-export const ownerValue = (owner: ResolvedField): string => (owner.type === 'Int' ? '1' : quote(owner.type === 'BigInt' ? '1' : 'alice'))
+export const ownerValue = (owner: ResolvedField): string => (owner.type === 'Int' ? '1' : quote(owner.type === 'BigInt' ? '1' : owner.schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000001' : 'alice'))

@@ -31,7 +31,9 @@ describe('planFrom', () => {
       ['src/a2a/entities.gen.ts', 'generated'],
       ['src/a2a/hooks/invoices.ts', 'user'],
       ['src/a2a/invoices.gen.ts', 'generated'],
+      ['src/a2a/refusals.gen.ts', 'generated'],
       ['test/entities/invoices.gen.test.ts', 'generated'],
+      ['test/owners.gen.ts', 'generated'],
       ['test/support.ts', 'user'],
     ])
     for (const file of plan.files.filter((file) => file.ownership === 'generated')) {

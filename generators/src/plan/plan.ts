@@ -16,6 +16,7 @@ import { format } from './format.js'
 import { formatTypeBlocks } from './format-types.js'
 import { inputTypes } from './input-types.js'
 import { entityNames } from './names.js'
+import { ownersFile } from './owners.js'
 import { render } from './templates.js'
 import { entityTestFile } from './test-file.js'
 
@@ -30,6 +31,8 @@ export interface PlannedFile {
 export interface Plan {
   /** Sorted by path. */
   files: PlannedFile[]
+  /** What the generator left out of the entities, and why (`issues: no create operation: …`). */
+  notes?: string[]
   /**
    * The fingerprint of the inputs the plan was made from (see `inputs.ts`), recorded in the
    * manifest so an unchanged app can skip planning; absent when it could not be worked out.
@@ -139,19 +142,22 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
     const path = posix.join(outDir, `${stem}.gen.ts`)
     const hooksPath = posix.join(outDir, 'hooks', `${stem}.ts`)
     const hooks = hooksOf(entity)
-    add(path, entityFile(entity, types[index] ?? '', { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath) }, owned))
+    const refusals = importPath(path, posix.join(outDir, 'refusals.gen.ts'))
+    add(path, entityFile(entity, types[index] ?? '', { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath), refusals }, owned))
     if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
     const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
     add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath), runtime))
   }
 
+  if (entities.some((entity) => hooksOf(entity).length > 0)) add(posix.join(outDir, 'refusals.gen.ts'), render('refusals.gen.ts', { runtime }))
   const barrel = posix.join(outDir, 'entities.gen.ts')
   add(barrel, entitiesFile(entities, runtime, importPath(barrel, options.dbImport)))
   add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', {}))
-  add(supportPath, supportFile(entities, runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
+  add(posix.join(posix.dirname(testDir), 'owners.gen.ts'), ownersFile(entities, importPath(supportPath, options.dbImport)))
+  add(supportPath, supportFile(runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  return { files }
+  return { files, notes: entities.flatMap((entity) => entity.notes.map((note) => `${entity.name}: ${note}`)) }
 }
 
 function hooksFile(entity: ResolvedEntity, runtime: string, genModule: string): string {
@@ -196,10 +202,8 @@ function entitiesFile(entities: readonly ResolvedEntity[], runtime: string, db: 
   })
 }
 
-function supportFile(entities: readonly ResolvedEntity[], runtime: string, app: string, db: string): string {
-  // Owner ids must fit every owner column: numbers when any entity keys owners by Int or BigInt.
-  const numeric = entities.some((entity) => entity.owner.type !== 'String')
-  return render('support.ts', { runtime, app, db, alice: numeric ? '1' : 'alice', bob: numeric ? '2' : 'bob' })
+function supportFile(runtime: string, app: string, db: string): string {
+  return render('support.ts', { runtime, app, db })
 }
 
 /** The import specifier of `to` from `from` (both app-relative): `../db.js`, `./hooks/notes.js`. */

@@ -6,24 +6,27 @@
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
-import { changeFixture, createFixture, ownerValue } from './fixtures.js'
-import { printLiteral } from './literal.js'
+import { changeFixture, createFixture, type OwnerIds, ownerValue } from './fixtures.js'
+import { testOwnerIds } from './owners.js'
+import { printLiteral, quote } from './literal.js'
 import { entityNames } from './names.js'
 import { isRequiredOnCreate, operationSchema, PAGE_SIZE } from './schemas.js'
 import { render } from './templates.js'
 
 export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string, runtime: string): string {
+  const owners = ownerLiterals(entity, all)
   const names = entityNames(entity)
   const has = (op: (typeof OPERATIONS)[number]) => entity.operations.includes(op)
   const caller = names.toolsFunction.replace(/Tools$/, '')
   const fixtureName = `new${pascalCase(entity.model)}`
-  const fixture = has('create') ? createFixture(entity, all, caller) : undefined
+  const fixture = has('create') ? createFixture(entity, all, caller, owners) : undefined
   const awaitFixture = fixture?.async ? 'await ' : ''
   const id = entity.id.name
   const idVisible = entity.fields.includes(entity.id)
   const tools = Object.fromEntries(entity.operations.map((op) => [op, names.operations[op].tool]))
   const byId = entity.operations.filter((op) => op === 'get' || op === 'update' || op === 'delete')
-  const missingId = entity.id.type === 'Int' ? '2147483647' : entity.id.type === 'BigInt' ? "'9223372036854775807'" : "'missing-id'"
+  const missingId =
+    entity.id.type === 'Int' ? '2147483647' : entity.id.type === 'BigInt' ? "'9223372036854775807'" : entity.id.schema.format === 'uuid' ? "'00000000-0000-4000-8000-000000000000'" : "'missing-id'"
 
   // A foreign key the fixture fills with a row alice creates: bob must not be able to link to it.
   const linked = fixture?.async
@@ -34,7 +37,11 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   return render('entity.gen.test.ts', {
     // Resolved per call: the caller only exists once beforeAll has run.
     callLine: callLine.length + 2 <= 100 ? callLine : callLine.replace('=> ', '=>\n    '),
-    random: fixture?.random ?? false,
+    uuid: fixture?.uses.uuid ?? false,
+    fresh: fixture?.uses.fresh ?? false,
+    // One row per owner: every test starts without the caller's, and a second create is refused.
+    onePerOwner: has('create') && entity.onePerOwner && { delegate: entity.delegate, singular: names.singular },
+    self: entity.owner.isId && has('get') && idVisible && { alice: owners.alice, bob: owners.bob, notFound: `${names.singular} ${owners.bob.replace(/'/g, '')} not found` },
     support,
     runtime,
     caller,
@@ -45,7 +52,8 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     create: has('create'),
     get: has('get') && idVisible,
     list: has('list'),
-    listById: has('list') && idVisible,
+    // An owner that is the id is no list filter: the caller's rows are already the caller's.
+    listById: has('list') && idVisible && !entity.owner.isId,
     update: has('update'),
     delete: has('delete'),
     fixtureName,
@@ -76,6 +84,13 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
       notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
     },
   })
+}
+
+/** The test owners' ids as the entity's owner column holds them, as TypeScript literals. */
+export function ownerLiterals(entity: ResolvedEntity, all: readonly ResolvedEntity[]): OwnerIds {
+  const ids = testOwnerIds(all)
+  const literal = (id: string) => (entity.owner.type === 'Int' ? id : entity.owner.type === 'BigInt' ? `BigInt(${id})` : quote(id))
+  return { alice: literal(ids.alice), bob: literal(ids.bob) }
 }
 
 /** A call its schema refuses, and the word the refusal must mention. */

@@ -13,7 +13,10 @@ export interface EntityNames {
 }
 
 // File stems the plan uses for files that are not an entity's.
-const RESERVED_STEMS = new Map([['entities', 'src/a2a/entities.gen.ts']])
+const RESERVED_STEMS = new Map([
+  ['entities', 'src/a2a/entities.gen.ts'],
+  ['refusals', 'src/a2a/refusals.gen.ts'],
+])
 
 export function checkCollisions(entities: EntityNames[], report: (entity: string, text: string) => void): void {
   const owners = new Map<string, string>()

@@ -22,6 +22,12 @@ export interface DmmfField {
   documentation?: string
   /** On a relation field: the scalar fields of this model holding the foreign key. */
   relationFromFields?: string[]
+  /** On a relation field: the referenced model's fields the foreign key holds. */
+  relationToFields?: string[]
+  /** `@db.VarChar(120)` → `['VarChar', ['120']]`; null without a native type attribute. */
+  nativeType?: [string, string[]] | null
+  /** The column name under `@map`, else absent or null. */
+  dbName?: string | null
 }
 
 export interface DmmfModel {
@@ -29,6 +35,10 @@ export interface DmmfModel {
   fields: DmmfField[]
   /** Set for a compound `@@id([a, b])`; a single-field `@id` is marked on the field instead. */
   primaryKey: { name: string | null; fields: string[] } | null
+  /** Every `@@unique([a, b])` field set (single-field `@unique` is marked on the field). */
+  uniqueFields?: string[][]
+  /** The table name under `@@map`, else null. */
+  dbName?: string | null
   documentation?: string
 }
 

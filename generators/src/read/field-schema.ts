@@ -28,13 +28,74 @@ export const isKnownScalar = (type: string): boolean => type in SCALARS
 export const isComparable = (field: { kind: string; type: string; isList: boolean }): boolean =>
   !field.isList && (field.kind === 'enum' || !['Json', 'Bytes'].includes(field.type))
 
+// What a native column type adds to its scalar's schema: the database refuses anything else.
+const NATIVE: Record<string, (args: string[]) => JsonSchema> = {
+  VarChar: ([length]) => (length ? { maxLength: Number(length) } : {}),
+  Char: ([length]) => ({ maxLength: Number(length ?? 1) }),
+  Uuid: () => ({ format: 'uuid' }),
+  SmallInt: () => ({ minimum: -32768, maximum: 32767 }),
+}
+
 export function fieldSchema(field: DmmfField, enumValues: string[] | undefined): JsonSchema {
-  let schema: JsonSchema = enumValues ? { type: 'string', enum: [...enumValues] } : { ...SCALARS[field.type] }
+  const [native, args = []] = field.nativeType ?? []
+  let schema: JsonSchema = enumValues ? { type: 'string', enum: [...enumValues] } : { ...SCALARS[field.type], ...(native ? NATIVE[native]?.(args) : {}) }
   if (field.isList) {
     schema = { type: 'array', items: schema }
   } else if (!field.isRequired && field.type !== 'Json') {
     // Optional columns accept null: "no due date" is a value agents must be able to send.
     schema = { ...schema, type: [schema.type, 'null'], ...(enumValues ? { enum: [...enumValues, null] } : {}) }
   }
-  return field.documentation ? { ...schema, description: field.documentation } : schema
+  const description = field.documentation === undefined ? '' : documentationText(field.documentation)
+  return description ? { ...schema, description } : schema
+}
+
+// `///` comments also carry other generators' annotations (`@zod.string.email()`,
+// `@TypeGraphQL.omit(output: true)`, `@HideField()`): `@Name` followed by `.member` or a
+// parenthesised argument list, chained. Prose mentions (`@ada`, `ada@example.com`) stay.
+const ANNOTATION_START = /(^|\s)@[A-Za-z_]\w*(?=[.(])/g
+
+/** A `///` comment as prose for descriptions: other generators' annotations left out. */
+export function documentationText(documentation: string): string {
+  return documentation
+    .split('\n')
+    .map((line) => withoutAnnotations(line).replace(/\s+/g, ' ').trim())
+    .filter((line) => line !== '')
+    .join('\n')
+}
+
+function withoutAnnotations(line: string): string {
+  let text = line
+  for (let match = ANNOTATION_START.exec(text); match; match = ANNOTATION_START.exec(text)) {
+    const from = match.index + match[1]!.length
+    const to = annotationEnd(text, match.index + match[0].length)
+    text = `${text.slice(0, from)}${text.slice(to)}`
+    ANNOTATION_START.lastIndex = from
+  }
+  ANNOTATION_START.lastIndex = 0
+  return text
+}
+
+// Past `.member` and `(…)` groups (nested, quotes respected) from `at`.
+function annotationEnd(text: string, at: number): number {
+  let index = at
+  for (;;) {
+    const member = /^\.[A-Za-z_]\w*/.exec(text.slice(index))
+    if (member) {
+      index += member[0].length
+      continue
+    }
+    if (text[index] !== '(') return index
+    let depth = 0
+    let quote: string | undefined
+    for (; index < text.length; index++) {
+      const char = text[index]!
+      if (quote) {
+        if (char === '\\') index++
+        else if (char === quote) quote = undefined
+      } else if (char === '"' || char === "'" || char === '`') quote = char
+      else if (char === '(') depth++
+      else if (char === ')' && --depth === 0) break
+    }
+    index++
+  }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { DmmfField, DmmfModel } from './dmmf.js'
-import { fieldSchema } from './field-schema.js'
+import { documentationText, fieldSchema } from './field-schema.js'
 import type { ResolvedField } from './resolved.js'
 import { didYouMean } from './suggest.js'
 
@@ -81,9 +81,11 @@ export function resolveField(field: DmmfField, model: DmmfModel, enumValues: str
     isUpdatedAt: field.isUpdatedAt,
     isTimestamp: field.isUpdatedAt || (isPlainObject(field.default) && field.default.name === 'now'),
     ...(plainDefault ? { default: field.default as string | number | boolean } : {}),
-    ...(field.documentation ? { documentation: field.documentation } : {}),
+    ...(field.documentation && documentationText(field.documentation) ? { documentation: documentationText(field.documentation) } : {}),
     ...(enumValues ? { enumValues } : {}),
     ...(relation ? { references: relation.type } : {}),
+    ...(field.nativeType ? { nativeType: field.nativeType[0] } : {}),
+    ...(field.dbName && field.dbName !== field.name ? { column: field.dbName } : {}),
     schema: fieldSchema(field, enumValues),
   }
 }

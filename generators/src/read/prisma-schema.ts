@@ -8,7 +8,7 @@ import { readdir, readFile, stat } from 'node:fs/promises'
 import { join, relative, sep } from 'node:path'
 import wasm from '@prisma/prisma-schema-wasm/src/prisma_schema_build.js'
 import { GeneratorError } from '../errors.js'
-import type { Datamodel } from './dmmf.js'
+import type { Datamodel, DmmfField } from './dmmf.js'
 
 export interface PrismaSchema {
   /** The schema files read, as paths relative to the app root, sorted. */
@@ -42,7 +42,35 @@ export function parseSchema(files: [string, string][], shown: string): Datamodel
   } catch (error) {
     throw new GeneratorError(`${shown}: the Prisma schema does not validate; fix it, then generate again.\n${prismaMessage(error)}`, shown)
   }
-  return JSON.parse(datamodel) as Datamodel
+  return withUnsupportedFields(JSON.parse(datamodel) as Datamodel, files)
+}
+
+/**
+ * The datamodel leaves `Unsupported("…")` fields out, but a required one decides whether a row
+ * can be created at all; they are read from the schema text into the model's fields.
+ */
+function withUnsupportedFields(datamodel: Datamodel, files: [string, string][]): Datamodel {
+  const found = new Map<string, DmmfField[]>()
+  for (const [, text] of files) {
+    for (const [, model, body] of text.matchAll(/^model\s+(\w+)\s*\{([\s\S]*?)^\}/gm)) {
+      for (const [, name, type, optional, rest] of (body ?? '').matchAll(/^[ \t]*(\w+)[ \t]+Unsupported\(\s*"([^"]*)"\s*\)(\?)?([^\n]*)/gm)) {
+        const field: DmmfField = {
+          name: name!,
+          kind: 'unsupported',
+          type: `Unsupported("${type}")`,
+          isList: false,
+          isRequired: optional === undefined,
+          isUnique: false,
+          isId: false,
+          hasDefaultValue: /@default\(/.test(rest ?? ''),
+          isUpdatedAt: false,
+        }
+        found.set(model!, [...(found.get(model!) ?? []), field])
+      }
+    }
+  }
+  for (const model of datamodel.models) model.fields.push(...(found.get(model.name) ?? []))
+  return datamodel
 }
 
 // The parser throws an Error whose message is JSON: { error_code, message }.

@@ -30,6 +30,10 @@ export interface ResolvedField {
   enumValues?: string[]
   /** The model a foreign key field points at. */
   references?: string
+  /** The column's native type (`VarChar`, `Char`, `Uuid`, `Date`, …), when it has one. */
+  nativeType?: string
+  /** The column name under `@map`, when it differs from the field name. */
+  column?: string
   /** The JSON Schema of one value: type, null when optional, the `///` documentation as description. */
   schema: JsonSchema
 }
@@ -58,4 +62,42 @@ export interface ResolvedEntity {
    * default, not the owner or tenant, not a timestamp. An update takes the same ones but the id.
    */
   writable: ResolvedField[]
+  /** `@@unique` field sets of more than one field (a single `@unique` is marked on its field). */
+  uniqueSets: string[][]
+  /** The owner field is unique (or the id): each owner has at most one row. */
+  onePerOwner: boolean
+  /**
+   * Required writable foreign keys and how to make a row each can name, owned by the caller where
+   * the row has an owner: what the generated tests create before a create.
+   */
+  referenceRows: { field: string; row: RowRecipe }[]
+  /** The model the owner field references (the entity's own for an owner that is its id). */
+  ownerModel?: RowRecipe
+  /** What the generator left out, and why: printed with the report. */
+  notes: string[]
+}
+
+/**
+ * How to make one row of a model with only what the database needs: its required columns without
+ * a default, and its required relations (the owner's, or a row made the same way).
+ */
+export interface RowRecipe {
+  model: string
+  delegate: string
+  /** `@@map`'s table name, else the model's. */
+  table: string
+  id: { name: string; type: string; uuid: boolean; hasDefault: boolean }
+  columns: RowColumn[]
+  /** Required relations: to the owner model (connected by `ownerId`, its id field), or a row made alike. */
+  relations: { field: string; key: string; target: RowRecipe | 'owner'; ownerId?: string }[]
+}
+
+export interface RowColumn {
+  name: string
+  type: string
+  isList: boolean
+  isUnique: boolean
+  enumValues?: string[]
+  nativeType?: string
+  schema: JsonSchema
 }

@@ -168,3 +168,124 @@ model Tag {
     expect(error.message).toContain('src/entities.ts: the entity declarations must be an object of entities')
   })
 })
+
+const TEAM_SCHEMA = `datasource db {
+  provider = "postgresql"
+  url      = "postgresql://localhost/x"
+}
+model User {
+  id      String    @id @default(uuid()) @db.Uuid
+  email   String    @unique
+  profile Profile?
+  tasks   Task[]
+  zones   Zone[]
+}
+model Team {
+  id     Int    @id @default(autoincrement())
+  name   String
+  tasks  Task[]
+  helped Task[] @relation("helper")
+}
+/// A unit of work
+/// @TypeGraphQL.type(name: "Job")
+model Task {
+  id       String  @id @db.Uuid
+  /// What to do
+  /// @zod.string.min(1).max(80)
+  title    String  @db.VarChar(80)
+  /// @zod.string.length(2) Two-letter code
+  country  String  @db.Char(2)
+  weight   Int     @db.SmallInt
+  team     Team    @relation(fields: [teamId], references: [id])
+  teamId   Int
+  helper   Team?   @relation("helper", fields: [helperId], references: [id])
+  helperId Int?
+  owner    User    @relation(fields: [ownerId], references: [id])
+  ownerId  String  @db.Uuid
+  search   Unsupported("tsvector")?
+
+  @@unique([ownerId, title])
+}
+model Profile {
+  id     Int    @id @default(autoincrement())
+  user   User   @relation(fields: [userId], references: [id])
+  userId String @unique @db.Uuid
+}
+model Zone {
+  id     Int                  @id @default(autoincrement())
+  centre Unsupported("point")
+  user   User                 @relation(fields: [userId], references: [id])
+  userId String               @db.Uuid
+}
+`
+
+describe('validateEntities on schemas it has not seen', () => {
+  const tasks = { model: 'Task', ownerField: 'ownerId' }
+
+  it('leaves a key into a model that is not an entity out of the arguments, and drops create when it is required, saying why', () => {
+    const [entity] = resolve(TEAM_SCHEMA, { tasks })
+    expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight'])
+    expect(entity!.operations).toEqual(['list', 'get', 'update', 'delete'])
+    expect(entity!.notes).toEqual([
+      `"helperId" is left out of the tools' arguments: it references Team, which is not an entity; add it to writableReferences to let agents name any Team row`,
+      `no create operation: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row)`,
+    ])
+  })
+
+  it('lets the declaration open a key with writableReferences, and tells tests how to make the row it names', () => {
+    const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId', 'helperId'] } })
+    expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight', 'teamId', 'helperId'])
+    expect(entity!.operations).toContain('create')
+    expect(entity!.notes).toEqual([])
+    expect(entity!.referenceRows).toEqual([{ field: 'teamId', row: expect.objectContaining({ model: 'Team', table: 'Team', columns: [expect.objectContaining({ name: 'name' })] }) }])
+  })
+
+  it('refuses create named in operations when a required key stays closed, and bad writableReferences', () => {
+    expect(problem({ tasks: { ...tasks, operations: ['create'] } }, TEAM_SCHEMA)).toContain(
+      `create cannot make a row: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row); or drop create from operations`,
+    )
+    const message = problem({ tasks: { ...tasks, writableReferences: ['teamid', 'title'] } }, TEAM_SCHEMA)
+    expect(message).toContain('writableReferences field "teamid" is not a field of Task (did you mean "teamId"?)')
+    expect(message).toContain('writableReferences field "title" is not a foreign key of Task')
+    expect(problem({ tasks: { ...tasks, writableReferences: ['ownerId'] }, users: { model: 'User', ownerField: 'id' } }, TEAM_SCHEMA)).toContain(
+      'writableReferences field "ownerId" references User, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences',
+    )
+  })
+
+  it('gives no create to a model with a required Unsupported column, and says so', () => {
+    const [zone] = resolve(TEAM_SCHEMA, { zones: { model: 'Zone', ownerField: 'userId' } })
+    expect(zone!.operations).toEqual(['list', 'get', 'update', 'delete'])
+    expect(zone!.notes).toEqual(['no create operation: "centre" is a required Unsupported("point") column, which agents cannot send (give it a @default or make it optional)'])
+    expect(problem({ zones: { model: 'Zone', ownerField: 'userId', operations: ['list', 'create'] } }, TEAM_SCHEMA)).toContain('"centre" is a required Unsupported("point") column')
+    // An optional one is simply not a column agents see.
+    const [task] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId'] } })
+    expect(task!.columns.map((field) => field.name)).not.toContain('search')
+  })
+
+  it('carries what the database enforces into the argument schemas: uuid, lengths, SmallInt bounds', () => {
+    const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId'] } })
+    const schema = (name: string) => entity!.columns.find((field) => field.name === name)!.schema
+    expect(schema('id')).toEqual({ type: 'string', format: 'uuid' })
+    expect(schema('title')).toEqual({ type: 'string', maxLength: 80, description: 'What to do' })
+    expect(schema('country')).toEqual({ type: 'string', maxLength: 2, description: 'Two-letter code' })
+    expect(schema('weight')).toEqual({ type: 'integer', minimum: -32768, maximum: 32767 })
+  })
+
+  it("keeps other generators' /// annotations out of descriptions", () => {
+    const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId'] } })
+    expect(entity!.description).toBe('A unit of work')
+    expect(entity!.fields.find((field) => field.name === 'title')!.documentation).toBe('What to do')
+  })
+
+  it('knows one-row-per-owner models: an owner that is unique, or the id', () => {
+    const [profiles, users, entity] = resolve(TEAM_SCHEMA, {
+      profiles: { model: 'Profile', ownerField: 'userId' },
+      users: { model: 'User', ownerField: 'id', operations: ['get', 'update'] },
+      tasks: { ...tasks, writableReferences: ['teamId'] },
+    })
+    expect([profiles!.onePerOwner, users!.onePerOwner, entity!.onePerOwner]).toEqual([true, true, false])
+    expect(entity!.uniqueSets).toEqual([['ownerId', 'title']])
+    expect(users!.ownerModel).toMatchObject({ model: 'User', id: { name: 'id', type: 'String', uuid: true } })
+    expect(profiles!.ownerModel).toMatchObject({ model: 'User', columns: [expect.objectContaining({ name: 'email', isUnique: true })] })
+  })
+})

@@ -9,12 +9,13 @@ import { GeneratorError } from '../errors.js'
 import { delegateOf } from '../names.js'
 import { checkCollisions, type EntityNames } from './collisions.js'
 import type { Datamodel } from './dmmf.js'
-import { isComparable, isKnownScalar } from './field-schema.js'
+import { documentationText, isComparable, isKnownScalar } from './field-schema.js'
 import { keyField, resolveField, resolveId } from './model-fields.js'
-import { OPERATIONS, type ResolvedEntity } from './resolved.js'
+import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
+import { rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
 
-const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'namespace', 'hidden', 'readOnly', 'description']
+const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'namespace', 'hidden', 'readOnly', 'writableReferences', 'description']
 // Entity names and namespaces become tool names, identifiers and file names.
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/
 const LIST_ARGUMENTS = ['page', 'limit', 'sort']
@@ -37,8 +38,14 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
   const problems: Problem[] = []
   const resolved: ResolvedEntity[] = []
   const named: EntityNames[] = []
+  // Models of entities with tools: a key into one of them is checked to name the caller's row.
+  const entityModels = new Set(
+    Object.values(declarations).flatMap((declaration) =>
+      isPlainObject(declaration) && declaration.mcp !== false && typeof declaration.model === 'string' ? [declaration.model] : [],
+    ),
+  )
   for (const [name, declaration] of Object.entries(declarations)) {
-    const entity = resolveEntity(name, declaration, datamodel)
+    const entity = resolveEntity(name, declaration, datamodel, entityModels)
     problems.push(...entity.problems.map((text) => ({ entity: name, text })))
     if (entity.tools) named.push(entity.tools)
     if (entity.resolved) resolved.push(entity.resolved)
@@ -53,7 +60,7 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
   return resolved
 }
 
-function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
+function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel, entityModels: ReadonlySet<string>): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
   const problems: string[] = []
   const report = (text: string) => void problems.push(text)
   if (!isPlainObject(declaration)) {
@@ -70,9 +77,10 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel)
   const validNamespace = namespace === undefined || (typeof namespace === 'string' && NAME.test(namespace))
   if (!validNamespace) report(`namespace must start with a letter and hold only letters, digits and "_"; fix it or remove it`)
   if (description !== undefined && typeof description !== 'string') report(`description must be a string`)
-  const operations = resolveOperations(declaration.operations, report)
+  let operations = resolveOperations(declaration.operations, report)
   const hidden = stringList(declaration.hidden, 'hidden', report)
   const readOnly = stringList(declaration.readOnly, 'readOnly', report)
+  const openKeys = stringList(declaration.writableReferences, 'writableReferences', report)
   const withTools = mcp !== false
 
   const model = typeof modelName === 'string' ? datamodel.models.find((candidate) => candidate.name === modelName) : undefined
@@ -93,6 +101,14 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel)
       if (!fieldNames.includes(field)) report(`${option} field "${field}" is not a field of ${model.name}${didYouMean(field, fieldNames)}; fix the name or remove it`)
     }
   }
+  const targetOf = (key: string) =>
+    model.fields.find((field) => field.kind === 'object' && field.relationFromFields?.length === 1 && field.relationFromFields[0] === key)?.type
+  for (const key of openKeys) {
+    const target = targetOf(key)
+    if (!fieldNames.includes(key)) report(`writableReferences field "${key}" is not a field of ${model.name}${didYouMean(key, fieldNames)}; fix the name or remove it`)
+    else if (!target) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
+    else if (entityModels.has(target)) report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
+  }
   const id = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
   const tenant = tenantField === undefined ? undefined : keyField(model, 'tenantField', tenantField, true, report)
@@ -106,10 +122,34 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel)
     .filter((field) => field.kind === 'enum' || (field.kind === 'scalar' && isKnownScalar(field.type)))
     .map((field) => resolveField(field, model, enums.get(field.type)))
   const keys = [owner.name, tenant?.name]
+  const notes: string[] = []
   const fields = columns.filter((field) => !hidden.includes(field.name))
-  const writable = fields.filter(
+  // A key into a model that is not an entity has no ownership check: agents may set it only when
+  // the declaration says so (otherwise anyone could attach a row to another user's team).
+  const closed = (field: ResolvedField) => field.references !== undefined && !entityModels.has(field.references) && !openKeys.includes(field.name)
+  const settable = fields.filter(
     (field) => !readOnly.includes(field.name) && !(field.isId && field.hasDefault) && !keys.includes(field.name) && !field.isTimestamp,
   )
+  const writable = settable.filter((field) => !closed(field))
+  // What stops a create, each with its way out.
+  const blockers: string[] = []
+  for (const field of settable.filter(closed)) {
+    const why = `"${field.name}" is a required reference to ${field.references}, which is not an entity (add it to writableReferences to let agents name any ${field.references} row)`
+    if (field.isRequired && !field.hasDefault) blockers.push(why)
+    else if (operations.includes('create') || operations.includes('update')) {
+      notes.push(`"${field.name}" is left out of the tools' arguments: it references ${field.references}, which is not an entity; add it to writableReferences to let agents name any ${field.references} row`)
+    }
+  }
+  for (const field of model.fields.filter((candidate) => candidate.kind === 'unsupported' && candidate.isRequired && !candidate.hasDefaultValue)) {
+    blockers.push(`"${field.name}" is a required ${field.type} column, which agents cannot send (give it a @default or make it optional)`)
+  }
+  if (blockers.length > 0 && operations.includes('create')) {
+    if (Array.isArray(declaration.operations)) report(`create cannot make a row: ${blockers.join('; ')}; or drop create from operations`)
+    else {
+      operations = operations.filter((operation) => operation !== 'create')
+      notes.push(`no create operation: ${blockers.join('; ')}`)
+    }
+  }
   if (operations.includes('list')) {
     // list's own arguments; a filter of the same name could not be told apart.
     for (const field of fields.filter((candidate) => LIST_ARGUMENTS.includes(candidate.name) && isComparable(candidate) && !keys.includes(candidate.name))) {
@@ -126,7 +166,21 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel)
     }
   }
   if (problems.length > 0) return { problems, tools }
-  const entityDescription = typeof description === 'string' ? description : model.documentation
+  // The owner field's relation names the owner model; an owner that is the id and no key is the row itself.
+  const ownerTarget = datamodel.models.find((candidate) => candidate.name === targetOf(owner.name)) ?? (owner.isId ? model : undefined)
+  const ownerModel = ownerTarget && rowRecipe(datamodel, ownerTarget, ownerTarget.name)
+  const referenceRows: ResolvedEntity['referenceRows'] = []
+  for (const field of writable.filter((candidate) => candidate.references !== undefined && candidate.isRequired && !candidate.hasDefault)) {
+    const target = datamodel.models.find((candidate) => candidate.name === field.references)!
+    const row = rowRecipe(datamodel, target, ownerTarget?.name)
+    if (row) referenceRows.push({ field: field.name, row })
+    else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (a required Unsupported column, a compound id or a cycle of required relations); leave it out`)
+  }
+  if (problems.length > 0) return { problems, tools }
+  const uniqueSets = (model.uniqueFields ?? []).filter((set) => set.length > 1)
+  const keyNames = keys.filter((key): key is string => key !== undefined)
+  const onePerOwner = owner.isId || owner.isUnique || uniqueSets.some((set) => set.every((field) => keyNames.includes(field)))
+  const entityDescription = typeof description === 'string' ? description : model.documentation && documentationText(model.documentation)
   return {
     problems,
     tools,
@@ -143,6 +197,11 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel)
       columns,
       fields,
       writable,
+      uniqueSets,
+      onePerOwner,
+      referenceRows,
+      ...(ownerModel ? { ownerModel } : {}),
+      notes,
     },
   }
 }

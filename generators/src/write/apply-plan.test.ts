@@ -22,9 +22,9 @@ it('writes every file and a sorted, timestamp-free manifest on the first run', a
   ])
   expect(await read('src/a2a/invoice.gen.ts')).toBe(INVOICE)
   expect(await read('src/a2a/hooks/invoice.ts')).toBe(HOOKS)
-  // Only generated files are tracked; keys sorted whatever the plan order.
+  // Generated files are tracked, and user files as a2a wrote them; keys sorted whatever the plan order.
   expect(await read('.a2a/manifest.json')).toBe(
-    `{\n  "files": {\n    "src/a2a/entities.gen.ts": "${sha(ENTITIES)}",\n    "src/a2a/invoice.gen.ts": "${sha(INVOICE)}"\n  }\n}\n`,
+    `{\n  "files": {\n    "src/a2a/entities.gen.ts": "${sha(ENTITIES)}",\n    "src/a2a/invoice.gen.ts": "${sha(INVOICE)}"\n  },\n  "userHashes": {\n    "src/a2a/hooks/invoice.ts": "${sha(HOOKS)}"\n  }\n}\n`,
   )
   expect(formatReport(report)).toEqual([
     'created  src/a2a/entities.gen.ts',

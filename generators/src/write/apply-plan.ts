@@ -27,7 +27,7 @@ export async function applyPlan(appRoot: string, plan: Plan, options: ApplyOptio
   // The diff library is loaded only for --diff: every other run, a no-op above all, goes without it.
   const diff = options.mode === 'diff' ? (await import('./diff.js')).unifiedDiff : undefined
   const files = decisions.map((decision) => outcome(decision, diff))
-  return { appRoot: root, mode: options.mode, force, files, manifest, wrote, errors }
+  return { appRoot: root, mode: options.mode, force, files, manifest, wrote, errors, ...(plan.notes?.length ? { notes: plan.notes } : {}) }
 }
 
 /** Nothing to create, update, delete or refuse, and the manifest already matches. */

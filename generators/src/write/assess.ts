@@ -37,8 +37,14 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
     const base = { path: file.path, ownership: file.ownership, content: file.content }
     if (disk === undefined) return { ...base, action: 'created' }
     const current = disk.toString('utf8')
-    // A user-owned file is the user's once it exists, whatever the plan would put there now.
-    if (file.ownership === 'user') return { ...base, current, action: 'kept' }
+    // A user-owned file is the user's once it exists, whatever the plan would put there now; but
+    // one still exactly as a2a wrote it follows the plan (a hooks file losing an operation's hook).
+    if (file.ownership === 'user') {
+      if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'kept' }
+      if (last.userHashes.get(file.path) === sha256(disk)) return { ...base, current, action: 'updated' }
+      const advice = userFileAdvice(file.path, current, file.content)
+      return { ...base, current, action: 'kept', ...(advice ? { advice } : {}) }
+    }
     if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'unchanged' }
     const lastHash = last.hashes.get(file.path)
     if (lastHash === sha256(disk)) return { ...base, current, action: 'updated' }
@@ -54,16 +60,36 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
     return { ...base, handEdit: 'edited', action: force ? 'deleted' : 'refused' }
   })
 
-  const decisions = [...(await Promise.all(fromPlan)), ...(await Promise.all(fromManifest))]
+  // User-owned files of entities no longer declared: deleted while untouched, else left with advice.
+  const userOrphans = [...last.userHashes].filter(([path]) => !planned.has(path))
+  const fromUserManifest = userOrphans.map(async ([path, lastHash]): Promise<Decision | undefined> => {
+    const disk = await readIfExists(appRoot, path)
+    if (disk === undefined) return undefined
+    const base = { path, ownership: 'user' as const, orphan: true, current: disk.toString('utf8') }
+    if (sha256(disk) === lastHash) return { ...base, action: 'deleted' }
+    return { ...base, action: 'kept', advice: 'its entity is no longer declared and the generated module it imports is gone; delete the file, or move what you keep elsewhere' }
+  })
+
+  const decisions = [...(await Promise.all(fromPlan)), ...(await Promise.all(fromManifest)), ...(await Promise.all(fromUserManifest))]
     .filter((decision) => decision !== undefined)
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
 
   const hashes = new Map<string, string>()
   for (const file of plan.files) if (file.ownership === 'generated') hashes.set(file.path, sha256(file.content))
+  // A user file's hash is what a2a wrote: recorded when this run writes it (or finds it equal to
+  // the plan), kept from the last run while the user's edit stands.
+  const userHashes = new Map<string, string>()
+  for (const decision of decisions) {
+    if (decision.ownership !== 'user' || decision.orphan) continue
+    const wrote = decision.action === 'created' || decision.action === 'updated' || decision.current === decision.content
+    const recorded = wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
+    if (recorded !== undefined) userHashes.set(decision.path, recorded)
+  }
+  for (const decision of decisions) if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
   const cache = plan.inputs === undefined ? undefined : { inputs: plan.inputs, userFiles: plan.files.filter((file) => file.ownership === 'user').map((file) => file.path) }
-  const manifestText = serializeManifest(hashes, cache)
-  // Staleness is judged on the file hashes alone: the cache fields change with the generator's own
-  // sources, and a committed manifest must not fail --check for that.
+  const manifestText = serializeManifest(hashes, cache, userHashes)
+  // Staleness is judged on the generated files' hashes alone: the cache fields change with the
+  // generator's own sources, and a manifest from before userHashes existed must not fail --check.
   const tracked = serializeManifest(hashes)
   const lastTracked = last.text === undefined ? undefined : serializeManifest(last.hashes)
   const manifest =
@@ -74,6 +100,26 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
         : 'updated'
   const refreshCache = manifest === 'unchanged' && last.text !== undefined && last.text !== manifestText
   return { decisions, manifest, manifestText, refreshCache }
+}
+
+/**
+ * What to change in a user-owned hooks file a2a would now write differently: the hooks the
+ * generated module calls but the file lacks, and the types it imports that are gone.
+ */
+function userFileAdvice(path: string, current: string, planned: string): string | undefined {
+  const exported = (text: string) => new Set([...text.matchAll(/export async function (\w+)/g)].map((match) => match[1]!))
+  const imported = (text: string) => new Set(/import type \{([^}]*)\} from '[^']*\.gen\.js'/.exec(text)?.[1]?.split(',').map((name) => name.trim()).filter(Boolean) ?? [])
+  const [have, want] = [exported(current), exported(planned)]
+  const missing = [...want].filter((name) => !have.has(name))
+  const unused = [...have].filter((name) => /^before[A-Z]/.test(name) && !want.has(name))
+  const wantTypes = imported(planned)
+  const goneTypes = [...imported(current)].filter((name) => !wantTypes.has(name))
+  const steps = [
+    ...missing.map((name) => `add \`${planned.split('\n').find((line) => line.includes(`export async function ${name}(`))?.replace(/\s*\{\}$/, ' { … }') ?? name}\``),
+    ...(goneTypes.length > 0 ? [`drop ${goneTypes.join(', ')} from the type import (no longer generated)`] : []),
+    ...unused.map((name) => `remove ${name} (no longer called: its operation is gone)`),
+  ]
+  return steps.length > 0 && /(^|\/)hooks\//.test(path) ? steps.join('; ') : undefined
 }
 
 function checkPlan(plan: Plan): void {

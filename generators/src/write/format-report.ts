@@ -22,16 +22,20 @@ const PREVIEW_VERBS: Record<FileAction, string> = {
 export function formatReport(report: ApplyReport): string[] {
   const generated = report.files.filter((file) => file.ownership === 'generated' && !file.orphan).length
   const files = `${generated} generated ${generated === 1 ? 'file' : 'files'}`
+  const notes = [
+    ...(report.notes ?? []).map((note) => `Note: ${note}`),
+    ...report.files.flatMap((file) => (file.advice ? [`Change ${file.path} (yours, so a2a left it): ${file.advice}.`] : [])),
+  ]
   if (isUpToDate(report)) {
     return report.mode === 'check'
-      ? [`Up to date: ${files} ${generated === 1 ? 'matches' : 'match'} the plan.`]
-      : [`Nothing to do: ${files} ${generated === 1 ? 'is' : 'are'} up to date.`]
+      ? [`Up to date: ${files} ${generated === 1 ? 'matches' : 'match'} the plan.`, ...notes]
+      : [`Nothing to do: ${files} ${generated === 1 ? 'is' : 'are'} up to date.`, ...notes]
   }
   // A refused write changed nothing; the error on stderr lists the files and the way out.
-  if (report.mode === 'write' && report.errors.length > 0) return []
+  if (report.mode === 'write' && report.errors.length > 0) return notes
 
   const lines = report.mode === 'diff' ? diffLines(report) : listLines(report)
-  return [...lines, summary(report)]
+  return [...lines, summary(report), ...notes]
 }
 
 function listLines(report: ApplyReport): string[] {

@@ -18,6 +18,11 @@ export interface ManifestOnDisk {
   text: string | undefined
   /** The run's input fingerprint and user-owned files, when the last run recorded them. */
   cache?: ManifestCache
+  /**
+   * path → sha256 of the user-owned files as a2a wrote them: one still equal to it is untouched,
+   * so a2a may rewrite or delete it with its entity; one that differs is the user's edit.
+   */
+  userHashes: Map<string, string>
 }
 
 /**
@@ -34,12 +39,18 @@ export function sha256(content: string | Buffer): string {
   return createHash('sha256').update(content).digest('hex')
 }
 
-export function serializeManifest(hashes: ReadonlyMap<string, string>, cache?: ManifestCache): string {
-  // Default sort compares UTF-16 code units: the same order on every machine and locale.
-  const files: Record<string, string> = {}
-  for (const path of [...hashes.keys()].sort()) files[path] = hashes.get(path) ?? ''
-  const body = cache ? { files, inputs: cache.inputs, userFiles: [...cache.userFiles].sort() } : { files }
+export function serializeManifest(hashes: ReadonlyMap<string, string>, cache?: ManifestCache, userHashes: ReadonlyMap<string, string> = new Map()): string {
+  const files = sorted(hashes)
+  const written = userHashes.size > 0 ? { userHashes: sorted(userHashes) } : {}
+  const body = cache ? { files, ...written, inputs: cache.inputs, userFiles: [...cache.userFiles].sort() } : { files, ...written }
   return `${JSON.stringify(body, null, 2)}\n`
+}
+
+// Default sort compares UTF-16 code units: the same order on every machine and locale.
+function sorted(hashes: ReadonlyMap<string, string>): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const path of [...hashes.keys()].sort()) record[path] = hashes.get(path) ?? ''
+  return record
 }
 
 export async function readManifest(appRoot: string): Promise<ManifestOnDisk> {
@@ -47,13 +58,13 @@ export async function readManifest(appRoot: string): Promise<ManifestOnDisk> {
   try {
     text = await readFile(resolveInApp(appRoot, MANIFEST_PATH), 'utf8')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { hashes: new Map(), text: undefined }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { hashes: new Map(), userHashes: new Map(), text: undefined }
     throw error
   }
   return { ...parseManifest(text), text }
 }
 
-function parseManifest(text: string): { hashes: Map<string, string>; cache?: ManifestCache } {
+function parseManifest(text: string): { hashes: Map<string, string>; userHashes: Map<string, string>; cache?: ManifestCache } {
   const invalid = (why: string) =>
     new GeneratorError(
       `${MANIFEST_PATH} is not a valid a2a manifest (${why}). Restore it from version control, or delete it: a2a then treats existing generated files as hand-made and asks for --force unless they already match.`,
@@ -69,16 +80,22 @@ function parseManifest(text: string): { hashes: Map<string, string>; cache?: Man
   if (typeof files !== 'object' || files === null || Array.isArray(files)) {
     throw invalid('expected { "files": { "<path>": "<sha256>" } }')
   }
-  const hashes = new Map<string, string>()
-  for (const [path, hash] of Object.entries(files)) {
-    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) throw invalid(`bad hash for ${path}`)
-    assertSafePath(path, MANIFEST_PATH)
-    hashes.set(path, hash)
+  const hashMap = (record: object) => {
+    const map = new Map<string, string>()
+    for (const [path, hash] of Object.entries(record)) {
+      if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) throw invalid(`bad hash for ${path}`)
+      assertSafePath(path, MANIFEST_PATH)
+      map.set(path, hash)
+    }
+    return map
   }
+  const hashes = hashMap(files)
+  const written = (parsed as { userHashes?: unknown }).userHashes
+  const userHashes = typeof written === 'object' && written !== null && !Array.isArray(written) ? hashMap(written) : new Map<string, string>()
   // The cache fields only ever allow a skip; a malformed one is ignored (the run then plans).
   const { inputs, userFiles } = parsed as { inputs?: unknown; userFiles?: unknown }
   const validUserFiles = Array.isArray(userFiles) && userFiles.every((path) => typeof path === 'string')
-  if (typeof inputs !== 'string' || !/^[0-9a-f]{64}$/.test(inputs) || !validUserFiles) return { hashes }
+  if (typeof inputs !== 'string' || !/^[0-9a-f]{64}$/.test(inputs) || !validUserFiles) return { hashes, userHashes }
   for (const path of userFiles as string[]) assertSafePath(path, MANIFEST_PATH)
-  return { hashes, cache: { inputs, userFiles: userFiles as string[] } }
+  return { hashes, userHashes, cache: { inputs, userFiles: userFiles as string[] } }
 }

@@ -40,6 +40,8 @@ export interface FileOutcome {
   orphan?: boolean
   /** Unified diff (`a/` and `b/` prefixes), in `diff` mode for files that change or are refused. */
   diff?: string
+  /** A user-owned file a2a leaves alone although the app needs it changed: what to change. */
+  advice?: string
 }
 
 export interface ApplyReport {
@@ -54,4 +56,6 @@ export interface ApplyReport {
   wrote: boolean
   /** Refusals; when present, nothing was written. */
   errors: GeneratorError[]
+  /** The plan's notes: what the generator left out of the entities, and why. */
+  notes?: string[]
 }

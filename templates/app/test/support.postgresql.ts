@@ -6,13 +6,16 @@ import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { createApp } from '../src/app.js'
-import { createDb } from '../src/db.js'
+import { createDb, type Db } from '../src/db.js'
+import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
+  /** The app's database, for rows the tests make that agents cannot. */
+  db: Db
   close(): Promise<void>
 }
 
@@ -25,33 +28,45 @@ async function migratedDatabase(): Promise<{ url: string; remove(): Promise<void
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   await admin.query(`CREATE DATABASE "${name}"`)
+  const remove = async () => {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    await admin.end()
+  }
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
-  const client = new pg.Client({ connectionString: url.href })
-  await client.connect()
-  for (const entry of readdirSync(migrations).filter((folder) => /^\d/.test(folder)).sort()) {
-    await client.query(readFileSync(new URL(`${entry}/migration.sql`, migrations), 'utf8'))
+  try {
+    const client = new pg.Client({ connectionString: url.href })
+    await client.connect()
+    try {
+      for (const entry of readdirSync(migrations).filter((folder) => /^\d/.test(folder)).sort()) {
+        await client.query(readFileSync(new URL(`${entry}/migration.sql`, migrations), 'utf8'))
+      }
+    } finally {
+      await client.end()
+    }
+  } catch (error) {
+    await remove()
+    throw error
   }
-  // Rows belong to users: the owners the tests act as must exist.
-  for (const id of ['alice', 'bob']) {
-    await client.query('INSERT INTO "User" ("id", "email", "name") VALUES ($1, $2, $3)', [id, `${id}@example.com`, id])
-  }
-  await client.end()
-  return {
-    url: url.href,
-    async remove() {
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-      await admin.end()
-    },
-  }
+  return { url: url.href, remove }
 }
 
-/** The app on a free port and its own database, with development keys for alice and bob. */
+/**
+ * The app on a free port and its own database, with development keys for alice and bob, whose
+ * owner rows test/owners.gen.ts makes (it follows the schema's owner model).
+ */
 export async function createTestApp(): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob' }
   const database = await migratedDatabase()
   const db = createDb(database.url)
-  const resolvePrincipal = devKeyResolver(`alice:${tokens.alice},bob:${tokens.bob}`)
+  try {
+    await createOwners(db)
+  } catch (error) {
+    await db.$disconnect()
+    await database.remove()
+    throw error
+  }
+  const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
   const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -59,6 +74,7 @@ export async function createTestApp(): Promise<TestApp> {
   return {
     url: `http://127.0.0.1:${port}`,
     tokens,
+    db,
     async close() {
       await exchange.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()

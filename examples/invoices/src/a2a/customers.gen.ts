@@ -2,6 +2,7 @@
 import { ToolError, type EntityTool, type ToolContext } from '@a2a-agent/runtime'
 import type { Db } from '../db.js'
 import { beforeCreate } from './hooks/customers.js'
+import { databaseRefusal, type RefusalContext } from './refusals.gen.js'
 
 // Tool arguments: MCP lists these schemas, and the registry validates every call against them
 // before it runs. The input types below are generated from the same objects.
@@ -111,6 +112,14 @@ function ownership({ principal }: ToolContext) {
   return { userId: principal.owner }
 }
 
+// What the database refuses in a write, told to the agent: which field, and what to send instead.
+const refusals: RefusalContext = {
+  singular: 'customer',
+  fields: { id: 'id', name: 'name', email: 'email', userId: 'userId' },
+  keys: ['userId'],
+  references: {},
+}
+
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.
 async function findOwn(db: Db, id: string, context: ToolContext) {
   const row = await db.customer.findFirst({ where: { id, ...ownership(context) } })
@@ -156,7 +165,9 @@ export async function getCustomer(db: Db, args: CustomersGetInput, context: Tool
 export async function createCustomer(db: Db, args: CustomersCreateInput, context: ToolContext) {
   await beforeCreate(args, context)
   const data = { ...args, ...ownership(context) }
-  const row = await db.customer.create({ data })
+  const row = await db.customer.create({ data }).catch((error: unknown) => {
+    throw databaseRefusal(error, args, refusals, 'create')
+  })
   return presentCustomer(row)
 }
 

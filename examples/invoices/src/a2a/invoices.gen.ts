@@ -2,6 +2,7 @@
 import { ToolError, type EntityTool, type ToolContext } from '@a2a-agent/runtime'
 import type { Db } from '../db.js'
 import { beforeCreate, beforeDelete, beforeUpdate } from './hooks/invoices.js'
+import { databaseRefusal, type RefusalContext } from './refusals.gen.js'
 
 // Tool arguments: MCP lists these schemas, and the registry validates every call against them
 // before it runs. The input types below are generated from the same objects.
@@ -254,6 +255,26 @@ function ownership({ principal }: ToolContext) {
   return { userId: principal.owner }
 }
 
+// What the database refuses in a write, told to the agent: which field, and what to send instead.
+const refusals: RefusalContext = {
+  singular: 'invoice',
+  fields: {
+    id: 'id',
+    number: 'number',
+    total: 'total',
+    currency: 'currency',
+    dueAt: 'dueAt',
+    paid: 'paid',
+    note: 'note',
+    customerId: 'customerId',
+    userId: 'userId',
+    createdAt: 'createdAt',
+    updatedAt: 'updatedAt',
+  },
+  keys: ['userId'],
+  references: { customerId: 'customer' },
+}
+
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.
 async function findOwn(db: Db, id: string, context: ToolContext) {
   const row = await db.invoice.findFirst({ where: { id, ...ownership(context) } })
@@ -318,7 +339,9 @@ export async function createInvoice(db: Db, args: InvoicesCreateInput, context: 
   await ownCustomer(db, args.customerId, context)
   await beforeCreate(args, context)
   const data = { ...args, ...ownership(context) }
-  const row = await db.invoice.create({ data })
+  const row = await db.invoice.create({ data }).catch((error: unknown) => {
+    throw databaseRefusal(error, args, refusals, 'create')
+  })
   return presentInvoice(row)
 }
 
@@ -331,7 +354,11 @@ export async function updateInvoice(db: Db, args: InvoicesUpdateInput, context: 
   }
   await beforeUpdate(args, current, context)
   // findOwn found it among the caller's rows, so its id alone addresses it now.
-  const row = await db.invoice.update({ where: { id: current.id }, data: changes })
+  const row = await db.invoice
+    .update({ where: { id: current.id }, data: changes })
+    .catch((error: unknown) => {
+      throw databaseRefusal(error, args, refusals, 'update')
+    })
   return presentInvoice(row)
 }
 
@@ -339,7 +366,9 @@ export async function updateInvoice(db: Db, args: InvoicesUpdateInput, context: 
 export async function deleteInvoice(db: Db, args: InvoicesDeleteInput, context: ToolContext) {
   const current = await findOwn(db, args.id, context)
   await beforeDelete(current, context)
-  await db.invoice.delete({ where: { id: current.id } })
+  await db.invoice.delete({ where: { id: current.id } }).catch((error: unknown) => {
+    throw databaseRefusal(error, args, refusals, 'delete')
+  })
   return presentInvoice(current)
 }
 

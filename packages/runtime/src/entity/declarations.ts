@@ -27,6 +27,11 @@ export interface EntityDeclaration {
   hidden?: readonly string[]
   /** Fields agents see but may not write. */
   readOnly?: readonly string[]
+  /**
+   * Foreign keys into models that are not entities which agents may set. Such a key has no
+   * ownership check (agents may name any row of that model), so it is left out unless listed.
+   */
+  writableReferences?: readonly string[]
   /** What the entity is, for tool and skill descriptions. */
   description?: string
 }

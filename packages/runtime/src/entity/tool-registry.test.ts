@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { isDateTime } from './date-time.js'
 import { ToolError, type EntityTool } from './entity-tool.js'
 import { crashingTool, notesTools, secretTool } from './notes-fixture.js'
@@ -52,6 +52,25 @@ describe('createToolRegistry', () => {
     ]
     for (const [name, args, message] of cases) expect(await refusal(registry.call(name, args, alice))).toBe(message)
     await expect(registry.call('notes_create', { title: 'x', due_at: '2024-02-29T23:59:60.5+00:00' }, alice)).resolves.toMatchObject({ title: 'x' })
+  })
+
+  it('refuses what a column could not hold before the tool runs: a uuid, a length', async () => {
+    const run = vi.fn(async () => 'ran')
+    const tool: EntityTool = {
+      name: 'things_get',
+      entity: 'things',
+      operation: 'get',
+      description: 'Get a thing',
+      inputSchema: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string', maxLength: 3 } }, required: ['id'], additionalProperties: false },
+      run,
+    }
+    const registry = createToolRegistry([tool])
+    expect(await refusal(registry.call('things_get', { id: 'not-a-uuid' }, alice))).toBe('invalid arguments for things_get: id must match format "uuid"')
+    expect(await refusal(registry.call('things_get', { id: '0a11ce00-0000-4000-8000-000000000001', code: 'ABCD' }, alice))).toBe(
+      'invalid arguments for things_get: code must NOT have more than 3 characters',
+    )
+    expect(run).not.toHaveBeenCalled()
+    await expect(registry.call('things_get', { id: '0A11CE00-0000-4000-8000-000000000001', code: 'ABC' }, alice)).resolves.toBe('ran')
   })
 
   it('refuses an unknown and a disabled tool with the same text, and lists only enabled tools', async () => {

@@ -39,6 +39,8 @@ export function createToolRegistry(tools: EntityTool[], options: ToolRegistryOpt
     logger: { log: () => {}, warn: (...parts: unknown[]) => logger.warn(`a2a: tool schema: ${scrub(parts.join(' '))}`), error: (...parts: unknown[]) => logger.error(`a2a: tool schema: ${scrub(parts.join(' '))}`) },
   })
   ajv.addFormat('date-time', isDateTime)
+  // A @db.Uuid column refuses anything else, so the schema says so (RFC 9562's textual form).
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i)
 
   const byName = new Map<string, { tool: EntityTool; validate: ValidateFunction }>()
   for (const tool of tools) {

@@ -95,6 +95,7 @@ interface Delegate<Row extends { id: unknown }, Data> {
 }
 
 export interface Db {
+  user: { upsert(args: { where: { id: string }; update: object; create: { id: string } }): Promise<{ id: string }> }
   invoice: Delegate<Invoice, InvoiceData>
   note: Delegate<Note, NoteData>
   $disconnect(): Promise<void>
@@ -102,7 +103,14 @@ export interface Db {
 
 export function createDb(): Db {
   let noteIds = 0
+  const users = new Set<string>()
   return {
+    user: {
+      async upsert({ create }) {
+        users.add(create.id)
+        return { id: create.id }
+      },
+    },
     invoice: table<Invoice, InvoiceData>((data, old) => ({
       id: data.id ?? old?.id ?? randomUUID(),
       number: data.number ?? old!.number,

@@ -4,25 +4,28 @@ import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
 import { createApp } from '../src/app.js'
-import { createDb } from '../src/db.js'
+import { createDb, type Db } from '../src/db.js'
+import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
+  /** The app's database, for rows the tests make that agents cannot. */
+  db: Db
   close(): Promise<void>
 }
 
 /**
- * The app on a free port, with development keys for two users: alice is owner 1, bob owner 2.
- * Point the database at a test one, and seed what the owner ids must match (the users an owner
- * field references, say) before the tests run.
+ * The app on a free port, with development keys for two users, alice and bob (testOwners), whose
+ * owner rows createOwners makes. Point the database at a test one before the tests run.
  */
 export async function createTestApp(): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob' }
   const db = createDb()
-  const resolvePrincipal = devKeyResolver(`1:${tokens.alice},2:${tokens.bob}`)
+  await createOwners(db)
+  const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
   const { app, exchange } = createApp({ db, resolvePrincipal })
   const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -30,6 +33,7 @@ export async function createTestApp(): Promise<TestApp> {
   return {
     url: `http://127.0.0.1:${port}`,
     tokens,
+    db,
     async close() {
       await exchange.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()

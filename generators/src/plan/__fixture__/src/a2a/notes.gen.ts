@@ -2,6 +2,7 @@
 import { ToolError, type EntityTool, type ToolContext } from '@a2a-agent/runtime'
 import type { Db } from '../db.js'
 import { beforeCreate, beforeDelete } from './hooks/notes.js'
+import { databaseRefusal, type RefusalContext } from './refusals.gen.js'
 
 // Tool arguments: MCP lists these schemas, and the registry validates every call against them
 // before it runs. The input types below are generated from the same objects.
@@ -169,6 +170,22 @@ function intId(value: string, what: string): number {
   return id
 }
 
+// What the database refuses in a write, told to the agent: which field, and what to send instead.
+const refusals: RefusalContext = {
+  singular: 'note',
+  fields: {
+    id: 'id',
+    title: 'title',
+    body: 'body',
+    views: 'views',
+    attachment: 'attachment',
+    authorId: 'authorId',
+    createdAt: 'createdAt',
+  },
+  keys: ['authorId'],
+  references: {},
+}
+
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.
 async function findOwn(db: Db, id: number, context: ToolContext) {
   const row = await db.note.findFirst({ where: { id, ...ownership(context) } })
@@ -223,7 +240,9 @@ export async function createNote(db: Db, args: NotesCreateInput, context: ToolCo
     attachment: args.attachment == null ? args.attachment : fromBase64(args.attachment),
     ...ownership(context),
   }
-  const row = await db.note.create({ data })
+  const row = await db.note.create({ data }).catch((error: unknown) => {
+    throw databaseRefusal(error, args, refusals, 'create')
+  })
   return presentNote(row)
 }
 
@@ -231,7 +250,9 @@ export async function createNote(db: Db, args: NotesCreateInput, context: ToolCo
 export async function deleteNote(db: Db, args: NotesDeleteInput, context: ToolContext) {
   const current = await findOwn(db, args.id, context)
   await beforeDelete(current, context)
-  await db.note.delete({ where: { id: current.id } })
+  await db.note.delete({ where: { id: current.id } }).catch((error: unknown) => {
+    throw databaseRefusal(error, args, refusals, 'delete')
+  })
   return presentNote(current)
 }
 
