@@ -5,6 +5,7 @@
  * @module
  */
 import { Router } from 'express'
+import type { AgentHost } from './agents/agent-host.js'
 import type { Exchange } from './exchange/exchange.js'
 
 export interface A2aRouterOptions {
@@ -48,5 +49,21 @@ export function mcpRouter(exchange: Exchange, path = '/mcp'): Router {
   router.all(path, (request, response, next) => {
     handler(request, response).catch(next)
   })
+  return router
+}
+
+/**
+ * Serves an {@link AgentHost}: every agent under its base path (`/a2a/<id>`, its card, REST, MCP
+ * and artifact routes), the index `/a2a/agents`, and the app-wide RFC 9728 metadata and JWKS
+ * (the first agent's: agents of one host share their signing keys).
+ */
+export function agentsRouter(host: AgentHost): Router {
+  const router = Router()
+  router.use((request, response, next) => {
+    host.handle(request, response).then((handled) => handled || next(), next)
+  })
+  const [first] = host.agents.values()
+  router.all(first!.protectedResourcePath, (request, response) => first!.handleProtectedResource(request, response))
+  if (first!.jwksPath) router.all(first!.jwksPath, (request, response) => first!.handleJwks(request, response))
   return router
 }

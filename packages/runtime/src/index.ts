@@ -29,6 +29,10 @@ export type { RequestLimits } from './wire/limits.js'
 export { createHttpServer, DEFAULT_SERVER_TIMEOUTS } from './http/http-server.js'
 export type { ServerTimeouts } from './http/http-server.js'
 
+// Several agents in one app
+export { AgentHost, createAgentHost } from './agents/agent-host.js'
+export type { AgentDefinition, AgentHostOptions, AgentIndexEntry } from './agents/agent-host.js'
+
 // Skills and the task context handlers work with
 export { defineSkill } from './skills/skill.js'
 export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'

@@ -5,7 +5,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { canSee, viewerOf, type PrincipalResolver } from '../auth/principal.js'
+import { canSee, type Principal, type PrincipalResolver, type Viewer } from '../auth/principal.js'
 import { bearerChallenge } from '../card/protected-resource.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import { sendJson } from '../http/respond.js'
@@ -19,6 +19,7 @@ export interface ArtifactHandlerOptions {
   resolvePrincipal: PrincipalResolver
   store: Store
   files: ArtifactFiles
+  viewerOf: (principal: Principal) => Viewer
   publicUrl: string | undefined
   logger: Logger
 }
@@ -40,7 +41,7 @@ export function createArtifactHandler(options: ArtifactHandlerOptions) {
     }
     const [taskId, fileId] = new URL(request.url ?? '/', 'http://localhost').pathname.slice(prefix.length).split('/').map(decodeSegment)
     const record = taskId && fileId ? await options.store.get(taskId) : undefined
-    const file = record && canSee(viewerOf(principal), tierOf(record)) ? await options.files.get(record.id, fileId!) : undefined
+    const file = record && canSee(options.viewerOf(principal), tierOf(record)) ? await options.files.get(record.id, fileId!) : undefined
     if (!file) return sendJson(response, 404, { error: 'No such artifact file: the task or the file is unknown, or no longer kept' })
     response.writeHead(200, {
       'Content-Type': file.mediaType,

@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js'
 import type { PushDelivery } from '../push/push-dispatcher.js'
 import type { TaskRun } from '../run/task-run.js'
 import type { ArtifactOffload } from '../artifacts/offload.js'
+import type { Principal, Viewer } from '../auth/principal.js'
 import type { Quota } from '../limits/quota.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
@@ -30,6 +31,12 @@ export interface ExchangeCore {
   slots: RunSlots
   /** Where oversized artifact parts go; absent in cores built by hand. */
   artifacts?: ArtifactOffload
+  /** The isolation coordinates a caller gets (per agent under an AgentHost); absent: viewerOf. */
+  viewerOf?: (principal: Principal) => Viewer
+  /** Whether the agent is paused (AgentHost); absent: never. */
+  paused?: () => boolean | Promise<boolean>
+  /** The agent's name, for messages. */
+  agentName?: string
   /** The turn and occupied-task caps (no-ops when unset). */
   quota?: Quota
   logger: Logger

@@ -4,7 +4,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { viewerOf, type Principal } from '../auth/principal.js'
+import { viewerOf, type Principal, type Viewer } from '../auth/principal.js'
 import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
@@ -134,6 +134,9 @@ export class Exchange {
         taskExists: async (id) => (await store.get(id)) !== undefined,
         lastSweep: 0,
       },
+      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId) }),
+      ...(options.paused ? { paused: options.paused } : {}),
+      agentName: options.card.name,
       quota: new Quota({
         turnsPerHour: orDefault(options.maxTurnsPerHour, -1),
         turnsPer: options.turnLimitPer ?? 'owner',
@@ -173,6 +176,7 @@ export class Exchange {
       resolvePrincipal: options.resolvePrincipal,
       store,
       files: this.#core.artifacts!.files,
+      viewerOf: this.#core.viewerOf ?? viewerOf,
       publicUrl: this.#publicUrl,
       logger,
     })
@@ -250,7 +254,8 @@ export class Exchange {
     if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
     checkRequestLimits(params, this.#requestLimits)
     const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
-    return handler(this.#core, { principal, viewer: viewerOf(principal), baseUrl: base, ...(reresolve ? { reresolve } : {}) }, params)
+    const viewer = (this.#core.viewerOf ?? viewerOf)(principal)
+    return handler(this.#core, { principal, viewer, baseUrl: base, ...(reresolve ? { reresolve } : {}) }, params)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
@@ -356,6 +361,16 @@ export class Exchange {
 }
 
 const isBelow = (pathname: string, base: string): boolean => pathname.startsWith(`${base}/`)
+
+/**
+ * An agent's callers see its tasks only: the agent's id goes into the tenant coordinate the
+ * store matches on (`<agent>:` or `<agent>:<tenant>`), so a task id of agent A is unknown on agent
+ * B and retention tiers and tenant limits count per agent. Skills still see the caller's own tenant.
+ */
+export const agentViewer = (agentId: string) => (principal: Principal): Viewer => {
+  const viewer = viewerOf(principal)
+  return { ...viewer, tenant: `${agentId}:${viewer.tenant ?? ''}` }
+}
 
 export function createExchange(options: ExchangeOptions): Exchange {
   return new Exchange(options)

@@ -69,6 +69,13 @@ export interface ExchangeOptions {
   maxStreamsPerKey?: number
   /** Artifact text or bytes past this many are served by URL (an authenticated route of this app); 0 = 64 KiB. */
   maxInlineArtifactBytes?: number
+  /**
+   * Set by {@link AgentHost} for each agent it hosts: the agent's tasks (with their retention tiers
+   * and limits) are kept apart from every other agent's, in the same store.
+   */
+  agentId?: string
+  /** Whether the agent is paused: new tasks are born REJECTED saying so, paused ones wait. */
+  paused?: () => boolean | Promise<boolean>
   /** Where the limits count; default the store's `counters` (PostgresStore: shared), else this process. */
   limitCounters?: LimitCounters
   /** Settled tasks kept per tier; 0 = 64, negative = the host owns retention. */

@@ -98,7 +98,10 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   const id = randomUUID()
   const contextId = message.contextId ?? randomUUID()
   const userMessage: Message = { ...message, contextId, taskId: id }
-  const route = routeMessage(message, core.skills)
+  const paused = await core.paused?.()
+  const route = paused
+    ? { rejection: `${core.agentName ?? 'This agent'} is paused and is not taking new tasks; send this message again once it is resumed` }
+    : routeMessage(message, core.skills)
   const record: TaskRecord = {
     id,
     contextId,
@@ -158,6 +161,9 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     )
   }
   refuseUnless(record)
+  if (await core.paused?.()) {
+    throw A2AError.unsupported(`${core.agentName ?? 'This agent'} is paused; task ${taskId} keeps its state and takes this answer once the agent is resumed`)
+  }
   const skill = core.skills.get(record.skill)
   if (!skill) throw A2AError.unsupported(`Task ${taskId} was made by skill "${record.skill}", which this server no longer serves`)
   claimRun(core, caller.viewer.owner)

@@ -135,6 +135,6 @@ async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Prom
   const principal = await caller.reresolve!().catch(() => undefined)
   if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
   const record = await core.store.get(taskId).catch(() => undefined)
-  if (!record || !canSee(viewerOf(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
+  if (!record || !canSee((core.viewerOf ?? viewerOf)(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
   return undefined
 }

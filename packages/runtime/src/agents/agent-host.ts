@@ -1,0 +1,188 @@
+/**
+ * Several agents in one app, each with its own skills, card, limits and tasks, behind one
+ * resolver and one store: `/a2a/<id>` (JSON-RPC), `/a2a/<id>/rest` (HTTP+JSON),
+ * `/a2a/<id>/.well-known/agent-card.json`, `/a2a/<id>/mcp` and `/a2a/<id>/artifacts/…`, plus the
+ * index `GET /a2a/agents` of the agents the caller may use. An agent the caller may not use
+ * answers 404 on every route, exactly like an unknown id; a paused one drops out of the index,
+ * serves no card, and its new tasks are born REJECTED.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import { requestBaseUrl } from '../card/card-handler.js'
+import { bearerChallenge } from '../card/protected-resource.js'
+import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
+import { sendJson } from '../http/respond.js'
+import { MemoryStore } from '../store/memory-store.js'
+
+/** One hosted agent: its id (a URL segment) and its own exchange options. */
+export type AgentDefinition = { id: string } & Omit<ExchangeOptions, 'resolvePrincipal' | 'path' | 'rest' | 'agentId' | 'paused'>
+
+export interface AgentHostOptions {
+  agents: AgentDefinition[]
+  /** One resolver for every agent. */
+  resolvePrincipal: PrincipalResolver
+  /** Options every agent shares unless it sets its own (a store, signing keys, limits…). */
+  shared?: Omit<Partial<ExchangeOptions>, 'resolvePrincipal' | 'path' | 'rest' | 'agentId' | 'paused' | 'card' | 'skills' | 'tools'>
+  /** Where the agents live; default `/a2a`. */
+  basePath?: string
+  /** Whether `principal` may use the agent; default every caller may use every agent. */
+  canUse?: (principal: Principal, agentId: string) => boolean | Promise<boolean>
+  /** Whether an agent is paused, besides {@link AgentHost.pause} (e.g. a switch in the app's database). */
+  paused?: (agentId: string) => boolean | Promise<boolean>
+}
+
+export interface AgentIndexEntry {
+  id: string
+  name: string
+  description: string
+  cardUrl: string
+}
+
+const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/
+const INDEX = 'agents'
+
+export class AgentHost {
+  readonly basePath: string
+  readonly #exchanges = new Map<string, Exchange>()
+  readonly #paused = new Set<string>()
+  readonly #options: AgentHostOptions
+  /** Principals resolved by the host, handed to the exchange's first resolve of the same request. */
+  readonly #resolved = new WeakMap<IncomingMessage, Promise<Principal | null | undefined>>()
+
+  constructor(options: AgentHostOptions) {
+    if (!options.agents.length) throw new Error('createAgentHost needs at least one agent')
+    this.#options = options
+    this.basePath = (options.basePath ?? '/a2a').replace(/\/+$/, '')
+    if (!this.basePath.startsWith('/')) throw new Error(`Agent host basePath "${this.basePath}" must start with "/"`)
+    const store = options.shared?.store ?? new MemoryStore()
+    for (const { id, ...agent } of options.agents) {
+      if (!AGENT_ID.test(id) || id === INDEX) {
+        throw new Error(`Agent id "${id}" must be lowercase letters, digits, "-" or "_" (at most 63), and not "${INDEX}"`)
+      }
+      if (this.#exchanges.has(id)) throw new Error(`Two agents share the id "${id}"`)
+      const exchange = createExchange({
+        ...options.shared,
+        store,
+        ...agent,
+        agentId: id,
+        path: `${this.basePath}/${id}`,
+        resolvePrincipal: (request) => this.#principal(request),
+        paused: () => this.isPaused(id),
+      })
+      this.#exchanges.set(id, exchange)
+    }
+  }
+
+  /** The agent's exchange (for in-process calls and shutdown). */
+  agent(id: string): Exchange | undefined {
+    return this.#exchanges.get(id)
+  }
+
+  get agents(): ReadonlyMap<string, Exchange> {
+    return this.#exchanges
+  }
+
+  /** Pauses the agent in this process: new tasks are born REJECTED; paused tasks keep their state. */
+  pause(id: string): void {
+    if (!this.#exchanges.has(id)) throw new Error(`No agent "${id}"`)
+    this.#paused.add(id)
+  }
+
+  resume(id: string): void {
+    this.#paused.delete(id)
+  }
+
+  async isPaused(id: string): Promise<boolean> {
+    return this.#paused.has(id) || Boolean(await this.#options.paused?.(id))
+  }
+
+  /** The agents `principal` may use and that are not paused, as the index lists them. */
+  async index(principal: Principal, baseUrl: string): Promise<AgentIndexEntry[]> {
+    const entries: AgentIndexEntry[] = []
+    for (const [id, exchange] of this.#exchanges) {
+      if (!(await this.#usable(principal, id)) || (await this.isPaused(id))) continue
+      const card = exchange.agentCard(baseUrl)
+      entries.push({ id, name: card.name, description: card.description, cardUrl: `${baseUrl}${this.basePath}/${id}${exchange.cardPath}` })
+    }
+    return entries
+  }
+
+  /**
+   * Serves a request under {@link basePath}; resolves to false when the path is not the host's
+   * (so a router passes it on).
+   */
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+    const pathname = (request.url ?? '/').split('?')[0]!
+    if (!pathname.startsWith(`${this.basePath}/`)) return false
+    const [id = '', ...rest] = pathname.slice(this.basePath.length + 1).split('/')
+    const sub = rest.length ? `/${rest.join('/')}` : ''
+    const baseUrl = this.#baseUrl(request)
+    const principal = await this.#resolveOnce(request)
+    if (id === INDEX && sub === '') {
+      if (!principal) return this.#unauthenticated(response, baseUrl)
+      sendJson(response, 200, { agents: await this.index(principal, baseUrl) }, { 'Cache-Control': 'private, no-store' })
+      return true
+    }
+    const exchange = this.#exchanges.get(id)
+    // Anonymous callers learn nothing either: 401 whether or not the id exists.
+    if (!principal) return this.#unauthenticated(response, baseUrl)
+    if (!exchange || !(await this.#usable(principal, id))) return notFound(response)
+    if (sub === exchange.cardPath) {
+      if (await this.isPaused(id)) return notFound(response)
+      await exchange.handleCard(request, response)
+    } else if (sub === '') {
+      await exchange.handle(request, response)
+    } else if (exchange.servesRest(pathname)) {
+      await exchange.handleRest(request, response)
+    } else if (sub.startsWith('/artifacts/')) {
+      await exchange.handleArtifact(request, response)
+    } else if (sub === '/mcp' && exchange.mcpHandler()) {
+      await exchange.mcpHandler()!(request, response)
+    } else {
+      return notFound(response)
+    }
+    return true
+  }
+
+  /** Shuts every agent's exchange down (see {@link Exchange.shutdown}). */
+  async shutdown(options?: { timeoutMs?: number }): Promise<void> {
+    await Promise.all([...this.#exchanges.values()].map((exchange) => exchange.shutdown(options)))
+  }
+
+  async #usable(principal: Principal, id: string): Promise<boolean> {
+    return this.#options.canUse ? Boolean(await this.#options.canUse(principal, id)) : true
+  }
+
+  #resolveOnce(request: IncomingMessage): Promise<Principal | null | undefined> {
+    const resolving = Promise.resolve(this.#options.resolvePrincipal(request)).then((principal) => (principal?.owner ? principal : null))
+    this.#resolved.set(request, resolving)
+    return resolving
+  }
+
+  /** The exchange's resolver: the host's answer for this request once, then the app's resolver (streams re-check). */
+  #principal(request: IncomingMessage): Promise<Principal | null | undefined> {
+    const resolved = this.#resolved.get(request)
+    this.#resolved.delete(request)
+    return resolved ?? Promise.resolve(this.#options.resolvePrincipal(request))
+  }
+
+  #baseUrl(request: IncomingMessage): string {
+    const publicUrl = this.#options.agents[0]!.card.publicUrl
+    return publicUrl?.replace(/\/+$/, '') ?? requestBaseUrl(request)
+  }
+
+  #unauthenticated(response: ServerResponse, baseUrl: string): true {
+    sendJson(response, 401, { error: 'Authentication required: send the credentials you call the agents with' }, { 'WWW-Authenticate': bearerChallenge(baseUrl) })
+    return true
+  }
+}
+
+function notFound(response: ServerResponse): true {
+  sendJson(response, 404, { error: 'No such agent' })
+  return true
+}
+
+export function createAgentHost(options: AgentHostOptions): AgentHost {
+  return new AgentHost(options)
+}
