@@ -65,6 +65,7 @@ export { NotJsonEncodableError } from './wire/json-safe.js'
 export { StreamReply } from './exchange/streaming.js'
 export type { SeatOverflow } from './stream/stream-seats.js'
 export { PushUrlError } from './push/address-guard.js'
+export type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from './push/push-delivery.js'
 
 // Agent card
 export { buildAgentCard } from './card/agent-card.js'

@@ -3,7 +3,7 @@
  * @module
  */
 import type { Logger } from '../log/logger.js'
-import type { PushDelivery } from '../push/push-dispatcher.js'
+import type { PushDelivery } from '../push/push-delivery.js'
 import type { TaskRun } from '../run/task-run.js'
 import type { ArtifactOffload } from '../artifacts/offload.js'
 import type { Principal, Viewer } from '../auth/principal.js'

@@ -6,7 +6,8 @@ import type { Logger } from '../log/logger.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { PushConfigRecord } from '../store/store.js'
 import type { TaskState } from '../wire/types.js'
-import { PushDispatcher, type PushDispatcherOptions, type PushEvent } from './push-dispatcher.js'
+import type { PushEvent } from './push-delivery.js'
+import { PushDispatcher, type PushDispatcherOptions } from './push-dispatcher.js'
 import { deliverWebhook } from './webhook-client.js'
 
 // A real webhook receiver on 127.0.0.1, so deliveries go through deliverWebhook and a socket.

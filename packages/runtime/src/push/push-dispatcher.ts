@@ -19,37 +19,10 @@
  */
 import { scrub, type Logger } from '../log/logger.js'
 import type { PushConfigRecord, PushConfigStore } from '../store/store.js'
-import type { StreamResponse } from '../wire/types.js'
 import { addPending, isLastWord, isTerminal, type PendingEvent } from './pending-events.js'
+import type { PushDelivery, PushDeliveryContext, PushEvent } from './push-delivery.js'
+import { ReceiverSlots, type Receiver } from './receiver-slots.js'
 import { deliverWebhook, describeUrl, webhookTarget, type WebhookTarget } from './webhook-client.js'
-
-export interface PushEvent {
-  taskId: string
-  /** The task version the write that produced this event made. */
-  version: number
-  response: StreamResponse
-}
-
-/** Where the exchange hands every stored event for its push configs. */
-export interface PushDelivery {
-  /** Takes the event for every config of its task; resolves once it is handed on, never rejects. */
-  notify(event: PushEvent): Promise<void>
-  /** Resolves when every event handed in so far is delivered or safely queued. */
-  idle(): Promise<void>
-}
-
-/** What the exchange gives a delivery it did not build itself. */
-export interface PushDeliveryContext {
-  store: Pick<PushConfigStore, 'listPushConfigs'>
-  logger: Logger
-  /** The exchange's allowPrivatePush: internal push targets permitted. */
-  allowPrivate: boolean
-}
-
-/** A push delivery the app brings (the outbox of `@a2a-agent/runtime/push-outbox`). */
-export interface PushDeliveryProvider {
-  attach(context: PushDeliveryContext): PushDelivery
-}
 
 export interface PushDispatcherOptions extends PushDeliveryContext {
   /** Per delivery; default 10 s. */
@@ -75,7 +48,7 @@ export interface PushDispatcherOptions extends PushDeliveryContext {
 interface ConfigState {
   key: string
   owner: string
-  receiver: Receiver
+  receiver: Receiver<ConfigState>
   taskId: string
   configId: string
   target: WebhookTarget
@@ -87,19 +60,6 @@ interface ConfigState {
   ready: boolean
   /** A coalescing was logged for the current backlog. */
   coalesced: boolean
-}
-
-/** Counts for one owner or one receiver. */
-interface Counts {
-  inFlight: number
-  waiting: number
-}
-
-interface Receiver extends Counts {
-  key: string
-  owner: Counts & { key: string }
-  /** Configs with waiting events and no delivery out, oldest first. */
-  queue: ConfigState[]
 }
 
 type Offer = 'started' | 'waiting' | 'stale' | 'full'
@@ -116,24 +76,9 @@ export class PushDispatcher implements PushDelivery {
   readonly #allowPrivate: boolean
   readonly #timeoutMs: number
   readonly #deliver: typeof deliverWebhook
-  readonly #max: {
-    inFlight: number
-    ownerInFlight: number
-    receiverInFlight: number
-    waiting: number
-    ownerWaiting: number
-    receiverWaiting: number
-    window: number
-  }
+  readonly #window: number
+  readonly #slots: ReceiverSlots<ConfigState>
   readonly #configs = new Map<string, ConfigState>()
-  readonly #owners = new Map<string, Counts & { key: string }>()
-  /** Receivers with a delivery out or a config waiting; map order is the pump's round robin. */
-  readonly #receivers = new Map<string, Receiver>()
-  #inFlight = 0
-  /** Configs with events waiting, process-wide, as counted against the process bound. */
-  #waiting = 0
-  /** Configs with events waiting, process-wide, all of them. */
-  #waitingTotal = 0
   /** Per task, the tail of its notify chain: lookups resolve in call order. */
   readonly #lookups = new Map<string, Promise<void>>()
   #pendingLookups = 0
@@ -145,15 +90,15 @@ export class PushDispatcher implements PushDelivery {
     this.#allowPrivate = options.allowPrivate
     this.#timeoutMs = options.timeoutMs ?? 10_000
     this.#deliver = options.deliver ?? deliverWebhook
-    this.#max = {
+    this.#window = Math.max(1, options.eventWindow ?? 8)
+    this.#slots = new ReceiverSlots({
       inFlight: options.maxInFlight ?? 32,
       ownerInFlight: options.maxInFlightPerOwner ?? 8,
       receiverInFlight: options.maxInFlightPerReceiver ?? 2,
       waiting: options.maxWaitingConfigs ?? 8192,
       ownerWaiting: options.maxWaitingConfigsPerOwner ?? 1024,
       receiverWaiting: options.maxWaitingConfigsPerReceiver ?? 256,
-      window: Math.max(1, options.eventWindow ?? 8),
-    }
+    })
   }
 
   /**
@@ -198,7 +143,7 @@ export class PushDispatcher implements PushDelivery {
         'warn',
         `a2a: push notification for task ${scrub(event.taskId, 100)} version ${event.version} dropped for ` +
           `${dropped.length} config(s) (${scrub(dropped.join(', '), 300)}): too many configs waiting ` +
-          `(${this.#inFlight} deliveries in flight, ${this.#waitingTotal} configs waiting)`,
+          `(${this.#slots.inFlight} deliveries in flight, ${this.#slots.waiting} configs waiting)`,
       )
     }
   }
@@ -208,14 +153,14 @@ export class PushDispatcher implements PushDelivery {
     let state = this.#configs.get(key)
     if (state && event.version < state.version) return 'stale'
     const target = webhookTarget(config)
-    const receiver = this.#receiverOf(config.owner, target.url)
+    const receiver = this.#slots.receiverOf(config.owner, target.url)
     const idleConfig = !state || (!state.busy && state.pending.length === 0)
     let outcome: Offer
-    if (idleConfig && this.#canStart(receiver)) outcome = 'started'
-    else if ((state && state.pending.length > 0) || isLastWord(event.body) || this.#hasRoom(receiver)) outcome = 'waiting'
+    if (idleConfig && this.#slots.canStart(receiver)) outcome = 'started'
+    else if ((state && state.pending.length > 0) || isLastWord(event.body) || this.#slots.hasRoom(receiver)) outcome = 'waiting'
     else outcome = 'full'
     if (outcome === 'full') {
-      this.#forgetIfIdle(receiver)
+      this.#slots.forgetIfIdle(receiver)
       return outcome
     }
     if (!state) {
@@ -232,20 +177,20 @@ export class PushDispatcher implements PushDelivery {
       return outcome
     }
     this.#wait(state, event)
-    this.#forgetIfIdle(receiver)
+    this.#slots.forgetIfIdle(receiver)
     return outcome
   }
 
   #wait(state: ConfigState, event: PendingEvent): void {
     const wasEmpty = state.pending.length === 0
-    const dropped = addPending(state.pending, event, this.#max.window)
-    if (wasEmpty) this.#countWaiting(state.receiver, 1)
+    const dropped = addPending(state.pending, event, this.#window)
+    if (wasEmpty) this.#slots.countWaiting(state.receiver, 1)
     if (dropped > 0 && !state.coalesced) {
       state.coalesced = true
       this.#log(
         'warn',
         `a2a: push notifications for task ${scrub(state.taskId, 100)} config ${scrub(state.configId, 100)} coalesced: ` +
-          `the receiver at ${describeUrl(state.target.url)} is more than ${this.#max.window} events behind; ` +
+          `the receiver at ${describeUrl(state.target.url)} is more than ${this.#window} events behind; ` +
           'the newest waits and the final state is kept',
       )
     }
@@ -255,47 +200,13 @@ export class PushDispatcher implements PushDelivery {
     }
   }
 
-  /**
-   * A config starts or stops waiting. The enclosing levels count only what waits within the
-   * inner bound: final states admitted past a receiver's bound take none of its owner's room (nor
-   * an owner's past its bound the process's), so a hung receiver cannot crowd out its neighbours.
-   */
-  #countWaiting(receiver: Receiver, delta: 1 | -1): void {
-    this.#waitingTotal += delta
-    const owner = receiver.owner
-    const ownerBefore = Math.min(owner.waiting, this.#max.ownerWaiting)
-    owner.waiting += within(receiver.waiting, receiver.waiting + delta, this.#max.receiverWaiting)
-    receiver.waiting += delta
-    this.#waiting += within(ownerBefore, Math.min(owner.waiting, this.#max.ownerWaiting), Infinity)
-  }
-
-  #hasRoom(receiver: Receiver): boolean {
-    return (
-      this.#waiting < this.#max.waiting &&
-      receiver.owner.waiting < this.#max.ownerWaiting &&
-      receiver.waiting < this.#max.receiverWaiting
-    )
-  }
-
-  #canStart(receiver: Receiver): boolean {
-    return (
-      this.#inFlight < this.#max.inFlight &&
-      receiver.owner.inFlight < this.#max.ownerInFlight &&
-      receiver.inFlight < this.#max.receiverInFlight
-    )
-  }
-
   #start(state: ConfigState, event: PendingEvent): void {
     const receiver = state.receiver
     state.busy = true
-    receiver.inFlight++
-    receiver.owner.inFlight++
-    this.#inFlight++
+    this.#slots.countInFlight(receiver, 1)
     void this.#send(state, event).finally(() => {
       state.busy = false
-      receiver.inFlight--
-      receiver.owner.inFlight--
-      this.#inFlight--
+      this.#slots.countInFlight(receiver, -1)
       if (state.pending.length > 0) {
         state.ready = true
         receiver.queue.push(state)
@@ -303,7 +214,7 @@ export class PushDispatcher implements PushDelivery {
         this.#rememberIdle(state)
       }
       this.#pump()
-      this.#forgetIfIdle(receiver)
+      this.#slots.forgetIfIdle(receiver)
       this.#checkIdle()
     })
   }
@@ -314,22 +225,20 @@ export class PushDispatcher implements PushDelivery {
    */
   #pump(): void {
     let started = true
-    while (started && this.#inFlight < this.#max.inFlight) {
+    while (started) {
       started = false
-      for (const receiver of [...this.#receivers.values()]) {
-        if (receiver.queue.length === 0 || !this.#canStart(receiver)) continue
+      for (const receiver of this.#slots.receivers()) {
+        if (receiver.queue.length === 0 || !this.#slots.canStart(receiver)) continue
         const state = receiver.queue.shift()!
         state.ready = false
         const event = state.pending.shift()!
         if (state.pending.length === 0) {
-          this.#countWaiting(receiver, -1)
+          this.#slots.countWaiting(receiver, -1)
           state.coalesced = false
         }
         this.#start(state, event)
-        this.#receivers.delete(receiver.key)
-        this.#receivers.set(receiver.key, receiver)
+        this.#slots.rotate(receiver)
         started = true
-        if (this.#inFlight >= this.#max.inFlight) break
       }
     }
   }
@@ -365,25 +274,6 @@ export class PushDispatcher implements PushDelivery {
     }
   }
 
-  #receiverOf(ownerKey: string, url: string): Receiver {
-    const key = `${ownerKey}\u0000${originOf(url)}`
-    let receiver = this.#receivers.get(key)
-    if (!receiver) {
-      let owner = this.#owners.get(ownerKey)
-      if (!owner) this.#owners.set(ownerKey, (owner = { key: ownerKey, inFlight: 0, waiting: 0 }))
-      receiver = { key, owner, inFlight: 0, waiting: 0, queue: [] }
-      this.#receivers.set(key, receiver)
-    }
-    return receiver
-  }
-
-  #forgetIfIdle(receiver: Receiver): void {
-    if (receiver.inFlight > 0 || receiver.waiting > 0 || receiver.queue.length > 0) return
-    this.#receivers.delete(receiver.key)
-    const owner = receiver.owner
-    if (owner.inFlight === 0 && owner.waiting === 0) this.#owners.delete(owner.key)
-  }
-
   #rememberIdle(state: ConfigState): void {
     // Re-insert so the map's order is least recently used first; drop the oldest past the cap.
     this.#configs.delete(state.key)
@@ -395,7 +285,7 @@ export class PushDispatcher implements PushDelivery {
   }
 
   #isIdle(): boolean {
-    return this.#pendingLookups === 0 && this.#inFlight === 0 && this.#waitingTotal === 0
+    return this.#pendingLookups === 0 && this.#slots.inFlight === 0 && this.#slots.waiting === 0
   }
 
   #checkIdle(): void {
@@ -403,20 +293,5 @@ export class PushDispatcher implements PushDelivery {
     const waiters = this.#idleWaiters
     this.#idleWaiters = []
     for (const resolve of waiters) resolve()
-  }
-}
-
-
-/** The change in `min(count, bound)` when a count moves from `before` to `after`. */
-function within(before: number, after: number, bound: number): number {
-  return Math.min(after, bound) - Math.min(before, bound)
-}
-
-/** Receivers are told apart by origin: scheme, host and port. */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin
-  } catch {
-    return url
   }
 }

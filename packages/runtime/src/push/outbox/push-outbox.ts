@@ -12,7 +12,7 @@
 import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../../log/logger.js'
-import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-dispatcher.js'
+import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
 import { outboxDdl, outboxStatements } from './outbox-sql.js'
