@@ -47,6 +47,10 @@ export interface ExchangeCore {
   accepting: Map<string, Promise<unknown>>
   /** Delivers events to push configs; absent when push notifications are off. */
   push?: PushDelivery
+  /** This process's id in run leases: unique among the replicas on one store. */
+  replica: string
+  /** How long a run's lease holds unless renewed, in ms. */
+  leaseMs: number
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

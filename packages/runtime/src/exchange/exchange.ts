@@ -3,6 +3,7 @@
  * with `@a2a-agent/runtime/express`, or call {@link Exchange.handle} from any Node HTTP server.
  * @module
  */
+import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { viewerOf, type Principal, type Viewer } from '../auth/principal.js'
 import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
@@ -25,6 +26,7 @@ import { MemoryArtifactFiles } from '../artifacts/artifact-files.js'
 import { INLINE_ARTIFACT_BYTES } from '../artifacts/offload.js'
 import { MemoryCounters } from '../limits/counters.js'
 import { Quota } from '../limits/quota.js'
+import { RunLeases } from '../run/leases.js'
 import { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
@@ -59,6 +61,7 @@ export class Exchange {
   readonly tools: ToolRegistry | undefined
   #mcp: McpHttpHandler | undefined
   readonly #core: ExchangeCore
+  readonly #leases: RunLeases
   readonly #methods: Record<string, MethodHandler>
   readonly #options: ExchangeOptions
   readonly #requestLimits: RequestLimits
@@ -153,6 +156,8 @@ export class Exchange {
         pausedRetention: orDefault(options.pausedTaskRetention, 64),
         listTasksBytes: orDefault(options.maxListTasksBytes, 4 * MiB),
       },
+      replica: options.replicaId ?? randomUUID(),
+      leaseMs: orDefault(options.runLeaseMs, 30_000),
       acceptUrlParts: options.acceptUrlParts ?? false,
       defaultOutputModes: options.card.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
       accepting: new Map(),
@@ -165,6 +170,9 @@ export class Exchange {
       keepAliveMs: orDefault(options.streamKeepAliveMs, 15_000),
       pollMs: orDefault(options.streamPollMs, 1000),
     }
+    // Start-up sweep included: tasks a stopped process left are settled within a lease.
+    this.#leases = new RunLeases(this.#core)
+    this.#leases.start()
     this.#methods = methodTable({
       extendedCard: options.extendedCard && ((caller, baseUrl) => this.extendedCard(caller.principal, baseUrl)),
       streaming: streaming || undefined,
@@ -336,6 +344,11 @@ export class Exchange {
     this.#serveProtectedResource(request, response)
   }
 
+  /** This process's id in the run leases of the store (ExchangeOptions.replicaId). */
+  get replicaId(): string {
+    return this.#core.replica
+  }
+
   /** Runs in flight (started, not yet settled or paused). */
   get activeRuns(): number {
     return this.#core.runs.size
@@ -357,6 +370,8 @@ export class Exchange {
     // The final states are notified too, within the same deadline.
     await Promise.race([settled.then(() => this.#core.push?.idle()), deadline])
     clearTimeout(timer)
+    // Runs still live past the deadline keep their leases no longer: another replica settles them.
+    this.#leases.stop()
   }
 }
 

@@ -57,6 +57,14 @@ export interface ExchangeOptions {
   assumeVersionWhenAbsent?: '1.0'
   /** Ceiling on one handler run; default 5 minutes. */
   taskTimeoutMs?: number
+  /**
+   * How long a run's lease on its task holds, in ms; default 30 s. The replica renews it every
+   * third of that while the run works; once it has expired (the process stopped), any replica on
+   * the store settles the task FAILED, at its next sweep (every quarter of a lease) or start-up.
+   */
+  runLeaseMs?: number
+  /** This process's id in run leases (default: a random UUID); must be unique among replicas on one store. */
+  replicaId?: string
   /** Concurrent runs per owner; 0 = 16, negative = unlimited. */
   maxConcurrentRunsPerOwner?: number
   /** Fresh turns (new tasks) per sliding hour; past it HTTP 429 with Retry-After. Unset or 0 = unlimited. */

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { canSee, type Principal, type Viewer } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
+import { freshLease } from '../run/leases.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, now, withStatus } from '../run/task-changes.js'
@@ -88,7 +89,15 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     return { task: toWireTask(record, { historyLength: configuration.historyLength }) }
   }
   const run = core.runs.get(record.id)
-  const final = run ? await run.done : record
+  let final = run ? await run.done : record
+  if (final.task.status.state === 'TASK_STATE_SUBMITTED') {
+    // A run that could not start is gone by now: answer what the store holds (FAILED once
+    // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.
+    final = (await core.store.get(record.id).catch(() => undefined)) ?? final
+    if (run && final.task.status.state === 'TASK_STATE_SUBMITTED') {
+      throw new A2AError('INTERNAL', `Task ${record.id} could not be started: the agent's database is unreachable. Retry shortly`)
+    }
+  }
   if (final.repliedWithMessage && final.task.status.message) return { message: final.task.status.message }
   return { task: toWireTask(final, { historyLength: configuration.historyLength }) }
 }
@@ -129,6 +138,8 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   }
   refuseUnacceptableOutput(core, route.skill, params)
   claimRun(core, caller.viewer.owner)
+  // Held by this replica's run from the first write: if the process stops, a sweep settles it.
+  record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
   try {
     undoTurn = await core.quota?.admitTurn(caller.viewer, id, true)
@@ -178,6 +189,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       return {
         task: { ...next.task, history: [...(next.task.history ?? []), userMessage] },
         messageIds: [...current.messageIds, message.messageId],
+        lease: freshLease(core),
       }
     })
     if ('gone' in outcome) throw A2AError.taskNotFound(taskId)

@@ -37,6 +37,8 @@ function makeCore(store: Store = new MemoryStore()): ExchangeCore {
     defaultOutputModes: ['text/plain'],
     accepting: new Map(),
     closing: false,
+    replica: 'test',
+    leaseMs: 30_000,
   }
 }
 

@@ -66,8 +66,10 @@ export class TaskRun {
       if (!fresh || isTerminal(fresh.task.status.state)) return this.#settle(fresh ?? this.#record)
       this.#record = fresh
     } catch (error) {
+      // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
       this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
-      return this.#settle(this.#record)
+      this.#stop = { why: 'ended' }
+      return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
     }
     this.#timer = setTimeout(() => void this.#timeout(), this.core.limits.taskTimeoutMs)
     this.#timer.unref()

@@ -341,5 +341,37 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(await f.sortedIds(store.trimSettled!(tier, 1))).toEqual(['tie-a', 'tie-b'])
       expect(await store.get('tie-c')).toBeDefined()
     })
+
+    it('keeps a run\'s lease: written on create and by update, dropped by update with null, moved by renewLeases without a version', async ({ skip }) => {
+      if (!store.renewLeases) return skip()
+      const leased = { ...makeRecord({ id: 'l1', state: 'TASK_STATE_WORKING' }), lease: { runner: 'replica-a', until: T0 + 30_000 } }
+      await store.create(leased)
+      expect(await store.get('l1')).toEqual(leased)
+      await store.renewLeases('replica-a', ['l1', 'nope'], T0 + 60_000)
+      await store.renewLeases('replica-b', ['l1'], T0 + 90_000)
+      expect(await store.get('l1')).toMatchObject({ version: 1, lease: { runner: 'replica-a', until: T0 + 60_000 } })
+      const moved = await store.update('l1', 1, { task: nextTask(leased, 'TASK_STATE_WORKING', T0 + 1000), lease: { runner: 'replica-b', until: T0 + 5000 } })
+      expect(moved).toMatchObject({ version: 2, lease: { runner: 'replica-b', until: T0 + 5000 } })
+      const kept = await store.update('l1', 2, { task: nextTask(leased, 'TASK_STATE_WORKING', T0 + 2000) })
+      expect(kept?.lease).toEqual({ runner: 'replica-b', until: T0 + 5000 })
+      const dropped = await store.update('l1', 3, { task: nextTask(leased, 'TASK_STATE_COMPLETED', T0 + 3000), lease: null })
+      expect(dropped).not.toHaveProperty('lease')
+      expect(await store.get('l1')).toEqual(dropped)
+    })
+
+    it('expiredRuns finds submitted and working tasks whose lease expired or which have none, and nothing else', async ({ skip }) => {
+      if (!store.expiredRuns) return skip()
+      const lease = (until: number) => ({ lease: { runner: 'replica-a', until } })
+      await store.create({ ...makeRecord({ id: 'expired', state: 'TASK_STATE_WORKING' }), ...lease(T0) })
+      await store.create({ ...makeRecord({ id: 'live', state: 'TASK_STATE_WORKING' }), ...lease(T0 + 60_000) })
+      await store.create(makeRecord({ id: 'leaseless', state: 'TASK_STATE_SUBMITTED' }))
+      await store.create({ ...makeRecord({ id: 'queued', state: 'TASK_STATE_SUBMITTED' }), ...lease(T0 + 500) })
+      await store.create({ ...makeRecord({ id: 'settled', state: 'TASK_STATE_COMPLETED' }), ...lease(T0) })
+      await store.create({ ...makeRecord({ id: 'paused', state: 'TASK_STATE_INPUT_REQUIRED' }), ...lease(T0) })
+      expect(ids(await store.expiredRuns(T0 + 1000, 10)).sort()).toEqual(['expired', 'leaseless', 'queued'])
+      expect(await store.expiredRuns(T0 + 1000, 2)).toHaveLength(2)
+      expect(ids(await store.expiredRuns(T0 - 1, 10))).toEqual(['leaseless'])
+      expect(await store.get('expired')).toEqual((await store.expiredRuns(T0 + 1, 10)).find((r) => r.id === 'expired'))
+    })
   })
 }

@@ -21,6 +21,12 @@ interface Entry {
 
 const encode = (task: Task): string => encodeJson(task, 'task')
 
+/** The lease is the one nested object of the metadata: copied in and out, like the task. */
+const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
+
+/** The states a run holds a task in: what an expired lease leaves behind. */
+const RUNNING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'])
+
 const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
   const { authentication, ...rest } = record
   return authentication ? { ...rest, authentication: { ...authentication } } : rest
@@ -43,7 +49,7 @@ export class MemoryStore implements Store {
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
     const { task, messageIds, ...meta } = record
-    const entry: Entry = { meta: { ...meta }, messageIds: [...messageIds], body: encode(task), state: task.status.state, time: taskTime(task, record.updatedAt) }
+    const entry: Entry = { meta: copyMeta(meta), messageIds: [...messageIds], body: encode(task), state: task.status.state, time: taskTime(task, record.updatedAt) }
     this.#entries.set(record.id, entry)
     let ids = this.#byOwner.get(record.owner)
     if (!ids) this.#byOwner.set(record.owner, (ids = new Set()))
@@ -63,6 +69,8 @@ export class MemoryStore implements Store {
     const body = encode(changes.task)
     const meta = { ...current.meta, version: current.meta.version + 1, updatedAt: Math.max(Date.now(), current.meta.updatedAt) }
     if (changes.repliedWithMessage !== undefined) meta.repliedWithMessage = changes.repliedWithMessage
+    if (changes.lease === null) delete meta.lease
+    else if (changes.lease) meta.lease = { ...changes.lease }
     const next: Entry = {
       meta,
       messageIds: changes.messageIds ? [...changes.messageIds] : current.messageIds,
@@ -77,7 +85,7 @@ export class MemoryStore implements Store {
       this.#indexMessages(next, next.messageIds)
     }
     // The stored copy is the text; the caller's task object can go back to it as is.
-    return { ...meta, task: changes.task, messageIds: [...next.messageIds] }
+    return { ...copyMeta(meta), task: changes.task, messageIds: [...next.messageIds] }
   }
 
   async list(query: ListQuery): Promise<ListPage> {
@@ -118,6 +126,19 @@ export class MemoryStore implements Store {
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
     const ids = this.#byMessage.get(`${owner}\u0000${messageId}`)
     return ids ? [...ids].map((id) => this.#toRecord(this.#entries.get(id)!)) : []
+  }
+
+  async renewLeases(runner: string, taskIds: readonly string[], until: number): Promise<void> {
+    for (const id of taskIds) {
+      const lease = this.#entries.get(id)?.meta.lease
+      if (lease?.runner === runner) lease.until = until
+    }
+  }
+
+  async expiredRuns(now: number, limit: number): Promise<TaskRecord[]> {
+    const expired = [...this.#entries.values()].filter((entry) => RUNNING.has(entry.state) && (entry.meta.lease?.until ?? -Infinity) < now)
+    expired.sort((a, b) => (a.meta.lease?.until ?? -Infinity) - (b.meta.lease?.until ?? -Infinity))
+    return expired.slice(0, limit).map((entry) => this.#toRecord(entry))
   }
 
   async trimSettled(tier: Viewer, keep: number): Promise<string[]> {
@@ -193,6 +214,6 @@ export class MemoryStore implements Store {
   }
 
   #toRecord(entry: Entry): TaskRecord {
-    return { ...entry.meta, task: JSON.parse(entry.body) as Task, messageIds: [...entry.messageIds] }
+    return { ...copyMeta(entry.meta), task: JSON.parse(entry.body) as Task, messageIds: [...entry.messageIds] }
   }
 }

@@ -30,13 +30,28 @@ export interface TaskRecord {
   /** Epoch milliseconds. */
   createdAt: number
   updatedAt: number
+  /** The run's lease while a run holds the task (see {@link RunLease}); absent when none does. */
+  lease?: RunLease
 }
 
-/** What an update may change: the task body and the accepted message ids. */
+/**
+ * Which replica runs a task, and until when: the replica renews it while the run works. Once it
+ * has expired, any replica's sweep settles the task FAILED (its process stopped). Renewing is not
+ * a write of the task: it leaves the version alone.
+ */
+export interface RunLease {
+  runner: string
+  /** Epoch milliseconds. */
+  until: number
+}
+
+/** What an update may change: the task body, the accepted message ids and the run's lease. */
 export interface TaskChanges {
   task: Task
   messageIds?: string[]
   repliedWithMessage?: boolean
+  /** A new lease (a run starts), or null to drop it; absent leaves it as it is. */
+  lease?: RunLease | null
 }
 
 export interface ListQuery {
@@ -126,6 +141,16 @@ export interface Store extends PushConfigStore {
   delete(id: string): Promise<void>
   /** The owner's records that accepted a client message with this id. */
   findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]>
+  /**
+   * Moves the lease of each of these tasks that `runner` holds to `until`; others are left alone.
+   * Absent: the store keeps no leases, and the tasks of a stopped process stay as they were.
+   */
+  renewLeases?(runner: string, taskIds: readonly string[], until: number): Promise<void>
+  /**
+   * Up to `limit` submitted or working tasks whose lease expired before `now`, or which have none
+   * (written by a runtime without leases), oldest lease first: what the sweep settles.
+   */
+  expiredRuns?(now: number, limit: number): Promise<TaskRecord[]>
   /**
    * Optional retention trimmer: deletes the oldest settled (terminal) records of exactly this tier
    * beyond `keep` (with their push configs), and returns their ids. Without it the exchange trims

@@ -26,6 +26,7 @@ export function toRecord(row: TaskRow): TaskRecord {
     ...(row.repliedWithMessage !== null ? { repliedWithMessage: row.repliedWithMessage } : {}),
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
+    ...(row.runner !== null && row.leaseUntil !== null ? { lease: { runner: row.runner, until: row.leaseUntil.getTime() } } : {}),
   }
 }
 

@@ -70,6 +70,7 @@ export class SqlStore implements Store {
       taskJson: encodeJson(changes.task, 'task'),
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
+      ...(changes.lease !== undefined ? { lease: changes.lease } : {}),
     }
     try {
       return await this.#update(change)
@@ -131,6 +132,16 @@ export class SqlStore implements Store {
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
     const rows = await this.#db.query<TaskRow>(statements.selectByMessageId(owner, messageId), REPEATABLE)
+    return rows.map(toRecord)
+  }
+
+  async renewLeases(runner: string, taskIds: readonly string[], until: number): Promise<void> {
+    // Repeatable: moving a lease to the same time twice leaves it there.
+    for (const statement of statements.renewLeases(runner, taskIds, until)) await this.#db.execute(statement, REPEATABLE)
+  }
+
+  async expiredRuns(now: number, limit: number): Promise<TaskRecord[]> {
+    const rows = await this.#db.query<TaskRow>(statements.selectExpiredRuns(now, limit), REPEATABLE)
     return rows.map(toRecord)
   }
 

@@ -6,7 +6,7 @@
 import type { Viewer } from '../../auth/principal.js'
 import { TERMINAL_STATES } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
-import { taskTime, type ListQuery, type PushConfigRecord, type TaskRecord } from '../store.js'
+import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'
 import { toDate } from './rows.js'
 import { join, sql, type Sql } from './sql.js'
 
@@ -17,6 +17,9 @@ export const chunks = <T>(items: readonly T[]): T[][] =>
   Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK))
 
 const SETTLED = [...TERMINAL_STATES]
+
+/** The states a run holds a task in: what an expired lease leaves behind. */
+const RUNNING = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']
 
 /** Newest status first, ties by id descending: the keyset order of cursor.ts. */
 const NEWEST_FIRST = sql`ORDER BY "statusTime" DESC, "id" DESC`
@@ -31,10 +34,11 @@ export const selectTask = (id: string): Sql => sql`SELECT * FROM "A2ATask" WHERE
 /** `taskJson` is the task already checked and encoded (encodeJson). */
 export function insertTask(record: TaskRecord, taskJson: string): Sql {
   const { task } = record
-  return sql`INSERT INTO "A2ATask" ("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime")
+  const { lease } = record
+  return sql`INSERT INTO "A2ATask" ("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime", "runner", "leaseUntil")
     VALUES (${record.id}, ${record.contextId}, ${record.owner}, ${record.tenant}, ${record.scope}, ${record.skill}, ${record.version}, ${taskJson},
       ${JSON.stringify(record.messageIds)}, ${record.repliedWithMessage ?? null}, ${toDate(record.createdAt)}, ${toDate(record.updatedAt)},
-      ${task.status.state}, ${toDate(taskTime(task, record.updatedAt))})`
+      ${task.status.state}, ${toDate(taskTime(task, record.updatedAt))}, ${lease?.runner ?? null}, ${lease ? toDate(lease.until) : null})`
 }
 
 export interface TaskUpdate {
@@ -44,6 +48,7 @@ export interface TaskUpdate {
   taskJson: string
   messageIds?: readonly string[]
   repliedWithMessage?: boolean
+  lease?: RunLease | null
 }
 
 /**
@@ -64,6 +69,7 @@ export function updateTask(change: TaskUpdate): Sql {
     sql`"statusTime" = ${Number.isNaN(stamped) ? updatedAt : toDate(stamped)}`,
     ...(change.messageIds ? [sql`"messageIds" = ${JSON.stringify(change.messageIds)}`] : []),
     ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
+    ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
   return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING *`
 }
@@ -145,3 +151,15 @@ export const deletePushConfig = (taskId: string, id: string): Sql => sql`DELETE 
 
 export const deletePushConfigsOf = (taskIds: readonly string[]): Sql[] =>
   chunks(taskIds).map((ids) => sql`DELETE FROM "A2APushConfig" WHERE "taskId" IN (${join(ids)})`)
+
+/** Moves the leases `runner` holds on these tasks to `until`, a chunk of ids per statement; the version stays. */
+export const renewLeases = (runner: string, taskIds: readonly string[], until: number): Sql[] =>
+  chunks(taskIds).map((ids) => sql`UPDATE "A2ATask" SET "leaseUntil" = ${toDate(until)} WHERE "runner" = ${runner} AND "id" IN (${join(ids)})`)
+
+/**
+ * Submitted or working tasks whose lease expired before `now` or which have none, oldest lease
+ * first (NULLs, the leaseless, sort first on both databases), through the (statusState, leaseUntil) index.
+ */
+export const selectExpiredRuns = (now: number, limit: number): Sql =>
+  sql`SELECT * FROM "A2ATask" WHERE "statusState" IN (${join(RUNNING)}) AND ("leaseUntil" IS NULL OR "leaseUntil" < ${toDate(now)})
+    ORDER BY "leaseUntil" ASC LIMIT ${limit}`
