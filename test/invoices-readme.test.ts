@@ -44,7 +44,7 @@ it('the invoices README: the first command starts the agent, and its curl comman
       throw new Error(`the README's first command exited (${code}):\n${output}`)
     })
     exited.catch(() => {}) // also ends when the finally block stops it
-    const card = () => fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`).then((response) => response.ok, () => false)
+    const card = () => fetch(`http://127.0.0.1:${port}/a2a/invoices/.well-known/agent-card.json`).then((response) => response.ok, () => false)
     await Promise.race([expect.poll(card, { timeout: 60_000, interval: 250 }).toBe(true), exited])
     const curl = async (command: string) => {
       const { stdout } = await promisify(execFile)('sh', ['-c', command.replaceAll('localhost:3000', `127.0.0.1:${port}`)])

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express'
-import { createExchange, createToolRegistry, type Exchange, type ExchangeOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
-import { a2aRouter } from '@a2a-agent/runtime/express'
+import { createAgentHost, createToolRegistry, type AgentHost, type AgentHostOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
+import { agentsRouter, mcpRouter } from '@a2a-agent/runtime/express'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
@@ -11,32 +11,43 @@ export interface AppOptions {
   resolvePrincipal: PrincipalResolver
   /** Where the A2A tasks live; by default the app's database through `db` (PrismaStore). */
   store?: Store
-  /** Signs the agent card: a PEM, JWK or JWK Set (A2A_CARD_SIGNING_KEY); unsigned when absent. */
+  /** Signs the agents' cards: a PEM, JWK or JWK Set (A2A_CARD_SIGNING_KEY); unsigned when absent. */
   signingKeys?: string
-  overrides?: Partial<ExchangeOptions>
+  /** Options both agents share, over the defaults below (tests lower limits, for one). */
+  shared?: AgentHostOptions['shared']
+}
+
+const security = {
+  securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+  securityRequirements: [{ schemes: { bearer: { list: [] } } }],
 }
 
 /**
- * The invoices agent: the `overdue` skill and the entity tools over A2A at /a2a (as `entity.*`
- * skills), the entity tools over MCP at /mcp, with its A2A tasks kept in the app's own database.
+ * Two agents in one app, on the app's own database: `invoices`, the entity agent (the generated
+ * `entity.invoices` and `entity.customers` skills) at /a2a/invoices, and `reports`, the reporting
+ * agent (the hand-written `overdue` skill) at /a2a/reports; GET /a2a/agents lists them for the
+ * caller. The entity tools are also served over MCP at /mcp.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, overrides }: AppOptions): { app: Express; exchange: Exchange } {
-  const exchange = createExchange({
-    skills: [overdue(db)],
-    tools: createToolRegistry(entityTools(db)),
-    store,
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared }: AppOptions): { app: Express; host: AgentHost } {
+  const host = createAgentHost({
     resolvePrincipal,
-    signingKeys,
-    card: {
-      name: 'Invoices agent',
-      description: 'Lists, reads and records your invoices and customers, and tells you what is overdue.',
-      version: '0.1.0',
-      securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
-      securityRequirements: [{ schemes: { bearer: { list: [] } } }],
-    },
-    ...overrides,
+    // Caps for unattended callers (see the runtime README's Limits): generous for people, firm for loops.
+    shared: { store, signingKeys, maxTurnsPerHour: 600, maxOccupiedTasksPerTenant: 20, maxStreamsPerKey: 20, ...shared },
+    agents: [
+      {
+        id: 'invoices',
+        tools: createToolRegistry(entityTools(db)),
+        card: { name: 'Invoices agent', description: 'Lists, reads and records your invoices and customers.', version: '0.1.0', ...security },
+      },
+      {
+        id: 'reports',
+        skills: [overdue(db)],
+        card: { name: 'Invoice reports', description: 'Tells you which of your invoices are overdue, with the amounts due.', version: '0.1.0', ...security },
+      },
+    ],
   })
   const app = express()
-  app.use(a2aRouter(exchange))
-  return { app, exchange }
+  app.use(agentsRouter(host))
+  app.use(mcpRouter(host.agent('invoices')!))
+  return { app, host }
 }

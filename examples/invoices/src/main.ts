@@ -17,16 +17,16 @@ if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
 // than through the Prisma client, with the same tables.
 const store = createStore(databaseUrl)
 const resolvePrincipal = devKeys ? devKeyResolver(devKeys) : apiKeyResolver(db)
-// A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agent card; see the runtime README.
-const { app, exchange } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
+// A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
+const { app, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
 const server = createHttpServer(app).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
-  console.log(`Invoices agent on http://localhost:${bound}/a2a and /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
+  console.log(`Invoices agents on http://localhost:${bound}/a2a/invoices and /a2a/reports (listed at /a2a/agents), tools at /mcp (${devKeys ? 'development keys from A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
 })
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {
-    await exchange.shutdown({ timeoutMs: 5000 })
+    await host.shutdown({ timeoutMs: 5000 })
     await store.close()
     await db.$disconnect()
     server.close(() => process.exit(0))

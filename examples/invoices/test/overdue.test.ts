@@ -17,7 +17,7 @@ afterAll(async () => {
 })
 
 async function overdue(user: User) {
-  const response = await fetch(`${app.url}/a2a`, {
+  const response = await fetch(`${app.url}/a2a/reports`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${app.tokens[user]}` },
     body: JSON.stringify({

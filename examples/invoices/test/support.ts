@@ -23,6 +23,8 @@ import { createOwners, testOwners } from './owners.gen.js'
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
+  /** The entity agent's JSON-RPC endpoint (the reporting agent's is /a2a/reports). */
+  a2aUrl: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
   /** The app's database, for rows the tests make that agents cannot. */
@@ -116,16 +118,18 @@ export async function createTestApp(): Promise<TestApp> {
   // The store the app runs with on this database (see src/main.ts).
   const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
   const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
-  const { app, exchange } = createApp({ db, store, resolvePrincipal })
+  const { app, host } = createApp({ db, store, resolvePrincipal })
   const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    // The generated entity tests talk to the entity agent.
+    a2aUrl: `http://127.0.0.1:${port}/a2a/invoices`,
     tokens,
     db,
     async close() {
-      await exchange.shutdown({ timeoutMs: 1000 })
+      await host.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()
       server.close()
       if (store instanceof SqliteStore) store.close()

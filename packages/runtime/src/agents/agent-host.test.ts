@@ -121,6 +121,14 @@ describe('many agents in one app', () => {
     expect(resumed.body.result.task.status.message.parts[0].text).toBe('report for March')
   })
 
+  it('serves public cards to anonymous callers when every agent is for everyone', async () => {
+    await start({ canUse: undefined })
+    expect((await get('/a2a/reports/.well-known/agent-card.json')).status).toBe(200)
+    expect((await get('/a2a/nope/.well-known/agent-card.json')).status).toBe(401)
+    expect((await get('/a2a/agents')).status).toBe(401)
+    expect((await send('reports', 'x', 'nobody')).status).toBe(401)
+  })
+
   it('refuses bad agent ids and empty hosts', () => {
     const card = { name: 'x', description: 'x', version: '1' }
     const resolvePrincipal = tokenResolver({})

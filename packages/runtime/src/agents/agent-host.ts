@@ -125,9 +125,11 @@ export class AgentHost {
       return true
     }
     const exchange = this.#exchanges.get(id)
-    // Anonymous callers learn nothing either: 401 whether or not the id exists.
-    if (!principal) return this.#unauthenticated(response, baseUrl)
-    if (!exchange || !(await this.#usable(principal, id))) return notFound(response)
+    // Without a canUse hook every agent is for everyone: its card is as public as its options say.
+    const openCard = !this.#options.canUse && exchange !== undefined && sub === exchange.cardPath
+    // Otherwise anonymous callers learn nothing: 401 whether or not the id exists.
+    if (!principal && !openCard) return this.#unauthenticated(response, baseUrl)
+    if (!exchange || (principal && !(await this.#usable(principal, id)))) return notFound(response)
     if (sub === exchange.cardPath) {
       if (await this.isPaused(id)) return notFound(response)
       await exchange.handleCard(request, response)

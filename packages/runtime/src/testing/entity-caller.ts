@@ -12,6 +12,8 @@ import type { Task } from '../wire/types.js'
 /** The running app the tests talk to: its base URL and a bearer token for each user. */
 export interface TestApp {
   url: string
+  /** The exchange's JSON-RPC URL when it is not `<url>/a2a` (an agent of an AgentHost: `<url>/a2a/<id>`). */
+  a2aUrl?: string
   tokens: { alice: string; bob: string }
 }
 
@@ -101,7 +103,7 @@ export function reasonOf(task: Task): string {
 
 async function sendMessage(app: TestApp, token: string, data: Args): Promise<Task> {
   const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data }] }
-  const response = await fetch(`${app.url}/a2a`, {
+  const response = await fetch(app.a2aUrl ?? `${app.url}/a2a`, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
