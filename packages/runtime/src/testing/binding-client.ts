@@ -44,8 +44,8 @@ export interface BindingClient {
   stream(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<SseReply>
   /** The StreamResponse an SSE event carries. */
   eventResult(event: SseEvent): any
-  /** POSTs a raw SendMessage body (a JSON-RPC envelope is added on JSON-RPC when `envelope`). */
-  sendRaw(body: string, headers?: Record<string, string>): Promise<WireReply>
+  /** POSTs a raw body where SendMessage is served (the JSON-RPC endpoint, or `/message:send`). */
+  sendRaw(body: string | Uint8Array, headers?: Record<string, string>): Promise<WireReply>
 }
 
 export interface BindingEndpoints {

@@ -44,7 +44,8 @@ export function decodeEnvelope(body: string): JsonRpcRequest {
   if (value === null || typeof value !== 'object') {
     throw new EnvelopeError(A2AError.invalidRequest('The body must be a JSON-RPC 2.0 request object'), null)
   }
-  const duplicate = findRepeatedTopLevelKey(body)
+  // The request message in params is held to the same rule as on the HTTP+JSON binding.
+  const duplicate = findRepeatedTopLevelKey(body, 'params')
   if (duplicate) throw new EnvelopeError(A2AError.parse(duplicate), null)
 
   const envelope = value as Record<string, unknown>
@@ -76,9 +77,10 @@ export const rpcError = (id: JsonRpcId, error: A2AError): JsonRpcResponse => ({
 
 /**
  * Returns a description of the first top-level key that repeats (exactly or case-insensitively),
- * or undefined. Expects text that JSON.parse already accepted as an object.
+ * or undefined; with `nested`, the keys of that member's object value are checked too. Expects
+ * text that JSON.parse already accepted as an object.
  */
-export function findRepeatedTopLevelKey(text: string): string | undefined {
+export function findRepeatedTopLevelKey(text: string, nested?: string, where = 'top-level key'): string | undefined {
   const seen = new Map<string, string>()
   let i = skipSpace(text, 0) + 1 // past '{'
   for (;;) {
@@ -88,11 +90,15 @@ export function findRepeatedTopLevelKey(text: string): string | undefined {
     const key = JSON.parse(text.slice(i, end)) as string
     const folded = key.toLowerCase()
     const earlier = seen.get(folded)
-    if (earlier === key) return `top-level key "${key}" appears more than once`
-    if (earlier !== undefined) return `top-level key "${key}" repeats "${earlier}" in another case`
+    if (earlier === key) return `${where} "${key}" appears more than once`
+    if (earlier !== undefined) return `${where} "${key}" repeats "${earlier}" in another case`
     seen.set(folded, key)
-    i = skipSpace(text, end) + 1 // past ':'
-    i = valueEnd(text, skipSpace(text, i))
+    const start = skipSpace(text, skipSpace(text, end) + 1) // past ':'
+    i = valueEnd(text, start)
+    if (key === nested && text[start] === '{') {
+      const inner = findRepeatedTopLevelKey(text.slice(start, i), undefined, `key of ${nested}`)
+      if (inner) return inner
+    }
     i = skipSpace(text, i)
     if (text[i] === ',') i++
   }
