@@ -1,0 +1,71 @@
+/**
+ * One replica for the multi-process tests: examples/invoices (its entity tools, API keys from its
+ * database, its task store of choice) with three extra skills, on the database DATABASE_URL
+ * names. `hold` marks its task WORKING and waits to be canceled, `queue` waits without a write (its
+ * task stays SUBMITTED); `slow` works for SLOW_MS and
+ * then completes, logging each run's start on stdout as `{"ran":"<taskId>"}` (a task that runs
+ * twice shows up twice); `done` completes at once. RUN_LEASE_MS and REPLICA_ID set the run
+ * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
+ * SqliteStore. Prints `{"port":N}` once listening; SIGTERM shuts down as main.ts does.
+ * @module
+ */
+import type { AddressInfo } from 'node:net'
+import { defineSkill } from '@a2a-agent/runtime'
+import { PrismaStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { createApp } from '../../examples/invoices/src/app.js'
+import { createDb, createStore, isPostgresql } from '../../examples/invoices/src/db.js'
+import { overdue } from '../../examples/invoices/src/overdue.js'
+
+const url = process.env.DATABASE_URL!
+const slowMs = Number(process.env.SLOW_MS ?? 1000)
+const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`)
+
+const hold = defineSkill({
+  id: 'hold',
+  description: 'Works until canceled.',
+  handler: async (ctx) => {
+    await ctx.working('holding')
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
+  },
+})
+const slow = defineSkill({
+  id: 'slow',
+  description: 'Works for a while, then completes.',
+  handler: async (ctx) => {
+    say({ ran: ctx.taskId })
+    await ctx.working('started')
+    await new Promise((resolve) => setTimeout(resolve, slowMs))
+    await ctx.complete('finished')
+  },
+})
+const queue = defineSkill({
+  id: 'queue',
+  description: 'Stays submitted until canceled: a run that has not begun its work.',
+  handler: (ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())),
+})
+const done = defineSkill({ id: 'done', description: 'Completes at once.', handler: async (ctx) => ctx.complete('ok') })
+
+const db = createDb(url)
+if (!isPostgresql(url)) await prepareSqlite(db)
+const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
+const { app, exchange } = createApp({
+  db,
+  store,
+  resolvePrincipal: apiKeyResolver(db),
+  overrides: {
+    skills: [overdue(db), hold, queue, slow, done],
+    maxConcurrentRunsPerOwner: -1,
+    streamPollMs: 200,
+    ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
+    ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
+  },
+})
+const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => say({ port: (server.address() as AddressInfo).port }))
+
+process.once('SIGTERM', async () => {
+  await exchange.shutdown({ timeoutMs: 2000 })
+  if ('close' in store) await store.close()
+  await db.$disconnect()
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})

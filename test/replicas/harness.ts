@@ -1,0 +1,212 @@
+/**
+ * Several app processes on one database: a fresh database (a PostgreSQL database of its own on the
+ * test server, or a SQLite file) migrated with examples/invoices' migrations, two users with API
+ * keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
+ * processes. Each test file drops its database after.
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+
+export type Kind = 'postgres' | 'sqlite'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
+
+export interface TestDatabase {
+  kind: Kind
+  url: string
+  /** Rows of one statement (`$1` placeholders on PostgreSQL, `?` on SQLite). */
+  query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>
+  /** Bearer tokens of the users alice and bob. */
+  tokens: { alice: string; bob: string }
+  drop(): Promise<void>
+}
+
+const migrationsOf = (folder: string) => {
+  const dir = join(root, 'examples/invoices', folder, 'migrations')
+  return readdirSync(dir)
+    .filter((name) => /^\d/.test(name))
+    .sort()
+    .map((name) => readFileSync(join(dir, name, 'migration.sql'), 'utf8'))
+}
+
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+export async function createDatabase(kind: Kind): Promise<TestDatabase> {
+  const database = kind === 'postgres' ? await postgres() : sqlite()
+  const key = async (owner: string) => {
+    const token = `a2a_${randomBytes(24).toString('base64url')}`
+    const hash = createHash('sha256').update(token).digest('hex')
+    await database.query(`INSERT INTO "User" ("id", "email", "name") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)})`, [owner, `${owner}@example.com`, owner])
+    await database.query(
+      `INSERT INTO "A2AApiKey" ("id", "hash", "prefix", "owner", "createdAt") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)}, ${ph(kind, 4)}, ${ph(kind, 5)})`,
+      [`key-${owner}`, hash, token.slice(0, 12), owner, kind === 'postgres' ? new Date() : new Date().toISOString()],
+    )
+    return token
+  }
+  return { ...database, tokens: { alice: await key('alice'), bob: await key('bob') } }
+}
+
+const ph = (kind: Kind, n: number) => (kind === 'postgres' ? `$${n}` : '?')
+
+async function postgres(): Promise<Omit<TestDatabase, 'tokens'>> {
+  const name = `a2a_replicas_${randomBytes(6).toString('hex')}`
+  await onServer(`CREATE DATABASE "${name}"`)
+  const url = new URL(server)
+  url.pathname = `/${name}`
+  const pool = new pg.Pool({ connectionString: url.href, max: 2 })
+  // The tests cut this database's connections: the harness's own pool survives them.
+  pool.on('error', () => {})
+  for (const migration of migrationsOf('prisma-postgresql')) await pool.query(migration)
+  return {
+    kind: 'postgres',
+    url: url.href,
+    query: async (text, values) => (await pool.query(text, values)).rows,
+    async drop() {
+      await pool.end()
+      await onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    },
+  }
+}
+
+function sqlite(): Omit<TestDatabase, 'tokens'> {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-replicas-'))
+  const file = join(dir, 'app.db')
+  const db = new Database(file)
+  for (const migration of migrationsOf('prisma')) db.exec(migration)
+  db.pragma('journal_mode = WAL')
+  db.pragma('busy_timeout = 5000')
+  return {
+    kind: 'sqlite',
+    url: `file:${file}`,
+    query: async (text, values = []) => {
+      const statement = db.prepare(text)
+      return (statement.reader ? statement.all(...values) : (statement.run(...values), [])) as never[]
+    },
+    async drop() {
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface Replica {
+  name: string
+  base: string
+  child: ChildProcess
+  /** Task ids whose `slow` run started on this replica, in order. */
+  ran: string[]
+  /** Everything it printed on stderr. */
+  stderr: string[]
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<number | NodeJS.Signals>
+  kill9(): Promise<void>
+  stop(): Promise<void>
+}
+
+const replicas = new Set<Replica>()
+
+/** Starts test/replicas/agent.ts on `database` with extra environment; resolves once it listens. */
+export async function startReplica(name: string, database: Pick<TestDatabase, 'url'>, env: Record<string, string> = {}): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./agent.ts', import.meta.url))], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DATABASE_URL: database.url, REPLICA_ID: name, ...env },
+  })
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)))
+  const ran: string[] = []
+  const stderr: string[] = []
+  createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line))
+  const lines = createInterface({ input: child.stdout! })
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`replica ${name} did not listen within 30 s: ${stderr.join('\n')}`)), 30_000)
+    void exited.then((code) => reject(new Error(`replica ${name} exited (${code}) before listening: ${stderr.join('\n')}`)))
+    lines.on('line', (line) => {
+      const said = JSON.parse(line) as { port?: number; ran?: string }
+      if (said.ran) ran.push(said.ran)
+      if (said.port) {
+        clearTimeout(timer)
+        resolve(said.port)
+      }
+    })
+  })
+  const replica: Replica = {
+    name,
+    base: `http://127.0.0.1:${port}`,
+    child,
+    ran,
+    stderr,
+    exited,
+    async kill9() {
+      child.kill('SIGKILL')
+      await exited
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      await exited
+      clearTimeout(timer)
+    },
+  }
+  replicas.add(replica)
+  void exited.then(() => replicas.delete(replica))
+  return replica
+}
+
+/** Kills every replica still running (for afterAll). */
+export async function stopReplicas(): Promise<void> {
+  await Promise.all([...replicas].map((replica) => replica.stop()))
+}
+
+export interface Reply {
+  status: number
+  headers: Headers
+  body: any
+}
+
+let ids = 0
+
+/** One JSON-RPC call over HTTP as `token`. */
+export async function rpc(replica: Pick<Replica, 'base'>, token: string, method: string, params: unknown): Promise<Reply> {
+  const response = await fetch(`${replica.base}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params }),
+  })
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
+}
+
+export const message = (skill: string, text = skill, extra: Record<string, unknown> = {}) => ({
+  message: { messageId: randomBytes(12).toString('hex'), role: 'ROLE_USER', parts: [{ text }], metadata: { skill }, ...extra },
+})
+
+/** Terminates every backend of the database but the caller's own, as a failover would. */
+export async function terminateBackends(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query(
+      'SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    )
+    return rows[0].cut as number
+  } finally {
+    await client.end()
+  }
+}
