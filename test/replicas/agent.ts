@@ -1,6 +1,6 @@
 /**
- * One replica for the multi-process tests: examples/invoices (its entity tools, API keys from its
- * database, its task store of choice) with three extra skills, on the database DATABASE_URL
+ * One replica for the multi-process tests: examples/invoices' entity tools, overdue skill, API
+ * keys and task store of choice, in one exchange at /a2a with extra skills, on the database DATABASE_URL
  * names. `hold` marks its task WORKING and waits to be canceled, `queue` waits without a write (its
  * task stays SUBMITTED); `slow` works for SLOW_MS and
  * then completes, logging each run's start on stdout as `{"ran":"<taskId>"}` (a task that runs
@@ -10,9 +10,11 @@
  * @module
  */
 import type { AddressInfo } from 'node:net'
-import { defineSkill } from '@a2a-agent/runtime'
+import express from 'express'
+import { createExchange, createToolRegistry, defineSkill } from '@a2a-agent/runtime'
+import { a2aRouter } from '@a2a-agent/runtime/express'
 import { PrismaStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
-import { createApp } from '../../examples/invoices/src/app.js'
+import { entityTools } from '../../examples/invoices/src/a2a/entities.gen.js'
 import { createDb, createStore, isPostgresql } from '../../examples/invoices/src/db.js'
 import { overdue } from '../../examples/invoices/src/overdue.js'
 
@@ -48,18 +50,19 @@ const done = defineSkill({ id: 'done', description: 'Completes at once.', handle
 const db = createDb(url)
 if (!isPostgresql(url)) await prepareSqlite(db)
 const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
-const { app, exchange } = createApp({
-  db,
+const exchange = createExchange({
+  skills: [overdue(db), hold, queue, slow, done],
+  tools: createToolRegistry(entityTools(db)),
   store,
   resolvePrincipal: apiKeyResolver(db),
-  overrides: {
-    skills: [overdue(db), hold, queue, slow, done],
-    maxConcurrentRunsPerOwner: -1,
-    streamPollMs: 200,
-    ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
-    ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
-  },
+  card: { name: 'Replica', description: 'examples/invoices as one of several replicas', version: '0.0.0' },
+  maxConcurrentRunsPerOwner: -1,
+  streamPollMs: 200,
+  ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
+  ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
 })
+const app = express()
+app.use(a2aRouter(exchange))
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => say({ port: (server.address() as AddressInfo).port }))
 
 process.once('SIGTERM', async () => {
