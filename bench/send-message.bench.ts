@@ -1,6 +1,7 @@
 /**
  * SendMessage throughput: our exchange vs the official SDK's DefaultRequestHandler, both on
- * Express 5, same request, same trivial work (task → one artifact → completed).
+ * Express 5, same request, same trivial work (task → one artifact → completed), over each
+ * binding: JSON-RPC (`POST /a2a`) and HTTP+JSON (`POST <rest base>/message:send`).
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
@@ -29,17 +30,15 @@ const headers = {
   Authorization: `Bearer ${BENCH_TOKEN}`,
 }
 
+type Binding = 'JSON-RPC' | 'HTTP+JSON'
+
 // messageId is an idempotency key per owner on our server, so every request needs a fresh one.
 let counter = 0
 const runId = `${process.pid}-${Date.now()}`
-function requestBody(): string {
+function requestBody(binding: Binding): string {
   const n = ++counter
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: n,
-    method: 'SendMessage',
-    params: { message: { messageId: `bench-${runId}-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
-  })
+  const params = { message: { messageId: `bench-${runId}-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } }
+  return JSON.stringify(binding === 'JSON-RPC' ? { jsonrpc: '2.0', id: n, method: 'SendMessage', params } : params)
 }
 
 /** A 200 that is not a completed task (a JSON-RPC error, a paused task) counts as an error. */
@@ -47,12 +46,14 @@ const isCompleted = (body: string) => body.includes('"TASK_STATE_COMPLETED"') &&
 
 interface Target {
   name: string
+  binding: Binding
   child: ChildProcess
   endpoint: string
 }
 
 interface Row {
   name: string
+  binding: Binding
   rps: number
   p50: number
   p99: number
@@ -63,26 +64,32 @@ interface Row {
 }
 
 
-/** Spawns `bench/servers/<file>` and waits until it listens. */
-async function startServer(name: string, file: string): Promise<Target> {
+/** Spawns `bench/servers/<file>`, waits until it listens, and answers its target on each binding. */
+async function startServer(name: string, file: string): Promise<{ child: ChildProcess; targets: Target[] }> {
   const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root })
-  return { name, child, endpoint: `http://127.0.0.1:${port}/a2a` }
+  const base = `http://127.0.0.1:${port}/a2a`
+  return {
+    child,
+    targets: [
+      { name, binding: 'JSON-RPC', child, endpoint: base },
+      { name, binding: 'HTTP+JSON', child, endpoint: `${base}/rest/message:send` },
+    ],
+  }
 }
-
-const stopServer = (target: Target): Promise<void> => stopProcess(target.child)
 
 /** One real request before measuring: a server that does not complete the task is not benchmarked. */
 async function verify(target: Target): Promise<void> {
-  const response = await fetch(target.endpoint, { method: 'POST', headers, body: requestBody() })
+  const response = await fetch(target.endpoint, { method: 'POST', headers, body: requestBody(target.binding) })
   const text = await response.text()
   let state: unknown
   try {
-    state = JSON.parse(text)?.result?.task?.status?.state
+    const body = JSON.parse(text)
+    state = (target.binding === 'JSON-RPC' ? body?.result : body)?.task?.status?.state
   } catch {
     // Reported below with the raw text.
   }
   if (response.status !== 200 || state !== 'TASK_STATE_COMPLETED' || !isCompleted(text)) {
-    throw new Error(`${target.name} did not answer SendMessage with a COMPLETED task: HTTP ${response.status} ${text.slice(0, 500)}`)
+    throw new Error(`${target.name} (${target.binding}) did not answer SendMessage with a COMPLETED task: HTTP ${response.status} ${text.slice(0, 500)}`)
   }
 }
 
@@ -100,7 +107,7 @@ function load(target: Target, duration: number): Promise<{ result: autocannon.Re
         timeout: 10,
         requests: [{
           method: 'POST',
-          setupRequest: (request) => ({ ...request, body: requestBody() }),
+          setupRequest: (request) => ({ ...request, body: requestBody(target.binding) }),
           // Counted here rather than with verifyBody, which would count a non-2xx twice.
           onResponse: (status, body) => {
             if (status !== 200 || !isCompleted(body)) failed++
@@ -116,16 +123,18 @@ const useWrk = process.env.BENCH_LOAD !== 'autocannon' && wrkAvailable()
 
 async function measure(target: Target): Promise<Row> {
   await verify(target)
+  const label = `${target.name} ${target.binding}`
   if (useWrk) {
-    console.log(`${target.name}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections (wrk)`)
-    runWrk(target.endpoint, headers, connections, warmupSeconds)
+    console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections (wrk)`)
+    const rest = target.binding === 'HTTP+JSON'
+    runWrk(target.endpoint, headers, connections, warmupSeconds, rest)
     const cpuBefore = cpuMs(target.child.pid)
-    const result = runWrk(target.endpoint, headers, connections, seconds)
+    const result = runWrk(target.endpoint, headers, connections, seconds, rest)
     const cpuAfter = cpuMs(target.child.pid)
     const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
-    return { name: target.name, ...result, cpuUsPerRequest }
+    return { name: target.name, binding: target.binding, ...result, cpuUsPerRequest }
   }
-  console.log(`${target.name}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
+  console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
   await load(target, warmupSeconds)
   const cpuBefore = cpuMs(target.child.pid)
   const { result, failed } = await load(target, seconds)
@@ -133,6 +142,7 @@ async function measure(target: Target): Promise<Row> {
   const requests = result.latency.totalCount
   return {
     name: target.name,
+    binding: target.binding,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -145,9 +155,10 @@ async function measure(target: Target): Promise<Row> {
 
 function printTable(rows: Row[]): void {
   const cells = [
-    ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
+    ['server', 'binding', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
     ...rows.map((row) => [
       row.name,
+      row.binding,
       row.rps.toFixed(0),
       row.p50.toFixed(1),
       row.p99.toFixed(1),
@@ -157,39 +168,44 @@ function printTable(rows: Row[]): void {
     ]),
   ]
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
   console.log(line(cells[0]!))
   console.log(widths.map((width) => '-'.repeat(width)).join('  '))
   for (const row of cells.slice(1)) console.log(line(row))
 }
 
 async function main(): Promise<void> {
-  const targets: Target[] = []
+  const children: ChildProcess[] = []
+  const bindings: Binding[] = ['JSON-RPC', 'HTTP+JSON']
   // Hard ceiling so a wedged server or load run cannot hang CI.
-  const budgetMs = 2 * (warmupSeconds + seconds) * 1000 + 90_000
+  const budgetMs = 2 * bindings.length * (warmupSeconds + seconds) * 1000 + 90_000
   const watchdog = setTimeout(() => {
     console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
-    for (const target of targets) target.child.kill('SIGKILL')
+    for (const child of children) child.kill('SIGKILL')
     process.exit(1)
   }, budgetMs)
   watchdog.unref()
 
   try {
-    targets.push(await startServer('ours', 'ours.ts'))
-    targets.push(await startServer('sdk', 'sdk.ts'))
+    const ours = await startServer('ours', 'ours.ts')
+    const sdk = await startServer('sdk', 'sdk.ts')
+    children.push(ours.child, sdk.child)
     const rows: Row[] = []
-    // One at a time: the idle server costs nothing while the other is under load.
-    for (const target of targets) rows.push(await measure(target))
+    // One at a time, ours and the SDK's in turn per binding: an idle server costs nothing.
+    for (const i of bindings.keys()) for (const target of [ours.targets[i]!, sdk.targets[i]!]) rows.push(await measure(target))
     console.log()
     console.log(`SendMessage, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version})`)
     printTable(rows)
-    const [ours, sdk] = rows
-    if (ours && sdk && sdk.rps > 0) console.log(`\nours/sdk throughput: ${(ours.rps / sdk.rps).toFixed(2)}x`)
-    if (ours?.cpuUsPerRequest && sdk?.cpuUsPerRequest) {
-      console.log(`ours/sdk server CPU per request: ${(ours.cpuUsPerRequest / sdk.cpuUsPerRequest).toFixed(2)}x (lower is cheaper)`)
+    console.log()
+    for (const binding of bindings) {
+      const [mine, theirs] = ['ours', 'sdk'].map((name) => rows.find((row) => row.name === name && row.binding === binding))
+      if (mine && theirs && theirs.rps > 0) console.log(`${binding}: ours/sdk throughput ${(mine.rps / theirs.rps).toFixed(2)}x`)
+      if (mine?.cpuUsPerRequest && theirs?.cpuUsPerRequest) {
+        console.log(`${binding}: ours/sdk server CPU per request ${(mine.cpuUsPerRequest / theirs.cpuUsPerRequest).toFixed(2)}x (lower is cheaper)`)
+      }
     }
   } finally {
-    await Promise.all(targets.map(stopServer))
+    await Promise.all(children.map(stopProcess))
     clearTimeout(watchdog)
   }
 }

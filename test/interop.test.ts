@@ -1,7 +1,8 @@
 /**
- * Interop: the official `@a2a-js/sdk` client against the quickstart agent over real HTTP.
+ * Interop: the official `@a2a-js/sdk` client against the quickstart agent over real HTTP, once
+ * over each binding the card lists (JSON-RPC, and HTTP+JSON through the SDK's REST transport).
  * The SDK is an independent v1.0 implementation, so whatever it accepts is evidence our wire
- * shapes (card, ProtoJSON results, error codes) match the spec as others read it.
+ * shapes (card, ProtoJSON results, routes, error codes and bodies) match the spec as others read it.
  */
 import type { AddressInfo } from 'node:net'
 import { createServer, type Server } from 'node:http'
@@ -20,17 +21,21 @@ import {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk'
 import type { SendMessageResult } from '@a2a-js/sdk'
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client'
 import type { Client } from '@a2a-js/sdk/client'
-import { A2A_ERROR_CODE, JsonRpcTaskNotCancelableError, JsonRpcTaskNotFoundError } from '@a2a-js/sdk/errors'
+import { A2A_ERROR_CODE, JsonRpcTaskNotCancelableError, JsonRpcTaskNotFoundError, RestTaskNotCancelableError, RestTaskNotFoundError } from '@a2a-js/sdk/errors'
 import type { Exchange } from '@a2a-agent/runtime'
 import { createQuickstart } from '../examples/quickstart/src/agent.js'
 
 let server: Server
 let exchange: Exchange
 let baseUrl: string
-let alice: Client
-let bob: Client
+
+/** The card's bindings, each with the typed errors its SDK transport raises. */
+const PROTOCOLS = [
+  { protocol: 'JSONRPC', notFound: JsonRpcTaskNotFoundError, notCancelable: JsonRpcTaskNotCancelableError, path: '/a2a' },
+  { protocol: 'HTTP+JSON', notFound: RestTaskNotFoundError, notCancelable: RestTaskNotCancelableError, path: '/a2a/rest' },
+] as const
 
 /** A fetch that authenticates every call (card and JSON-RPC) as the given dev key. */
 function bearerFetch(token: string): typeof fetch {
@@ -41,13 +46,13 @@ function bearerFetch(token: string): typeof fetch {
   }
 }
 
-function clientFactory(token: string): ClientFactory {
+function clientFactory(token: string, protocol: string): ClientFactory {
   const fetchImpl = bearerFetch(token)
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      preferredTransports: ['JSONRPC'],
+      preferredTransports: [protocol],
     }),
   )
 }
@@ -93,8 +98,6 @@ beforeAll(async () => {
   server = quickstart.app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  alice = await clientFactory('key-alice').createFromUrl(baseUrl)
-  bob = await clientFactory('key-bob').createFromUrl(baseUrl)
 })
 
 afterAll(async () => {
@@ -103,13 +106,20 @@ afterAll(async () => {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
 })
 
-describe('@a2a-js/sdk client against the quickstart agent', () => {
-  it('resolves the card and picks the JSONRPC interface', async () => {
-    expect(alice.transport.protocolName).toBe('JSONRPC')
+describe.each(PROTOCOLS)('@a2a-js/sdk client over $protocol against the quickstart agent', ({ protocol, notFound, notCancelable, path }) => {
+  let alice: Client
+  let bob: Client
+  beforeAll(async () => {
+    alice = await clientFactory('key-alice', protocol).createFromUrl(baseUrl)
+    bob = await clientFactory('key-bob', protocol).createFromUrl(baseUrl)
+  })
+
+  it(`resolves the card and picks the ${protocol} interface`, async () => {
+    expect(alice.transport.protocolName).toBe(protocol)
     expect(alice.protocolVersion).toBe('1.0')
     const card = await alice.getAgentCard()
     expect(card.name).toBe('Quickstart agent')
-    expect(card.supportedInterfaces[0]).toMatchObject({ url: `${baseUrl}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
+    expect(card.supportedInterfaces.find((i) => i.protocolBinding === protocol)).toMatchObject({ url: `${baseUrl}${path}`, protocolVersion: '1.0' })
     expect(card.skills.map((skill) => skill.id)).toEqual(['echo', 'ask', 'slow', 'fail'])
   })
 
@@ -145,14 +155,16 @@ describe('@a2a-js/sdk client against the quickstart agent', () => {
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
 
     const error = await rejection(alice.cancelTask(CancelTaskRequest.fromJSON({ id: started.id })))
-    expect(error).toBeInstanceOf(JsonRpcTaskNotCancelableError)
-    expect((error as JsonRpcTaskNotCancelableError).envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_CANCELABLE)
+    expect(error).toBeInstanceOf(notCancelable)
+    if (error instanceof JsonRpcTaskNotCancelableError) expect(error.envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_CANCELABLE)
+    if (error instanceof RestTaskNotCancelableError) expect(error.statusCode).toBe(409)
   })
 
   it('getTask of an unknown id is a typed task-not-found error', async () => {
     const error = await rejection(alice.getTask(GetTaskRequest.fromJSON({ id: 'no-such-task' })))
-    expect(error).toBeInstanceOf(JsonRpcTaskNotFoundError)
-    expect((error as JsonRpcTaskNotFoundError).envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_FOUND)
+    expect(error).toBeInstanceOf(notFound)
+    if (error instanceof JsonRpcTaskNotFoundError) expect(error.envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_FOUND)
+    if (error instanceof RestTaskNotFoundError) expect(error.statusCode).toBe(404)
   })
 
   it('ask pauses for input, then completes when resumed with the taskId', async () => {
@@ -167,7 +179,7 @@ describe('@a2a-js/sdk client against the quickstart agent', () => {
 
   it("bob cannot see alice's task", async () => {
     const error = await rejection(bob.getTask(GetTaskRequest.fromJSON({ id: echoed.id })))
-    expect(error).toBeInstanceOf(JsonRpcTaskNotFoundError)
+    expect(error).toBeInstanceOf(notFound)
   })
 
   it('sendMessageStream yields the task, then status and artifact updates, and ends at the final state', async () => {
@@ -192,7 +204,7 @@ describe('@a2a-js/sdk client against the quickstart agent', () => {
   })
 })
 
-describe('@a2a-js/sdk push-config methods against an agent that delivers to a local receiver', () => {
+describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against an agent that delivers to a local receiver', ({ protocol }) => {
   let agent: Server
   let agentExchange: Exchange
   let receiver: Server
@@ -216,7 +228,7 @@ describe('@a2a-js/sdk push-config methods against an agent that delivers to a lo
     agentExchange = quickstart.exchange
     agent = quickstart.app.listen(0, '127.0.0.1')
     await new Promise<void>((resolve) => agent.once('listening', resolve))
-    client = await clientFactory('key-alice').createFromUrl(`http://127.0.0.1:${(agent.address() as AddressInfo).port}`)
+    client = await clientFactory('key-alice', protocol).createFromUrl(`http://127.0.0.1:${(agent.address() as AddressInfo).port}`)
   })
 
   afterAll(async () => {

@@ -24,9 +24,14 @@ export function wrkAvailable(): boolean {
   return spawnSync('wrk', ['--version']).error === undefined
 }
 
-/** A Lua script that POSTs SendMessage with a fresh messageId per request (an idempotency key). */
-function script(headers: Record<string, string>): string {
+/**
+ * A Lua script that POSTs SendMessage with a fresh messageId per request (an idempotency key): a
+ * JSON-RPC request, or on HTTP+JSON (`rest`) the bare SendMessageRequest.
+ */
+function script(headers: Record<string, string>, rest: boolean): string {
   const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+  const message = `'{"messageId":"wrk-' .. run .. '-' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}'`
+  const body = rest ? `'{"message":' .. ${message} .. '}'` : `'{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":' .. ${message} .. '}}'`
   return `
 wrk.method = "POST"
 ${headerLines.join('\n')}
@@ -34,7 +39,7 @@ local n = 0
 local run = tostring(os.time()) .. "-" .. tostring(math.random(1, 1000000000))
 request = function()
   n = n + 1
-  local body = '{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":{"messageId":"wrk-' .. run .. '-' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'
+  local body = ${body}
   return wrk.format(nil, nil, nil, body)
 end
 `
@@ -42,8 +47,8 @@ end
 
 const toMs = (value: string, unit: string): number => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1)
 
-export function runWrk(url: string, headers: Record<string, string>, connections: number, seconds: number): WrkResult {
-  return runWrkScript(url, script(headers), connections, seconds)
+export function runWrk(url: string, headers: Record<string, string>, connections: number, seconds: number, rest = false): WrkResult {
+  return runWrkScript(url, script(headers, rest), connections, seconds)
 }
 
 /**

@@ -8,7 +8,7 @@ import express from 'express'
 import { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
 import type { AgentExecutor } from '@a2a-js/sdk/server'
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
 
 const executor: AgentExecutor = {
   async execute(context, bus) {
@@ -38,7 +38,10 @@ const card = AgentCard.fromJSON({
   description: 'SendMessage throughput target',
   version: '0.0.0',
   // The url is filled in once the port is known; the handler reads protocolVersion for its version check.
-  supportedInterfaces: [{ url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+  supportedInterfaces: [
+    { url: '', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: '', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ],
   capabilities: { streaming: false, pushNotifications: false },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
@@ -48,10 +51,13 @@ const card = AgentCard.fromJSON({
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor)
 const app = express()
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
+// The REST routes first: the JSON-RPC handler, mounted at the prefix, would take them too.
+app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
 app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
 const server = app.listen(0, '127.0.0.1', () => {
   const port = (server.address() as AddressInfo).port
   card.supportedInterfaces[0]!.url = `http://127.0.0.1:${port}/a2a`
+  card.supportedInterfaces[1]!.url = `http://127.0.0.1:${port}/a2a/rest`
   console.log(JSON.stringify({ port }))
 })
 
