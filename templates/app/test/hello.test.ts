@@ -12,7 +12,7 @@ afterAll(async () => {
 })
 
 async function send(text: string, token: string) {
-  const response = await fetch(`${app.url}/a2a`, {
+  const response = await fetch(app.a2aUrl, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
     body: JSON.stringify({

@@ -5,13 +5,15 @@ import { readdirSync, readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
-import { createApp } from '../src/app.js'
+import { A2A_PATH, createApp } from '../src/app.js'
 import { createDb, type Db } from '../src/db.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
+  /** The JSON-RPC endpoint the tests call (A2A_PATH on the app). */
+  a2aUrl: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
   /** The app's database, for rows the tests make that agents cannot. */
@@ -73,6 +75,7 @@ export async function createTestApp(): Promise<TestApp> {
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    a2aUrl: `http://127.0.0.1:${port}${A2A_PATH}`,
     tokens,
     db,
     async close() {

@@ -15,6 +15,8 @@ export interface CreateFlags {
   install?: boolean
   git: boolean
   yes: boolean
+  /** Several agents in one app (an AgentHost) instead of one exchange at /a2a. */
+  multiAgent: boolean
 }
 
 export type ParsedArgs = { kind: 'run'; flags: CreateFlags } | { kind: 'output'; text: string } | { kind: 'error'; message: string }
@@ -33,6 +35,7 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .option('example', { type: 'boolean', describe: 'Start with the example notes entity (User + Note)', defaultDescription: 'true' })
     .option('empty', { type: 'boolean', describe: 'Start with just a User model and no entities' })
     .option('install', { type: 'boolean', describe: 'Run npm install, generate and the first migration (--no-install skips)', defaultDescription: 'true' })
+    .option('multi-agent', { type: 'boolean', default: false, describe: 'Two agents in one app (/a2a/main, /a2a/helper, listed at /a2a/agents) instead of one at /a2a' })
     .option('git', { type: 'boolean', default: true, describe: 'git init and a first commit (--no-git skips)' })
     .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Take the defaults for everything not given; never ask' })
     .conflicts('example', 'empty')
@@ -63,6 +66,7 @@ export async function parseCreateArgs(args: readonly string[], version: string):
       install: argv.install === false ? false : argv.install === true ? true : undefined,
       git: argv.git,
       yes: argv.yes,
+      multiAgent: argv.multiAgent === true,
     }
   } catch (error) {
     return { kind: 'error', message: (error as Error).message }

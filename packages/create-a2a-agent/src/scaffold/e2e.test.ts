@@ -26,6 +26,12 @@ describe('a scaffolded app', () => {
     expect(tests).toMatch(/Test Files +2 passed/)
   })
 
+  it('SQLite, two agents in one app (--multi-agent): the same, against the main agent', { timeout: 60_000 }, async () => {
+    const { tests } = await scaffoldAndTest('multi-agent', ['--yes', '--multi-agent'], 'sqlite', env)
+    expect(tests).toMatch(/Test Files +2 passed/)
+    expect(readFileSync(join(root, 'multi-agent/src/app.ts'), 'utf8')).toContain("{ id: 'helper', skills: [hello]")
+  })
+
   // The app's test/support.ts makes (and drops) a throwaway database on DATABASE_URL's server.
   it('PostgreSQL, empty: the same, on the test server', { timeout: 60_000 }, async () => {
     const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'

@@ -54,6 +54,7 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
       directory,
       ...answers,
       git: flags.git,
+      multiAgent: flags.multiAgent,
       versions: linkedVersions(directory),
     }
     return await scaffold(options, io, deps.run ?? run)

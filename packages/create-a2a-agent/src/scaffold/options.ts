@@ -15,6 +15,8 @@ export interface ScaffoldOptions {
   example: boolean
   install: boolean
   git: boolean
+  /** Two agents in one app (createAgentHost) instead of one exchange at /a2a. */
+  multiAgent?: boolean
   /** The dependency specifiers written for `@a2a-agent/runtime` and `create-a2a-agent`. */
   versions: { runtime: string; cli: string }
 }

@@ -24,6 +24,8 @@ export interface TemplateView {
   sqlite: boolean
   postgresql: boolean
   example: boolean
+  /** Several agents in one app (an AgentHost). */
+  multiAgent: boolean
   dbName: string
   defaultUrl: string
   /** `${DATABASE_URL:-<defaultUrl>}` for npm scripts (three closing braces would confuse Handlebars). */
@@ -48,6 +50,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     sqlite: options.database === 'sqlite',
     postgresql: options.database === 'postgresql',
     example: options.example,
+    multiAgent: options.multiAgent ?? false,
     dbName,
     defaultUrl,
     urlFallback: `\${DATABASE_URL:-${defaultUrl}}`,
