@@ -76,7 +76,7 @@ describe('a2a users', () => {
     expect(refused.stderr).toMatch(/^a2a: erasing deletes all of alice's tasks, push configs and API keys for good; pass --yes/)
     expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout).tasks).toHaveLength(1)
 
-    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s), 1 API key(s).\n', stderr: '' })
+    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s), 1 API key(s), 0 artifact file(s).\n', stderr: '' })
     expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout)).toEqual({ owner: 'alice', tasks: [], pushConfigs: [], apiKeys: [] })
     expect(JSON.parse((await a2a('users', 'export', 'bob')).stdout).tasks).toEqual([task('b1', 'bob')])
   })

@@ -22,7 +22,7 @@ export async function runUsers(command: UsersAction, options: AppDbOptions, io: 
         return 0
       }
       const erased = await eraseUser(db, command.user)
-      io.stdout.write(`Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s), ${erased.apiKeys} API key(s).\n`)
+      io.stdout.write(`Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s), ${erased.apiKeys} API key(s), ${erased.artifactFiles} artifact file(s).\n`)
       return 0
     })
   } catch (error) {

@@ -29,6 +29,9 @@ describe('exportUser and eraseUser on sqlite', () => {
     await store.create(makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }))
     await store.putPushConfig(hook('a1', 'alice', { token: 't', authentication: { scheme: 'Bearer', credentials: 'c' } }))
     await store.putPushConfig(hook('b1', 'bob'))
+    const file = { id: 'f1', mediaType: 'text/plain', bytes: Buffer.from('a long report'), createdAt: Date.now() }
+    await store.artifactFiles.put({ ...file, taskId: 'a1', owner: 'alice' })
+    await store.artifactFiles.put({ ...file, taskId: 'b1', owner: 'bob' })
     aliceKey = (await createApiKey(database.db, { owner: 'alice', scopes: ['read'] })).key
     bobKey = (await createApiKey(database.db, { owner: 'bob' })).key
   })
@@ -52,15 +55,17 @@ describe('exportUser and eraseUser on sqlite', () => {
 
   it('erases one user\'s tasks, push configs, message index and API keys, and nobody else\'s', async () => {
     expect(await resolve(aliceKey)).toMatchObject({ owner: 'alice' })
-    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 2, pushConfigs: 1, messageIds: 2, apiKeys: 1 })
+    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 2, pushConfigs: 1, messageIds: 2, apiKeys: 1, artifactFiles: 1 })
     expect(await exportUser(database.db, 'alice')).toEqual({ tasks: [], pushConfigs: [], apiKeys: [] })
     // The erased user's key no longer authenticates; bob's still does.
     expect(await resolve(aliceKey)).toBeNull()
     expect(await resolve(bobKey)).toMatchObject({ owner: 'bob' })
+    expect(await store.artifactFiles.get('a1', 'f1')).toBeUndefined()
+    expect(await store.artifactFiles.get('b1', 'f1')).toMatchObject({ owner: 'bob' })
     expect(await store.findByMessageId('alice', 'm1')).toEqual([])
     expect((await store.findByMessageId('bob', 'm1')).map((task) => task.id)).toEqual(['b1'])
     expect(await store.listPushConfigs('b1')).toHaveLength(1)
     expect(await listApiKeys(database.db, { owner: 'bob' })).toHaveLength(1)
-    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 0, pushConfigs: 0, messageIds: 0, apiKeys: 0 })
+    expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 0, pushConfigs: 0, messageIds: 0, apiKeys: 0, artifactFiles: 0 })
   })
 })

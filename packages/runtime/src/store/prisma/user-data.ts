@@ -8,6 +8,7 @@ import { type ApiKeyInfo, type PrismaApiKeyClient, listApiKeys } from '../../aut
 import type { PushConfigRecord, TaskRecord } from '../store.js'
 import type { PrismaTaskClient } from './client.js'
 import { toPushConfig, toRecord } from './rows.js'
+import { execute, sql } from './sql.js'
 
 /** The app's client as export and erasure use it: the task-store and API-key models. */
 export type PrismaUserDataClient = PrismaTaskClient & PrismaApiKeyClient
@@ -27,6 +28,8 @@ export interface UserErasure {
   /** Message-id index entries (not user-visible data, but keyed by the owner). */
   messageIds: number
   apiKeys: number
+  /** Artifact content stored apart from the tasks (A2AArtifactFile). */
+  artifactFiles: number
 }
 
 /** All of `owner`'s tasks, push configs and API keys, in every tenant and scope tier. */
@@ -53,7 +56,10 @@ export async function eraseUser(db: PrismaUserDataClient, owner: string): Promis
     db.a2ATaskMessage.deleteMany({ where: { owner } }),
     db.a2ATask.deleteMany({ where: { owner } }),
     db.a2AApiKey.deleteMany({ where: { owner } }),
-  ])) as { count: number }[]
-  const [pushConfigs, messageIds, tasks, apiKeys] = counts.map((deleted) => deleted.count) as [number, number, number, number]
-  return { tasks, pushConfigs, messageIds, apiKeys }
+    execute(db, sql`DELETE FROM "A2AArtifactFile" WHERE "owner" = ${owner}`),
+    // The owner's entries in the limits' counts (the per-tenant ones name no owner).
+    execute(db, sql`DELETE FROM "A2ALimitEntry" WHERE "key" IN (${`turns owner ${owner}`}, ${`occupied owner ${owner}`})`),
+  ])) as [...{ count: number }[], number, number]
+  const [pushConfigs, messageIds, tasks, apiKeys] = counts.slice(0, 4).map((deleted) => (deleted as { count: number }).count) as [number, number, number, number]
+  return { tasks, pushConfigs, messageIds, apiKeys, artifactFiles: counts[4] as number }
 }
