@@ -38,7 +38,8 @@ export async function upToDateReport(input: PlanInput, mode: ApplyMode): Promise
       ...[...manifest.hashes.keys()].map((path): FileOutcome => ({ path, ownership: 'generated', action: 'unchanged' })),
       ...cache.userFiles.map((path): FileOutcome => ({ path, ownership: 'user', action: 'kept' })),
     ]
-    const report: ApplyReport = { appRoot: input.appRoot, mode, force: false, files, manifest: 'unchanged', wrote: false, errors: [] }
+    const notes = cache.notes ? { notes: cache.notes } : {}
+    const report: ApplyReport = { appRoot: input.appRoot, mode, force: false, files, manifest: 'unchanged', wrote: false, errors: [], ...notes }
     return formatReport(report)
   } catch {
     return undefined

@@ -130,7 +130,7 @@ function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], 
  * default, and one field of each unique set in which nothing else differs (the owner does not;
  * a key to a row made per fixture does).
  */
-function freshFields(entity: ResolvedEntity): Set<string> {
+export function freshFields(entity: ResolvedEntity): Set<string> {
   const fresh = new Set(entity.writable.filter((field) => field.isUnique || field.isId).map((field) => field.name))
   const varies = (name: string) => fresh.has(name) || entity.writable.some((field) => field.name === name && field.references !== undefined && isRequiredOnCreate(field))
   for (const set of entity.uniqueSets) {

@@ -6,7 +6,7 @@
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
-import { changeFixture, createFixture, type OwnerIds, ownerValue } from './fixtures.js'
+import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue } from './fixtures.js'
 import { testOwnerIds } from './owners.js'
 import { printLiteral, quote } from './literal.js'
 import { entityNames } from './names.js'
@@ -41,6 +41,9 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     fresh: fixture?.uses.fresh ?? false,
     // One row per owner: every test starts without the caller's, and a second create is refused.
     onePerOwner: has('create') && entity.onePerOwner && { delegate: entity.delegate, singular: names.singular },
+    duplicate: has('create') && duplicateProbe(entity),
+    missingReference: has('create') && missingReferenceProbe(entity, all),
+    tooLong: has('create') && tooLongProbe(entity),
     self: entity.owner.isId && has('get') && idVisible && { alice: owners.alice, bob: owners.bob, notFound: `${names.singular} ${owners.bob.replace(/'/g, '')} not found` },
     support,
     runtime,
@@ -84,6 +87,32 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
       notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
     },
   })
+}
+
+/** A unique field to repeat in a second create: the refusal must name it. Not for one-row-per-owner models, refused first for that. */
+function duplicateProbe(entity: ResolvedEntity): { field: string } | false {
+  if (entity.onePerOwner) return false
+  const fresh = freshFields(entity)
+  const field = entity.writable.find((candidate) => fresh.has(candidate.name) && !candidate.references && entity.fields.includes(candidate))
+  return field ? { field: field.name } : false
+}
+
+/** A required key into a model that is not an entity, sent naming no row: the refusal must name the key. */
+function missingReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { field: string; value: string } | false {
+  const reference = entity.referenceRows.find(({ field }) => {
+    const key = entity.writable.find((candidate) => candidate.name === field)
+    return key && !all.some((other) => other.model === key.references)
+  })
+  if (!reference) return false
+  const { id } = reference.row
+  const value = id.type === 'Int' ? '2147483647' : id.type === 'BigInt' ? "'9223372036854775807'" : id.uuid ? "'00000000-0000-4000-8000-000000000000'" : "'missing-id'"
+  return { field: reference.field, value }
+}
+
+/** A string one character longer than its column holds: refused by the schema, naming the field. */
+function tooLongProbe(entity: ResolvedEntity): { field: string; length: number } | false {
+  const field = entity.writable.find((candidate) => typeof candidate.schema.maxLength === 'number' && !candidate.isList)
+  return field ? { field: field.name, length: (field.schema.maxLength as number) + 1 } : false
 }
 
 /** The test owners' ids as the entity's owner column holds them, as TypeScript literals. */

@@ -86,7 +86,8 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
     if (recorded !== undefined) userHashes.set(decision.path, recorded)
   }
   for (const decision of decisions) if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
-  const cache = plan.inputs === undefined ? undefined : { inputs: plan.inputs, userFiles: plan.files.filter((file) => file.ownership === 'user').map((file) => file.path) }
+  const userFiles = plan.files.filter((file) => file.ownership === 'user').map((file) => file.path)
+  const cache = plan.inputs === undefined ? undefined : { inputs: plan.inputs, userFiles, ...(plan.notes?.length ? { notes: plan.notes } : {}) }
   const manifestText = serializeManifest(hashes, cache, userHashes)
   // Staleness is judged on the generated files' hashes alone: the cache fields change with the
   // generator's own sources, and a manifest from before userHashes existed must not fail --check.

@@ -33,6 +33,8 @@ export interface ManifestOnDisk {
 export interface ManifestCache {
   inputs: string
   userFiles: string[]
+  /** The plan's notes, which a run that skips planning still prints. */
+  notes?: string[]
 }
 
 export function sha256(content: string | Buffer): string {
@@ -42,7 +44,8 @@ export function sha256(content: string | Buffer): string {
 export function serializeManifest(hashes: ReadonlyMap<string, string>, cache?: ManifestCache, userHashes: ReadonlyMap<string, string> = new Map()): string {
   const files = sorted(hashes)
   const written = userHashes.size > 0 ? { userHashes: sorted(userHashes) } : {}
-  const body = cache ? { files, ...written, inputs: cache.inputs, userFiles: [...cache.userFiles].sort() } : { files, ...written }
+  const notes = cache?.notes?.length ? { notes: cache.notes } : {}
+  const body = cache ? { files, ...written, inputs: cache.inputs, userFiles: [...cache.userFiles].sort(), ...notes } : { files, ...written }
   return `${JSON.stringify(body, null, 2)}\n`
 }
 
@@ -93,9 +96,10 @@ function parseManifest(text: string): { hashes: Map<string, string>; userHashes:
   const written = (parsed as { userHashes?: unknown }).userHashes
   const userHashes = typeof written === 'object' && written !== null && !Array.isArray(written) ? hashMap(written) : new Map<string, string>()
   // The cache fields only ever allow a skip; a malformed one is ignored (the run then plans).
-  const { inputs, userFiles } = parsed as { inputs?: unknown; userFiles?: unknown }
+  const { inputs, userFiles, notes } = parsed as { inputs?: unknown; userFiles?: unknown; notes?: unknown }
   const validUserFiles = Array.isArray(userFiles) && userFiles.every((path) => typeof path === 'string')
   if (typeof inputs !== 'string' || !/^[0-9a-f]{64}$/.test(inputs) || !validUserFiles) return { hashes, userHashes }
   for (const path of userFiles as string[]) assertSafePath(path, MANIFEST_PATH)
-  return { hashes, userHashes, cache: { inputs, userFiles: userFiles as string[] } }
+  const validNotes = Array.isArray(notes) && notes.every((note) => typeof note === 'string') ? { notes: notes as string[] } : {}
+  return { hashes, userHashes, cache: { inputs, userFiles: userFiles as string[], ...validNotes } }
 }

@@ -111,7 +111,7 @@ export function createDb(): Db {
         return { id: create.id }
       },
     },
-    invoice: table<Invoice, InvoiceData>((data, old) => ({
+    invoice: table<Invoice, InvoiceData>(['number'], (data, old) => ({
       id: data.id ?? old?.id ?? randomUUID(),
       number: data.number ?? old!.number,
       total: data.total === undefined ? old!.total : new Decimal(String(data.total)),
@@ -125,7 +125,7 @@ export function createDb(): Db {
       createdAt: old?.createdAt ?? new Date(data.createdAt ?? Date.now()),
       updatedAt: new Date(),
     })),
-    note: table<Note, NoteData>((data, old) => ({
+    note: table<Note, NoteData>([], (data, old) => ({
       id: data.id ?? old?.id ?? ++noteIds,
       title: data.title ?? old!.title,
       body: data.body === undefined ? (old?.body ?? null) : data.body,
@@ -138,15 +138,25 @@ export function createDb(): Db {
   }
 }
 
+const uniqueViolation = (field: string) =>
+  Object.assign(new Error(`Unique constraint failed on the fields: (\`${field}\`)`), { code: 'P2002', meta: { target: [field] } })
+
 const dateOrNull = (value: DateInput | null) => (value === null ? null : new Date(value))
 
-/** One model's rows; `build` turns create or update data (over `old`) into a stored row. */
-function table<Row extends { id: string | number }, Data>(build: (data: Partial<Data>, old?: Row) => Row): Delegate<Row, Data> {
+/**
+ * One model's rows; `build` turns create or update data (over `old`) into a stored row. A write
+ * repeating a `unique` field's value is refused as Prisma refuses it (P2002, the field as target).
+ */
+function table<Row extends { id: string | number }, Data>(unique: (keyof Row & string)[], build: (data: Partial<Data>, old?: Row) => Row): Delegate<Row, Data> {
   const rows = new Map<Row['id'], Row>()
   const matching = (where: Where<Data> = {}) =>
     [...rows.values()].filter((row) =>
       Object.entries(where).every(([key, value]) => value === undefined || same(row[key as keyof Row], value)),
     )
+  const checkUnique = (row: Row) => {
+    const taken = unique.find((field) => [...rows.values()].some((other) => other.id !== row.id && other[field] === row[field]))
+    if (taken) throw uniqueViolation(taken)
+  }
   const existing = (id: Row['id']) => {
     const row = rows.get(id)
     // What Prisma throws (P2025) when an update or delete finds no row.
@@ -176,12 +186,14 @@ function table<Row extends { id: string | number }, Data>(build: (data: Partial<
     },
     async create({ data }) {
       const row = build(data)
-      if (rows.has(row.id)) throw new Error(`Unique constraint failed on the fields: (\`id\`)`)
+      if (rows.has(row.id)) throw uniqueViolation('id')
+      checkUnique(row)
       rows.set(row.id, row)
       return row
     },
     async update({ where, data }) {
       const row = build(data, existing(where.id))
+      checkUnique(row)
       rows.set(row.id, row)
       return row
     },

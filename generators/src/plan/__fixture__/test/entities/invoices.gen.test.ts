@@ -72,6 +72,12 @@ describe.each(['A2A', 'MCP'] as const)('invoices over %s', (transport) => {
     expect(await call('alice', 'get', { id: mine.id })).toEqual({ result: mine })
   })
 
+  it('refuses a second row with the same number, naming the field', async () => {
+    const { result: first } = await call('alice', 'create', newInvoice())
+    const { error } = await call('alice', 'create', { ...newInvoice(), number: first.number })
+    expect(error).toContain('number')
+  })
+
   it('takes the owner from the caller, never from arguments', async () => {
     const { error } = await call('bob', 'create', { ...newInvoice(), userId: 'alice' })
     expect(error).toContain('userId')
