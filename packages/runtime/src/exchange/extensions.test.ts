@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => ctx.reply(ctx.text) })
 const GEO = 'https://ext.example/geo/v1'
@@ -8,7 +9,7 @@ const TRACE = 'https://ext.example/trace/v1'
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer({ skills: [echo], extensions: [{ uri: GEO, required: true }, { uri: TRACE }] })
+  server = await startTestServer({ check: wireCheck, skills: [echo], extensions: [{ uri: GEO, required: true }, { uri: TRACE }] })
 })
 afterAll(() => server.close())
 

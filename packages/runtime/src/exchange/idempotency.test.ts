@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 let runs = 0
 const counted = defineSkill({
@@ -26,7 +27,7 @@ let server: TestServer
 let receiver: Server
 let hookUrl: string
 beforeAll(async () => {
-  server = await startTestServer({ skills: [counted, ask], allowPrivatePush: true })
+  server = await startTestServer({ check: wireCheck, skills: [counted, ask], allowPrivatePush: true })
   // A loopback receiver, so push delivery has somewhere real to go.
   receiver = createServer((request, response) => {
     request.resume()

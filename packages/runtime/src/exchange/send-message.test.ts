@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 const echo = defineSkill({
   id: 'echo',
@@ -44,7 +45,7 @@ const counted = defineSkill({
 
 let server: TestServer
 afterEach(() => server?.close())
-const start = async (extra = {}) => (server = await startTestServer({ skills: [echo, gated, ask, replier, counted], ...extra }))
+const start = async (extra = {}) => (server = await startTestServer({ check: wireCheck, skills: [echo, gated, ask, replier, counted], ...extra }))
 
 describe('SendMessage', () => {
   it('blocks by default and answers the final task with artifacts and history', async () => {
@@ -179,7 +180,7 @@ describe('deterministic routing', () => {
   })
 
   it('then the only registered skill', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     expect((await server.result('SendMessage', { message: userMessage('x') })).task.status.state).toBe('TASK_STATE_COMPLETED')
   })
 

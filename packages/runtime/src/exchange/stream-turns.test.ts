@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import type { SseEvent } from '../testing/sse-client.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 /** Pauses twice (input, then auth), then completes with an artifact. */
 const interview = defineSkill({
@@ -26,7 +27,7 @@ const worker = defineSkill({
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer({ skills: [interview, replier, worker] })
+  server = await startTestServer({ check: wireCheck, skills: [interview, replier, worker] })
 })
 afterAll(() => server.close())
 

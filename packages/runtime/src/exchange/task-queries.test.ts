@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 const echo = defineSkill({
   id: 'echo',
@@ -21,7 +22,7 @@ const send = async (skill: string, extra: Record<string, unknown> = {}) =>
 
 describe('ListTasks', () => {
   it('lists newest status first, with totalSize and an opaque cursor that walks every task once', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     const made: string[] = []
     for (let i = 0; i < 7; i++) {
       made.push((await send('echo')).id)
@@ -42,7 +43,7 @@ describe('ListTasks', () => {
   })
 
   it('defaults pageSize to 50 and refuses values outside 1..100', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     expect((await server.result('ListTasks', {})).pageSize).toBe(50)
     for (const pageSize of [0, 101, 1.5]) {
       const reply = await server.rpc('ListTasks', { pageSize })
@@ -51,14 +52,14 @@ describe('ListTasks', () => {
   })
 
   it('refuses a page token it did not issue, naming the field', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     const reply = await server.rpc('ListTasks', { pageToken: 'forged' })
     expect(reply.body.error.code).toBe(-32602)
     expect(reply.body.error.data[0].fieldViolations[0].field).toBe('params.pageToken')
   })
 
   it('filters by contextId, status and statusTimestampAfter', async () => {
-    server = await startTestServer({ skills: [echo, ask, fail] })
+    server = await startTestServer({ check: wireCheck, skills: [echo, ask, fail] })
     await send('echo', { contextId: 'c1' })
     await send('ask', { contextId: 'c1' })
     await sleep(5)
@@ -78,7 +79,7 @@ describe('ListTasks', () => {
   })
 
   it('leaves artifacts out unless includeArtifacts, and applies historyLength', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     await send('echo')
     const plain = (await server.result('ListTasks', {})).tasks[0]
     expect(plain).not.toHaveProperty('artifacts')
@@ -88,14 +89,14 @@ describe('ListTasks', () => {
   })
 
   it('answers an empty list with tasks: [] and an empty nextPageToken', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     expect(await server.result('ListTasks', {})).toEqual({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 })
   })
 })
 
 describe('CancelTask', () => {
   it('cancels a paused task and answers -32002 for a terminal one', async () => {
-    server = await startTestServer({ skills: [echo, ask] })
+    server = await startTestServer({ check: wireCheck, skills: [echo, ask] })
     const paused = await send('ask')
     const canceled = await server.result('CancelTask', { id: paused.id })
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
@@ -106,7 +107,7 @@ describe('CancelTask', () => {
   })
 
   it('answers -32001 for an unknown task', async () => {
-    server = await startTestServer({ skills: [echo] })
+    server = await startTestServer({ check: wireCheck, skills: [echo] })
     expect((await server.rpc('CancelTask', { id: 'missing' })).body.error.code).toBe(-32001)
     expect((await server.rpc('GetTask', { id: 'missing' })).body.error).toMatchObject({ code: -32001, message: 'Task not found: missing' })
   })
@@ -117,7 +118,7 @@ describe('ListTasks byte budget', () => {
   const big = (i: number) => `${i}:${'x'.repeat(20_000)}`
 
   it('ends a page at maxListTasksBytes and carries on from the cursor, every task exactly once', async () => {
-    server = await startTestServer({ skills: [echo], maxListTasksBytes: 100_000 })
+    server = await startTestServer({ check: wireCheck, skills: [echo], maxListTasksBytes: 100_000 })
     const made: string[] = []
     for (let i = 0; i < 7; i++) {
       made.push((await server.result('SendMessage', { message: userMessage(big(i), { skill: 'echo' }) })).task.id)
@@ -137,7 +138,7 @@ describe('ListTasks byte budget', () => {
   })
 
   it('still answers one task when a single task is over the budget, so paging moves on', async () => {
-    server = await startTestServer({ skills: [echo], maxListTasksBytes: 1000 })
+    server = await startTestServer({ check: wireCheck, skills: [echo], maxListTasksBytes: 1000 })
     for (let i = 0; i < 2; i++) await server.result('SendMessage', { message: userMessage(big(i), { skill: 'echo' }) })
     const first = await server.result('ListTasks', {})
     expect(first.tasks).toHaveLength(1)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 const echo = defineSkill({
   id: 'echo',
@@ -12,7 +13,7 @@ const echo = defineSkill({
 
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer({ skills: [echo], allowedOrigins: ['https://tunnel.example.dev'] })
+  server = await startTestServer({ check: wireCheck, skills: [echo], allowedOrigins: ['https://tunnel.example.dev'] })
 })
 afterAll(() => server.close())
 
@@ -99,7 +100,7 @@ describe('strict envelope', () => {
 
 describe('method table', () => {
   it.each(['SendStreamingMessage', 'SubscribeToTask'])('%s answers -32004 while streaming is off', async (method) => {
-    const quiet = await startTestServer({ skills: [echo], streaming: false })
+    const quiet = await startTestServer({ check: wireCheck, skills: [echo], streaming: false })
     try {
       const reply = await quiet.rpc(method, { id: 'x', message: userMessage('hi') })
       expect(reply.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION', domain: 'a2a-protocol.org' }] })
@@ -116,7 +117,7 @@ describe('method table', () => {
     'ListTaskPushNotificationConfigs',
     'DeleteTaskPushNotificationConfig',
   ])('%s answers -32003 while push is off', async (method) => {
-    const quiet = await startTestServer({ skills: [echo], pushNotifications: false })
+    const quiet = await startTestServer({ check: wireCheck, skills: [echo], pushNotifications: false })
     try {
       const reply = await quiet.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
       expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
@@ -178,7 +179,7 @@ describe('A2A-Version', () => {
   })
 
   it('serves header-less clients when assumeVersionWhenAbsent is set', async () => {
-    const lenient = await startTestServer({ skills: [echo], assumeVersionWhenAbsent: '1.0' })
+    const lenient = await startTestServer({ check: wireCheck, skills: [echo], assumeVersionWhenAbsent: '1.0' })
     try {
       const reply = await lenient.post(getTask, { Authorization: 'Bearer alice' })
       expect(reply.body.error.code).toBe(-32001)

@@ -4,6 +4,7 @@ import { defineSkill } from '../skills/skill.js'
 import type { SseEvent } from '../testing/sse-client.js'
 import { gate } from '../testing/gate.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 let release = gate()
 const counter = defineSkill({
@@ -34,7 +35,7 @@ afterEach(async () => {
   await server?.close()
   release = gate()
 })
-const start = async (options: Partial<TestServerOptions> = {}) => (server = await startTestServer({ skills: [counter, ask, burst], ...options }))
+const start = async (options: Partial<TestServerOptions> = {}) => (server = await startTestServer({ check: wireCheck, skills: [counter, ask, burst], ...options }))
 
 const kind = (event: SseEvent) => Object.keys(event.data.result ?? {})[0]
 const taskIdOf = (event: SseEvent) => event.data.result.task.id as string

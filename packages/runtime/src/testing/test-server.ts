@@ -10,7 +10,7 @@ import { createExchange, type Exchange, type ExchangeOptions } from '../exchange
 import { a2aRouter } from '../express.js'
 import { bindingClient, type Binding, type BindingClient, type WireCheck } from './binding-client.js'
 import { createHttpServer, type ServerTimeouts } from '../http/http-server.js'
-import { openSse, type SseReply } from './sse-client.js'
+import { openSse, type SseEvent, type SseReply } from './sse-client.js'
 
 /** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
 export function tokenResolver(tokens: Record<string, Principal>): PrincipalResolver {
@@ -44,7 +44,7 @@ export interface TestServer {
   stream(method: string, params?: unknown, options?: RpcOptions): Promise<SseReply>
   /** POSTs a raw body to the endpoint. */
   post(body: string, headers?: Record<string, string>): Promise<RpcReply>
-  /** A client over one binding (JSON-RPC or HTTP+JSON), with the default token; `check` sees every payload. */
+  /** A client over one binding (JSON-RPC or HTTP+JSON), with the default token; `check` (default: the server's) sees every payload. */
   client(binding: Binding, check?: WireCheck): BindingClient
   close(): Promise<void>
 }
@@ -58,10 +58,12 @@ export type TestServerOptions = Omit<ExchangeOptions, 'card' | 'resolvePrincipal
   token?: string
   /** The HTTP server's timeouts; default DEFAULT_SERVER_TIMEOUTS, as apps run. */
   serverTimeouts?: ServerTimeouts
+  /** Sees every successful result and stream event the server sends (e.g. a JSON Schema check). */
+  check?: WireCheck
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
-  const { tokens, token: defaultToken = 'alice', serverTimeouts, ...rest } = options
+  const { tokens, token: defaultToken = 'alice', serverTimeouts, check, ...rest } = options
   const exchange = createExchange({
     card: { name: 'Test agent', description: 'An agent under test', version: '0.0.0' },
     resolvePrincipal: tokenResolver(tokens ?? { alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
@@ -80,21 +82,24 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
   }
   let nextId = 1
-  const rpc = (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
+  const rpc = async (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
     const token = rpcOptions.token ?? defaultToken
-    return post(JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
+    const reply = await post(JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
       'A2A-Version': '1.0',
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...rpcOptions.headers,
     })
+    if (check && reply.status === 200 && reply.body?.result !== undefined) check.result(method, reply.body.result)
+    return reply
   }
-  const stream = (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
+  const stream = async (method: string, params: unknown = {}, rpcOptions: RpcOptions = {}) => {
     const token = rpcOptions.token ?? defaultToken
-    return openSse(endpoint, JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
+    const reply = await openSse(endpoint, JSON.stringify({ jsonrpc: '2.0', id: rpcOptions.id ?? nextId++, method, params }), {
       'A2A-Version': '1.0',
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...rpcOptions.headers,
     })
+    return check ? checkedEvents(reply, check) : reply
   }
   return {
     url,
@@ -102,7 +107,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     rpc,
     stream,
     post,
-    client: (binding, check) => bindingClient(binding, { jsonRpc: endpoint, rest: `${url}${exchange.restPath ?? ''}`, token: defaultToken }, check),
+    client: (binding, clientCheck = check) => bindingClient(binding, { jsonRpc: endpoint, rest: `${url}${exchange.restPath ?? ''}`, token: defaultToken }, clientCheck),
     async result(method, params, rpcOptions) {
       const reply = await rpc(method, params, rpcOptions)
       if (reply.status !== 200 || reply.body?.error) throw new Error(`${method} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
@@ -114,6 +119,19 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** Runs each event's result through `check` as the test reads it. */
+function checkedEvents(reply: SseReply, check: WireCheck): SseReply {
+  const seen = (event: SseEvent | undefined) => {
+    if (event?.data?.result !== undefined) check.event(event.data.result)
+    return event
+  }
+  const { next, ended } = reply
+  return Object.assign(reply, {
+    next: async () => seen(await next()),
+    ended: ended.then((events) => (events.forEach(seen), events)),
+  })
 }
 
 let messageCounter = 0

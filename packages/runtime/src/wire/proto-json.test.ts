@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { editDistance } from './proto-json.js'
+import { wireCheck } from '../testing/wire-schema.js'
 
 const echo = defineSkill({
   id: 'echo',
@@ -14,7 +15,7 @@ const echo = defineSkill({
 const warnings: string[] = []
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer({
+  server = await startTestServer({ check: wireCheck, 
     skills: [echo],
     allowPrivatePush: true,
     logger: { warn: (line) => warnings.push(line), error: () => {} },
