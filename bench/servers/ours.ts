@@ -5,9 +5,9 @@
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { createExchange, defineSkill } from '@a2a-agent/runtime'
+import { createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
-import { BENCH_TOKEN } from './shared.js'
+import { BENCH_TOKEN, LIGHT_TOKEN } from './shared.js'
 
 const done = defineSkill({
   id: 'done',
@@ -20,7 +20,12 @@ const done = defineSkill({
 
 const exchange = createExchange({
   skills: [done],
-  resolvePrincipal: (request) => (request.headers.authorization === `Bearer ${BENCH_TOKEN}` ? { owner: 'bench' } : undefined),
+  // Two callers: the bench token and, for the heavy-requests bench, a second owner sending light requests.
+  resolvePrincipal: (request) => {
+    const authorization = request.headers.authorization
+    if (authorization === `Bearer ${BENCH_TOKEN}`) return { owner: 'bench' }
+    return authorization === `Bearer ${LIGHT_TOKEN}` ? { owner: 'light' } : undefined
+  },
   card: { name: 'Bench (ours)', description: 'SendMessage throughput target', version: '0.0.0' },
   // The bench measures throughput, not the per-owner concurrency cap.
   maxConcurrentRunsPerOwner: -1,
@@ -28,7 +33,7 @@ const exchange = createExchange({
 
 const app = express()
 app.use(a2aRouter(exchange))
-const server = app.listen(0, '127.0.0.1', () => {
+const server = createHttpServer(app).listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 

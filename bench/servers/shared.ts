@@ -1,5 +1,7 @@
 /** Constants the bench driver and its server processes agree on. */
 export const BENCH_TOKEN = 'bench-token'
+/** A second caller's token (heavy-requests.bench.ts). */
+export const LIGHT_TOKEN = 'bench-token-light'
 
 /**
  * Wall-clock ms with sub-ms precision. The driver and its servers share this machine's clock, so

@@ -15,7 +15,7 @@ import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { bodyRefusal, readBody } from '../http/read-body.js'
 import { sendJson } from '../http/respond.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { checkJsonLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/limits.js'
+import { checkBodyText, checkJsonLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/limits.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { ToolError, type EntityTool } from './entity-tool.js'
 import type { ToolRegistry } from './tool-registry.js'
@@ -91,6 +91,13 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
         return refuse(response, refusal.status, TRANSPORT_ERROR, refusal.message, { Connection: 'close' })
       }
       try {
+        // Tool arguments sit two levels below the message: a deeper nest is refused before parsing it.
+        if ('text' in body) checkBodyText(body.text, limits, 2, false)
+      } catch (error) {
+        if (error instanceof A2AError) return sendJson(response, 200, invalidParamsAnswer(null, error))
+        throw error
+      }
+      try {
         if ('notUtf8' in body) throw new Error('not UTF-8')
         message = JSON.parse(body.text)
       } catch {
@@ -159,7 +166,7 @@ function invalidToolCall(message: unknown, limits: RequestLimits): unknown {
   if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return undefined
   const args = message.params.arguments
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null
-  const refuse = (error: A2AError) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: error.message, data: { fieldViolations: error.fieldViolations } } })
+  const refuse = (error: A2AError) => invalidParamsAnswer(id, error)
   if (args !== undefined && !isPlainObject(args)) {
     const kind = args === null ? 'null' : Array.isArray(args) ? 'an array' : typeof args
     return refuse(A2AError.invalidParams('params.arguments', `must be an object holding the tool's arguments (or left out), not ${kind}`))
@@ -172,6 +179,12 @@ function invalidToolCall(message: unknown, limits: RequestLimits): unknown {
   }
   return undefined
 }
+
+const invalidParamsAnswer = (id: string | number | null, error: A2AError) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code: -32602, message: error.message, data: { fieldViolations: error.fieldViolations } },
+})
 
 /** The arguments object of a single `tools/call` message, as parsed from the body. */
 function sentArguments(message: unknown): unknown {

@@ -295,6 +295,7 @@ export class Exchange {
       allowedOrigins: this.#allowedOrigins,
       ...this.#bodyLimits,
       maxIdLength: this.#requestLimits.maxIdLength,
+      requestLimits: this.#requestLimits,
       assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
       extensions: this.#options.extensions ?? [],
       publicUrl: this.#publicUrl,

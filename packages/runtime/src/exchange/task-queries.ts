@@ -66,39 +66,66 @@ export async function listTasks(core: ExchangeCore, viewer: Viewer, params: List
   }
   const { filtersTenant, filtersScope } = core.store.capabilities ?? {}
   const needsScope = viewer.scope !== null
-  const fetchPage = async (size: number): Promise<{ records: TaskRecord[]; total: number; next: string | undefined }> => {
-    if (!filtersTenant || (needsScope && !filtersScope)) return listByWalking(core, viewer, filter, size, params.pageToken)
+  const fetchPage = async (size: number, cursor: string | undefined): Promise<{ records: TaskRecord[]; total: number; next: string | undefined }> => {
+    if (!filtersTenant || (needsScope && !filtersScope)) return listByWalking(core, viewer, filter, size, cursor)
     const page = await core.store.list({
       ...filter,
       tenant: viewer.tenant,
       ...(needsScope ? { scope: viewer.scope } : {}),
       pageSize: size,
-      ...(params.pageToken ? { cursor: params.pageToken } : {}),
+      ...(cursor ? { cursor } : {}),
     })
     // A store that declares filtering but filters wrongly still hands out nothing foreign.
     return { records: page.records.filter((r) => canSee(viewer, tierOf(r))), total: page.total, next: page.nextCursor }
   }
   try {
-    const page = await fetchPage(pageSize)
-    const tasks = page.records.map((r) => toWireTask(r, { historyLength: params.historyLength, includeArtifacts }))
-    const kept = withinBytes(tasks, core.limits.listTasksBytes)
-    // A trimmed page ends at its last kept task: the store's own cursor for a page that size carries on.
-    const next = kept < tasks.length ? (await fetchPage(kept)).next : page.next
-    return { tasks: tasks.slice(0, kept), nextPageToken: next ?? '', pageSize, totalSize: page.total }
+    return await pageWithinBytes(pageSize, core.limits.listTasksBytes, params.pageToken || undefined, fetchPage, (r) =>
+      toWireTask(r, { historyLength: params.historyLength, includeArtifacts }),
+    )
   } catch (error) {
     if (error instanceof InvalidCursorError) throw A2AError.invalidParams('params.pageToken', error.message)
     throw error
   }
 }
 
-/** How many leading tasks fit in `budget` bytes of JSON; at least one, so paging always moves on. */
-function withinBytes(tasks: readonly Task[], budget: number): number {
+type FetchPage = (size: number, cursor: string | undefined) => Promise<{ records: TaskRecord[]; total: number; next: string | undefined }>
+
+/** Tasks read per store call before their size is known. */
+const FIRST_BATCH = 10
+
+/**
+ * A page of at most `pageSize` tasks and `budget` bytes of JSON (at least one task, so paging
+ * always moves on), read from the store in batches sized by the bytes left, so a page of large
+ * tasks reads little more than it answers. A page ending early carries the store's own cursor for
+ * where it ended.
+ */
+async function pageWithinBytes(pageSize: number, budget: number, pageToken: string | undefined, fetchPage: FetchPage, toWire: (record: TaskRecord) => Task): Promise<ListTasksResponse> {
+  const tasks: Task[] = []
   let bytes = 0
-  for (let i = 0; i < tasks.length; i++) {
-    bytes += Buffer.byteLength(JSON.stringify(tasks[i]))
-    if (bytes > budget) return Math.max(i, 1)
+  let total: number | undefined
+  let cursor = pageToken
+  let want = Math.min(pageSize, FIRST_BATCH)
+  for (;;) {
+    const page = await fetchPage(want, cursor)
+    total ??= page.total
+    let kept = 0
+    for (const record of page.records) {
+      const task = toWire(record)
+      const size = Buffer.byteLength(JSON.stringify(task))
+      if (tasks.length > 0 && bytes + size > budget) {
+        // The store's cursor after the last task kept: the same batch read up to there.
+        const next = kept === 0 ? cursor : (await fetchPage(kept, cursor)).next
+        return { tasks, nextPageToken: next ?? '', pageSize, totalSize: total }
+      }
+      tasks.push(task)
+      bytes += size
+      kept++
+    }
+    if (!page.next || tasks.length >= pageSize) return { tasks, nextPageToken: page.next ?? '', pageSize, totalSize: total }
+    cursor = page.next
+    const average = bytes / Math.max(tasks.length, 1)
+    want = Math.min(pageSize - tasks.length, Math.max(1, Math.ceil((budget - bytes) / Math.max(average, 1))))
   }
-  return tasks.length
 }
 
 /** For stores that cannot filter by tenant or scope: walk the owner's tasks and page here. */

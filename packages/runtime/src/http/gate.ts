@@ -13,11 +13,14 @@ import { negotiateExtensions } from '../exchange/extensions.js'
 import { negotiateVersion } from '../exchange/version.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
+import { checkBodyText, type RequestLimits } from '../wire/limits.js'
 import type { AgentExtension } from '../wire/types.js'
 import { originAllowed } from './origin.js'
 import { bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 
 export interface GateOptions extends BodyLimits {
+  /** The request limits the body text is held to before it is parsed. */
+  requestLimits: RequestLimits
   resolvePrincipal: PrincipalResolver
   allowedOrigins: ReadonlySet<string>
   assumeVersionWhenAbsent: string | undefined
@@ -41,7 +44,8 @@ const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
 
 /**
  * Admits the request or refuses it (and returns undefined). Throws a -32700 A2AError for a body
- * that is not UTF-8, which each binding answers as its parse error.
+ * that is not UTF-8, which each binding answers as its parse error, and a -32602 for one nested
+ * past maxJsonDepth.
  */
 export async function admit(options: GateOptions, request: IncomingMessage, refuse: Refuse, readsBody: boolean): Promise<Admitted | undefined> {
   if (!originAllowed(request.headers, options.allowedOrigins)) {
@@ -73,7 +77,11 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
   }
   const body = await readBody(request, options).catch(() => undefined)
   if (!body) return undefined
-  if ('text' in body) return { principal, text: body.text }
+  if ('text' in body) {
+    // The envelope (or the REST body) is one level above params.
+    checkBodyText(body.text, options.requestLimits, 1)
+    return { principal, text: body.text }
+  }
   if ('notUtf8' in body) throw A2AError.parse('the body is not valid UTF-8')
   const refusal = bodyRefusal(body, options)
   return refuse(refusal.status, A2AError.invalidRequest(refusal.message), { Connection: 'close' })

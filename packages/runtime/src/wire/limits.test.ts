@@ -53,9 +53,21 @@ describe('request limits, checked before the params are parsed', () => {
     expect(performance.now() - started).toBeLessThan(2000)
     expect(reply.body.error.code).toBe(-32602)
     expect(reply.body.error.message).toBe(
-      `Invalid params: params.message.parts: holds 80000 parts; a message holds at most ${DEFAULT_REQUEST_LIMITS.maxPartsPerMessage} (maxPartsPerMessage)`,
+      `Invalid params: params.message.parts: holds more than ${DEFAULT_REQUEST_LIMITS.maxPartsPerMessage} parts (maxPartsPerMessage)`,
     )
     expect(JSON.stringify(reply.body).length).toBeLessThan(2000)
+  })
+
+  it('refuses a body of more than 20,000 JSON values before parsing it, data parts included', async () => {
+    for (const [values, field] of [[`[${Array(20_001).fill('1').join(',')}]`, 'params.message.parts[0].data'], [`[${Array(300_000).fill('{}').join(',')}]`, 'params.message.parts[0].data']] as const) {
+      const started = performance.now()
+      const reply = await server.post(sendText(`"parts":[{"data":${values}}]`), AUTH)
+      expect(performance.now() - started).toBeLessThan(2000)
+      expect(reply.body.error.message.startsWith(`Invalid params: ${field}`)).toBe(true)
+      expect(reply.body.error.message).toContain('holds more than 20000 JSON values (maxJsonValues)')
+    }
+    const within = await server.post(sendText(`"parts":[{"data":[${Array(19_000).fill('1').join(',')}]}]`), AUTH)
+    expect(within.body.result?.task.status.state, JSON.stringify(within.body).slice(0, 300)).toBe('TASK_STATE_COMPLETED')
   })
 
   it('lists at most a bounded number of field violations and counts the rest', async () => {
@@ -74,7 +86,7 @@ describe('request limits, checked before the params are parsed', () => {
       [sendText(`"parts":[{"text":"x"}]`, `,"metadata":${keys}`), 'params.metadata'],
     ] as const) {
       const reply = await server.post(body, AUTH)
-      expect(reply.body.error.message).toBe(`Invalid params: ${field}: has 129 keys; metadata holds at most 128 (maxMetadataKeys)`)
+      expect(reply.body.error.message).toBe(`Invalid params: ${field}: has more than 128 keys (maxMetadataKeys)`)
     }
   })
 
@@ -92,7 +104,7 @@ describe('request limits, checked before the params are parsed', () => {
       expect(reply.body.error.message, field).toBe(`Invalid params: ${field}: is 257 characters; ids are at most 256 (maxIdLength)`)
     }
     const many = await server.rpc('SendMessage', { message: { ...userMessage('x'), extensions: Array(65).fill('e') } })
-    expect(many.body.error.message).toBe('Invalid params: params.message.extensions: holds 65 items; a list holds at most 64 (maxListItems)')
+    expect(many.body.error.message).toBe('Invalid params: params.message.extensions: holds more than 64 items (maxListItems)')
   })
 
   it('applies no field-name rule inside data parts: their shape is the app\'s', async () => {
@@ -112,7 +124,7 @@ describe('request limits, checked before the params are parsed', () => {
     const strict = await startTestServer({ skills: [echo], requestLimits: { maxPartsPerMessage: 2 } })
     try {
       const reply = await strict.rpc('SendMessage', { message: { ...userMessage('x'), parts: [{ text: 'a' }, { text: 'b' }, { text: 'c' }] } })
-      expect(reply.body.error.message).toContain('holds 3 parts; a message holds at most 2 (maxPartsPerMessage)')
+      expect(reply.body.error.message).toContain('params.message.parts: holds more than 2 parts (maxPartsPerMessage)')
     } finally {
       await strict.close()
     }

@@ -19,6 +19,8 @@ export interface RequestLimits {
   maxListItems: number
   /** Characters in an id (messageId, taskId, contextId, id, tenant, pageToken, a JSON-RPC id). */
   maxIdLength: number
+  /** Values (objects, arrays, strings, numbers, booleans, nulls) in one request body. */
+  maxJsonValues: number
 }
 
 export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
@@ -27,6 +29,7 @@ export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
   maxMetadataKeys: 128,
   maxListItems: 64,
   maxIdLength: 256,
+  maxJsonValues: 20_000,
 }
 
 /** The limits with each unset (or 0) one at its default; a limit must be a positive whole number. */
@@ -50,15 +53,17 @@ const OPAQUE_FIELDS = new Set(['data', 'metadata'])
 
 interface Pending {
   value: unknown
-  path: string
+  /** The container holding this value, and the value's key or index in it: the path is built only for a violation. */
+  parent: Pending | undefined
+  key: string | number
   depth: number
   /** Inside a data part or metadata value. */
   opaque: boolean
 }
 
 /**
- * Throws one -32602 listing the violations (at most {@link MAX_LISTED_VIOLATIONS}, with the count
- * of the rest) when `params` breaks a limit or holds a string a store cannot keep.
+ * Throws one -32602 listing the violations (at most MAX_LISTED_VIOLATIONS, with the count of the
+ * rest) when `params` breaks a limit or holds a string a store cannot keep.
  */
 export function checkRequestLimits(params: unknown, limits: RequestLimits = DEFAULT_REQUEST_LIMITS): void {
   checkLimits(params, limits, 'params', false)
@@ -71,57 +76,83 @@ export function checkJsonLimits(value: unknown, limits: RequestLimits, root: str
 
 function checkLimits(input: unknown, limits: RequestLimits, root: string, opaqueRoot: boolean): void {
   const violations = new Violations()
-  const stack: Pending[] = [{ value: input, path: root, depth: 0, opaque: opaqueRoot }]
+  const stack: Pending[] = [{ value: input, parent: undefined, key: root, depth: 0, opaque: opaqueRoot }]
   while (stack.length) {
-    const { value, path, depth, opaque } = stack.pop()!
+    const entry = stack.pop()!
+    const { value, depth, opaque } = entry
     if (typeof value === 'string') {
       const problem = badString(value)
-      if (problem) violations.add(path, problem)
+      if (problem) violations.add(() => pathOf(entry), problem)
       continue
     }
     if (typeof value !== 'object' || value === null) continue
     if (depth >= limits.maxJsonDepth) {
-      violations.add(path, `nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
+      violations.add(() => pathOf(entry), `nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
       continue
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]`, depth: depth + 1, opaque })
+      for (let i = value.length - 1; i >= 0; i--) push(stack, value[i], entry, i, opaque)
       continue
     }
-    const fields = Object.entries(value).map(([key, item]) => ({ key, item, path: `${path}${segment(key)}` }))
-    for (const { key, item, path: itemPath } of fields) {
+    const walk: [string, unknown, boolean][] = []
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key]
       const keyProblem = badString(key)
-      if (keyProblem) violations.add(itemPath, `its key ${keyProblem}`)
-      if (!opaque) checkField(fold(key), item, itemPath, limits, violations)
+      if (keyProblem) violations.add(() => pathOf({ parent: entry, key }), `its key ${keyProblem}`)
+      const name = opaque ? '' : fold(key)
+      // A field over its limit is reported once and not walked: its size is what made it too costly.
+      if (opaque || withinFieldLimits(name, item, () => pathOf({ parent: entry, key }), limits, violations)) walk.push([key, item, opaque || OPAQUE_FIELDS.has(name)])
     }
     // Pushed last to first, so fields are visited in document order.
-    for (let i = fields.length - 1; i >= 0; i--) {
-      const { key, item, path: itemPath } = fields[i]!
-      stack.push({ value: item, path: itemPath, depth: depth + 1, opaque: opaque || OPAQUE_FIELDS.has(fold(key)) })
-    }
+    for (let i = walk.length - 1; i >= 0; i--) push(stack, walk[i]![1], entry, walk[i]![0], walk[i]![2])
   }
   violations.throwIfAny()
 }
 
-/** The limits tied to a field's name, checked where the field appears in the request's own shape. */
-function checkField(name: string, value: unknown, path: string, limits: RequestLimits, violations: Violations): void {
+function push(stack: Pending[], value: unknown, parent: Pending, key: string | number, opaque: boolean): void {
+  // Numbers, booleans and null break no rule: not worth a stack entry.
+  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) stack.push({ value, parent, key, depth: parent.depth + 1, opaque })
+}
+
+function pathOf(entry: { parent: Pending | undefined; key: string | number }): string {
+  const keys: (string | number)[] = []
+  for (let at: { parent: Pending | undefined; key: string | number } | undefined = entry; at; at = at.parent) keys.push(at.key)
+  const [root, ...rest] = keys.reverse()
+  return `${String(root)}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : segment(key))).join('')}`
+}
+
+/** The limits tied to a field's name, where the field appears in the request's own shape; false when one is broken. */
+function withinFieldLimits(name: string, value: unknown, path: () => string, limits: RequestLimits, violations: Violations): boolean {
   if (ID_FIELDS.has(name) && typeof value === 'string' && value.length > limits.maxIdLength) {
     violations.add(path, `is ${value.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
-  } else if (name === 'parts' && Array.isArray(value) && value.length > limits.maxPartsPerMessage) {
-    violations.add(path, `holds ${value.length} parts; a message holds at most ${limits.maxPartsPerMessage} (maxPartsPerMessage)`)
-  } else if (name === 'metadata' && isObject(value)) {
-    const keys = Object.keys(value).length
-    if (keys > limits.maxMetadataKeys) violations.add(path, `has ${keys} keys; metadata holds at most ${limits.maxMetadataKeys} (maxMetadataKeys)`)
-  } else if (name !== 'parts' && Array.isArray(value)) {
-    if (value.length > limits.maxListItems) violations.add(path, `holds ${value.length} items; a list holds at most ${limits.maxListItems} (maxListItems)`)
-    else if (ID_LISTS.has(name)) {
-      value.forEach((item, i) => {
-        if (typeof item === 'string' && item.length > limits.maxIdLength) {
-          violations.add(`${path}[${i}]`, `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
-        }
-      })
-    }
+    return false
   }
+  if (name === 'metadata' && isObject(value)) {
+    let keys = 0
+    for (const _key in value) keys++
+    if (keys <= limits.maxMetadataKeys) return true
+    violations.add(path, `has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
+    return false
+  }
+  // A data part's value is the app's, however long a list it is.
+  if (!Array.isArray(value) || name === 'data') return true
+  if (name === 'parts') {
+    if (value.length <= limits.maxPartsPerMessage) return true
+    violations.add(path, `holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
+    return false
+  }
+  if (value.length > limits.maxListItems) {
+    violations.add(path, `holds more than ${limits.maxListItems} items (maxListItems)`)
+    return false
+  }
+  if (ID_LISTS.has(name)) {
+    value.forEach((item, i) => {
+      if (typeof item === 'string' && item.length > limits.maxIdLength) {
+        violations.add(() => `${path()}[${i}]`, `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
+      }
+    })
+  }
+  return true
 }
 
 // With the u flag a paired surrogate is one code point, so this matches only lone ones.
@@ -149,8 +180,8 @@ class Violations {
   readonly #listed: FieldViolation[] = []
   #omitted = 0
 
-  add(field: string, description: string): void {
-    if (this.#listed.length < MAX_LISTED_VIOLATIONS) this.#listed.push({ field, description })
+  add(field: () => string, description: string): void {
+    if (this.#listed.length < MAX_LISTED_VIOLATIONS) this.#listed.push({ field: field(), description })
     else this.#omitted++
   }
 
@@ -170,5 +201,108 @@ export function checkEnvelopeLimits(envelope: JsonRpcRequest, maxIdLength: numbe
   }
   if (envelope.method.length > MAX_METHOD_LENGTH) {
     throw new EnvelopeError(A2AError.invalidRequest(`"method" is ${envelope.method.length} characters; no method name is longer than ${MAX_METHOD_LENGTH}`), envelope.id)
+  }
+}
+
+/**
+ * The limits checked on the body text before JSON.parse, whose cost grows with what it allocates:
+ * 1 MiB of `[` takes V8 over a second to parse, 1 MiB of `{},` or of object keys a few hundred ms,
+ * where this scan takes milliseconds. It counts nesting (`maxDepth` containers from the top, which
+ * is one or two levels above params), every value, and the items of `parts` and keys of `metadata`
+ * outside data parts and metadata, as the walk over the parsed params does. Throws the -32602 the
+ * walk would, naming the path. `shapedRoot` false applies only depth and value counts (MCP, whose
+ * tool arguments the app shapes).
+ */
+export function checkBodyText(text: string, limits: RequestLimits, levelsAboveParams: number, shapedRoot = true): void {
+  const maxDepth = limits.maxJsonDepth + levelsAboveParams
+  const path: (string | number)[] = []
+  /** Per open container: array or object, its items so far, and the field rule counting them. */
+  const open: { array: boolean; items: number; rule: 'parts' | 'metadata' | undefined }[] = []
+  // Containers from this index on are inside a data part or metadata (or all of them, for a body the app shapes).
+  let opaqueFrom = shapedRoot ? Infinity : 0
+  let expectKey = false
+  let values = 0
+  const fail = (description: string) => {
+    const [first, ...rest] = path
+    throw A2AError.invalidParams(`${String(first ?? 'params')}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : segment(key))).join('')}`, description)
+  }
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      const end = stringEnd(text, i)
+      if (expectKey) {
+        path[path.length - 1] = keyText(text.slice(i, end))
+        expectKey = false
+      }
+      i = end - 1
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (open.length >= maxDepth) fail(`nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
+      const name = typeof path.at(-1) === 'string' ? fold(path.at(-1) as string) : ''
+      const shaped = open.length < opaqueFrom
+      const array = c === OPEN_BRACKET
+      const rule = shaped && array && name === 'parts' ? 'parts' : shaped && !array && name === 'metadata' ? 'metadata' : undefined
+      if (shaped && OPAQUE_FIELDS.has(name)) opaqueFrom = open.length
+      open.push({ array, items: 0, rule })
+      path.push(array ? 0 : '')
+      expectKey = !array
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      const closing = open.at(-1)
+      // The last item has no comma after it; an empty container has none at all.
+      if (closing && text.charCodeAt(previousNonSpace(text, i)) !== (closing.array ? OPEN_BRACKET : OPEN_BRACE)) countItem(closing)
+      open.pop()
+      path.pop()
+      if (open.length <= opaqueFrom) opaqueFrom = shapedRoot ? Infinity : 0
+      expectKey = false
+    } else if (c === COMMA) {
+      const container = open.at(-1)
+      if (container) countItem(container)
+      if (container?.array) (path[path.length - 1] as number)++
+      else expectKey = true
+    }
+  }
+
+  function countItem(container: { array: boolean; items: number; rule: 'parts' | 'metadata' | undefined }): void {
+    container.items++
+    if (++values > limits.maxJsonValues) fail(`holds more than ${limits.maxJsonValues} JSON values (maxJsonValues)`)
+    if (container.rule === 'parts' && container.items > limits.maxPartsPerMessage) {
+      path.pop()
+      fail(`holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
+    }
+    if (container.rule === 'metadata' && container.items > limits.maxMetadataKeys) {
+      path.pop()
+      fail(`has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
+    }
+  }
+}
+
+function previousNonSpace(text: string, i: number): number {
+  let j = i - 1
+  while (j >= 0 && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x0a || text.charCodeAt(j) === 0x0d || text.charCodeAt(j) === 0x09)) j--
+  return j
+}
+
+const QUOTE = 0x22
+const COMMA = 0x2c
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const BACKSLASH = 0x5c
+
+/** Index just past the closing quote of the string starting at `i`. */
+function stringEnd(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j)
+    if (c === BACKSLASH) j++
+    else if (c === QUOTE) return j + 1
+  }
+  return text.length
+}
+
+function keyText(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string
+  } catch {
+    return quoted
   }
 }
