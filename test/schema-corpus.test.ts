@@ -24,7 +24,7 @@ interface CorpusApp {
 }
 
 const apps: CorpusApp[] = [
-  { name: 'tracker', database: 'sqlite', notes: [] },
+  { name: 'tracker', database: 'sqlite', notes: ['me: no create operation: each User row is its owner (ownerField "id" is the id)'] },
   { name: 'billing', database: 'postgresql', notes: [] },
   { name: 'crm', database: 'postgresql', notes: ['territories: no create operation: "centre" is a required Unsupported("point") column'] },
   { name: 'publishing', database: 'sqlite', notes: ['newsletters: no create operation: "siteId" is a required reference to Site'] },

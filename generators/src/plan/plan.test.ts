@@ -78,6 +78,15 @@ describe('planFrom', () => {
     expect(contentOf(one, 'src/a2a/entities.gen.ts')).not.toContain('notes')
   })
 
+  it("queries a self entity (ownerField is the id) by id AND owner, never letting one override the other", async () => {
+    const plan = await planFrom(resolve(INVOICE_SCHEMA, { me: { model: 'User', ownerField: 'id', operations: ['get', 'update'] } }))
+    const code = contentOf(plan, 'src/a2a/me.gen.ts')
+    expect(code).toContain('const row = await db.user.findFirst({ where: { AND: [{ id }, ownership(context)] } })')
+    expect(code).toContain('return { id: principal.owner }')
+    const test = contentOf(plan, 'test/entities/me.gen.test.ts')
+    expect(test).toContain(`it("reads the caller's own user, and no other"`)
+  })
+
   it('emits only the declared operations and the helpers they use', async () => {
     const plan = await planFrom(resolve(INVOICE_SCHEMA, { invoices: { ...invoices, operations: ['list', 'create'] } }))
     const code = contentOf(plan, 'src/a2a/invoices.gen.ts')

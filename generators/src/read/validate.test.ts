@@ -242,7 +242,7 @@ describe('validateEntities on schemas it has not seen', () => {
 
   it('refuses create named in operations when a required key stays closed, and bad writableReferences', () => {
     expect(problem({ tasks: { ...tasks, operations: ['create'] } }, TEAM_SCHEMA)).toContain(
-      `create cannot make a row: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row); or drop create from operations`,
+      `create cannot make a row: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row); drop create from operations`,
     )
     const message = problem({ tasks: { ...tasks, writableReferences: ['teamid', 'title'] } }, TEAM_SCHEMA)
     expect(message).toContain('writableReferences field "teamid" is not a field of Task (did you mean "teamId"?)')
@@ -275,6 +275,18 @@ describe('validateEntities on schemas it has not seen', () => {
     const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId'] } })
     expect(entity!.description).toBe('A unit of work')
     expect(entity!.fields.find((field) => field.name === 'title')!.documentation).toBe('What to do')
+  })
+
+  it("makes ownerField naming the id the caller's own row: get and update by default, never a create", () => {
+    const [me] = resolve(TEAM_SCHEMA, { me: { model: 'User', ownerField: 'id' } })
+    expect(me!.operations).toEqual(['list', 'get', 'update'])
+    expect(me!.notes).toEqual([
+      `no delete operation by default: it would delete the caller's own User row; list delete in operations to offer it`,
+      'no create operation: each User row is its owner (ownerField "id" is the id), so the caller\'s row exists before any agent call',
+    ])
+    expect(problem({ me: { model: 'User', ownerField: 'id', operations: ['get', 'create'] } }, TEAM_SCHEMA)).toContain(
+      `create cannot make a row: each User row is its owner (ownerField "id" is the id), so the caller's row exists before any agent call; drop create from operations`,
+    )
   })
 
   it('knows one-row-per-owner models: an owner that is unique, or the id', () => {

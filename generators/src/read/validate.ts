@@ -143,8 +143,18 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   for (const field of model.fields.filter((candidate) => candidate.kind === 'unsupported' && candidate.isRequired && !candidate.hasDefaultValue)) {
     blockers.push(`"${field.name}" is a required ${field.type} column, which agents cannot send (give it a @default or make it optional)`)
   }
+  // The owner is the row's id and no key to another model: each row is an owner itself (the
+  // caller's own user row), made by sign-up, not by agents; deleting it is not a default either.
+  const selfRow = owner.isId && targetOf(owner.name) === undefined
+  if (selfRow) {
+    blockers.push(`each ${model.name} row is its owner (ownerField "${owner.name}" is the id), so the caller's row exists before any agent call`)
+    if (!Array.isArray(declaration.operations) && operations.includes('delete')) {
+      operations = operations.filter((operation) => operation !== 'delete')
+      notes.push(`no delete operation by default: it would delete the caller's own ${model.name} row; list delete in operations to offer it`)
+    }
+  }
   if (blockers.length > 0 && operations.includes('create')) {
-    if (Array.isArray(declaration.operations)) report(`create cannot make a row: ${blockers.join('; ')}; or drop create from operations`)
+    if (Array.isArray(declaration.operations)) report(`create cannot make a row: ${blockers.join('; ')}; drop create from operations`)
     else {
       operations = operations.filter((operation) => operation !== 'create')
       notes.push(`no create operation: ${blockers.join('; ')}`)
