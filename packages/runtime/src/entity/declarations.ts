@@ -19,6 +19,13 @@ export interface EntityDeclaration {
   ownerField?: string
   /** The scalar field holding the tenant id, set and matched like the owner field. */
   tenantField?: string
+  /**
+   * Which credential scopes allow which operations, with names the app chooses, e.g.
+   * `{ 'invoices:read': ['list', 'get'], 'invoices:write': ['create', 'update', 'delete'] }`.
+   * A scoped caller (an API key made with `--scopes`) sees and calls only the tools its scopes
+   * allow; a session (no scopes) keeps every operation. Unset: scoped callers reach none.
+   */
+  scopes?: Readonly<Record<string, readonly EntityOperation[]>>
   /** Operations exposed; default all five. */
   operations?: readonly EntityOperation[]
   /** MCP namespace: tools become `<namespace>_<entity>_<operation>`, the skill `entity.<namespace>.<entity>`. */

@@ -4,6 +4,7 @@
  * input schemas, so it cannot drift from what the tools accept.
  * @module
  */
+import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
 import type { Skill } from '../skills/skill.js'
 import type { Message } from '../wire/types.js'
@@ -24,6 +25,15 @@ interface EntityGroup {
 
 export function entitySkills(registry: ToolRegistry): Skill[] {
   return groupByEntity(registry.tools).map((group) => entitySkill(registry, group))
+}
+
+/**
+ * Each entity skill's description as `principal` may use it: only the operations its scopes allow,
+ * and undefined for a skill it may call nothing of. What a per-caller card lists.
+ */
+export function entitySkillDescriptions(registry: ToolRegistry, principal: Principal): Map<string, string | undefined> {
+  const callable = new Map(groupByEntity(registry.list(principal)).map((group) => [group.id, describe(group)]))
+  return new Map(groupByEntity(registry.tools).map((group) => [group.id, callable.get(group.id)]))
 }
 
 /** The skill id serving an entity's tools. */
@@ -48,7 +58,6 @@ function groupByEntity(tools: readonly EntityTool[]): EntityGroup[] {
 }
 
 function entitySkill(registry: ToolRegistry, group: EntityGroup): Skill {
-  const operations = [...group.tools.keys()].join(', ')
   const title = group.entity.charAt(0).toUpperCase() + group.entity.slice(1).replace(/[_-]+/g, ' ')
   return {
     id: group.id,
@@ -58,6 +67,9 @@ function entitySkill(registry: ToolRegistry, group: EntityGroup): Skill {
     inputModes: MODES,
     outputModes: MODES,
     handler: async (ctx) => {
+      // Only what this caller may call is named; calling another is refused as MCP refuses it.
+      const callable = new Set(registry.list(ctx.principal))
+      const operations = [...group.tools].filter(([, tool]) => callable.has(tool)).map(([op]) => op).join(', ') || 'none for this credential'
       const request = requestPart(ctx.message, group.id)
       const operation = request?.operation
       if (operation === undefined) {

@@ -23,6 +23,11 @@ export interface EntityTool {
   namespace?: string
   operation: EntityOperation
   description: string
+  /**
+   * The credential scopes that allow this tool: a scoped caller holding none of them neither sees
+   * nor calls it (as for an unknown tool). Sessions are never limited. Unset: no scope check.
+   */
+  scopes?: readonly string[]
   /** The arguments object's schema; arguments are validated against it before `run`. */
   inputSchema: JsonSchema
   /** Runs as the caller; throws {@link ToolError} with text safe to show the caller. */

@@ -50,6 +50,7 @@ export function createToolRegistry(tools: EntityTool[], options: ToolRegistryOpt
   }
 
   const enabledFor = (tool: EntityTool, principal: Principal): boolean => {
+    if (!scopesAllow(tool, principal)) return false
     try {
       return isEnabled(tool, principal) === true
     } catch (error) {
@@ -87,6 +88,12 @@ export function createToolRegistry(tools: EntityTool[], options: ToolRegistryOpt
   }
 }
 
+/** A session (no scopes) may use every tool; a scoped caller needs one of the tool's scopes. */
+function scopesAllow(tool: EntityTool, principal: Principal): boolean {
+  if (principal.scopes === undefined || tool.scopes === undefined) return true
+  return principal.scopes.some((scope) => tool.scopes!.includes(scope))
+}
+
 function checkTool(tool: EntityTool): void {
   const label = JSON.stringify(tool?.name)
   if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
@@ -94,6 +101,9 @@ function checkTool(tool: EntityTool): void {
   }
   if (typeof tool.run !== 'function') throw new Error(`Tool ${label} has no run function`)
   if (typeof tool.entity !== 'string' || tool.entity === '') throw new Error(`Tool ${label} names no entity`)
+  if (tool.scopes !== undefined && !(Array.isArray(tool.scopes) && tool.scopes.every((scope) => typeof scope === 'string'))) {
+    throw new Error(`Tool ${label} has scopes that are not a list of scope names`)
+  }
   if (!(ENTITY_OPERATIONS as readonly string[]).includes(tool.operation)) {
     throw new Error(`Tool ${label} has operation ${JSON.stringify(tool.operation)}; expected one of ${ENTITY_OPERATIONS.join(', ')}`)
   }

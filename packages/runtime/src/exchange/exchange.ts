@@ -16,7 +16,7 @@ import { handleRpc } from '../http/rpc-handler.js'
 import { sendJson } from '../http/respond.js'
 import { handleRest } from '../rest/rest-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
-import { entitySkills } from '../entity/entity-skills.js'
+import { entitySkillDescriptions, entitySkills } from '../entity/entity-skills.js'
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger } from '../log/logger.js'
@@ -245,6 +245,15 @@ export class Exchange {
       if (listed.has(cardSkill.id)) continue
       listed.add(cardSkill.id)
       card.skills.push(cardSkill)
+    }
+    if (this.tools && !this.#options.disableEntitySkills) {
+      // Entity skills as this caller may use them: a narrowed credential sees only its operations.
+      const descriptions = entitySkillDescriptions(this.tools, principal)
+      card.skills = card.skills.flatMap((skill) => {
+        if (!descriptions.has(skill.id)) return [skill]
+        const description = descriptions.get(skill.id)
+        return description === undefined ? [] : [{ ...skill, description }]
+      })
     }
     return this.#sign(card, baseUrl)
   }
