@@ -201,6 +201,34 @@ describe('HTTP+JSON streaming', () => {
     expect(late.body).toEqual(status(400, 'UNIMPLEMENTED', 'UNSUPPORTED_OPERATION'))
   })
 
+  it('ends a stream cut short with an error event carrying a google.rpc.Status', async () => {
+    const evicting = await startTestServer({ skills: [slow], maxStreamSeatsPerOwner: 1, streamSeatOverflow: 'evict-oldest' })
+    try {
+      hold = gate()
+      const open = () => openSse(`${evicting.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('x', { skill: 'slow' }) }), HEADERS)
+      const first = await open()
+      expect((await first.next())!.data.task).toBeDefined()
+      const second = await open()
+      const events = await first.ended
+      expect(events.at(-1)).toMatchObject({ event: 'error', data: status(400, 'UNIMPLEMENTED', 'UNSUPPORTED_OPERATION') })
+      second.close()
+    } finally {
+      hold.open()
+      await evicting.close()
+    }
+  })
+
+  it('takes GET on :subscribe too, for EventSource clients', async () => {
+    hold = gate()
+    const { task } = (await rest('POST', '/message:send', { body: { message: userMessage('x', { skill: 'slow' }), configuration: { returnImmediately: true } } })).body
+    const controller = new AbortController()
+    const response = await fetch(`${base}/tasks/${task.id}:subscribe`, { headers: HEADERS, signal: controller.signal })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    controller.abort()
+    hold.open()
+  })
+
   it('answers a refusal before the stream opens as a JSON error', async () => {
     const reply = await stream('/message:stream', { message: { ...userMessage('x'), parts: [] } })
     expect(reply.status).toBe(400)
