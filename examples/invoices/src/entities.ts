@@ -11,11 +11,14 @@ export default defineEntities({
     description: "The caller's invoices",
     hidden: ['note'],
     readOnly: ['paid'],
+    // An API key made with --scopes reaches only what its scopes allow; a session reaches all.
+    scopes: { 'invoices:read': ['list', 'get'], 'invoices:write': ['list', 'get', 'create', 'update', 'delete'] },
   },
   customers: {
     model: 'Customer',
     ownerField: 'userId',
     operations: ['list', 'get', 'create'],
+    scopes: { 'customers:read': ['list', 'get'], 'customers:write': ['list', 'get', 'create'] },
     description: "The caller's customers",
   },
 })

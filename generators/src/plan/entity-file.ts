@@ -56,6 +56,7 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
       operation: op,
       schemaLiteral: printLiteral(operationSchema(entity, op), '', prefix.length, ' as const'.length),
       description: longProperty('description', quote(toolDescription(entity, op)), '      '),
+      scopes: `[${(entity.scopes[op] ?? []).map(quote).join(', ')}]`,
     }
   })
   const findsOwn = has('get') || has('update') || has('delete')

@@ -53,6 +53,11 @@ export interface ResolvedEntity {
   tenant?: ResolvedField
   /** Declared operations, deduplicated, in canonical order. */
   operations: EntityOperation[]
+  /**
+   * Per operation, the credential scopes that allow it, in declaration order; empty when none
+   * does (no `scopes` declared: scoped callers reach no tool, sessions every one).
+   */
+  scopes: Partial<Record<EntityOperation, string[]>>
   /** Every scalar and enum field, in schema order: what a row holds. */
   columns: ResolvedField[]
   /** The fields agents see (not hidden), in schema order. */

@@ -72,6 +72,18 @@ describe('validateEntities', () => {
     expect(message).toContain('ownerField "createdAt" is DateTime; it must be a String, Int or BigInt field holding the id')
   })
 
+  it('resolves scopes per operation, none when undeclared, and reports a scope naming an operation the entity lacks', () => {
+    const [scoped] = resolve(INVOICE_SCHEMA, { invoices: { ...invoices, scopes: { 'invoices:read': ['list', 'get'], 'invoices:write': ['create', 'update', 'delete', 'list'] } } })
+    expect(scoped!.scopes).toEqual({ list: ['invoices:read', 'invoices:write'], get: ['invoices:read'], create: ['invoices:write'], update: ['invoices:write'], delete: ['invoices:write'] })
+    const [plain] = resolve(INVOICE_SCHEMA, { invoices })
+    expect(plain!.scopes).toEqual({ list: [], get: [], create: [], update: [], delete: [] })
+    expect(problem({ invoices: { ...invoices, operations: ['list'], scopes: { 'invoices:write': ['delete'] } } })).toContain(
+      `scopes.invoices:write allows "delete", which is not one of this entity's operations (list); remove it`,
+    )
+    expect(problem({ invoices: { ...invoices, scopes: ['invoices:read'] } })).toContain('scopes must map each scope name to the operations it allows')
+    expect(problem({ invoices: { ...invoices, scopes: { 'a b': ['list'], empty: [] } } })).toMatch(/scope name "a b" must be a non-empty name without spaces[\s\S]*scopes\.empty must list the operations it allows/)
+  })
+
   it('reports an unknown tenant field and one that is not a scalar', () => {
     expect(problem({ invoices: { ...invoices, tenantField: 'orgId' } })).toContain(
       `tenantField "orgId" is not a field of Invoice; name the scalar field holding the tenant's id`,

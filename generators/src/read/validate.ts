@@ -15,7 +15,7 @@ import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.
 import { rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
 
-const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'namespace', 'hidden', 'readOnly', 'writableReferences', 'description']
+const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'scopes', 'namespace', 'hidden', 'readOnly', 'writableReferences', 'description']
 // Entity names and namespaces become tool names, identifiers and file names.
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/
 const LIST_ARGUMENTS = ['page', 'limit', 'sort']
@@ -78,6 +78,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   if (!validNamespace) report(`namespace must start with a letter and hold only letters, digits and "_"; fix it or remove it`)
   if (description !== undefined && typeof description !== 'string') report(`description must be a string`)
   let operations = resolveOperations(declaration.operations, report)
+  const scopes = resolveScopes(declaration.scopes, operations, report)
   const hidden = stringList(declaration.hidden, 'hidden', report)
   const readOnly = stringList(declaration.readOnly, 'readOnly', report)
   const openKeys = stringList(declaration.writableReferences, 'writableReferences', report)
@@ -204,6 +205,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       owner: columns.find((field) => field.name === owner.name)!,
       ...(tenant ? { tenant: columns.find((field) => field.name === tenant.name)! } : {}),
       operations,
+      scopes: Object.fromEntries(operations.map((operation) => [operation, scopes.filter(([, allowed]) => allowed.includes(operation)).map(([scope]) => scope)])) as ResolvedEntity['scopes'],
       columns,
       fields,
       writable,
@@ -230,6 +232,31 @@ function resolveOperations(value: unknown, report: (text: string) => void): Enti
   }
   if (value.length === 0) report(`operations is empty; list the operations agents may use, or set mcp: false`)
   return OPERATIONS.filter((operation) => value.includes(operation))
+}
+
+/** The declared scope → operations pairs; each operation must be one the entity declares. */
+function resolveScopes(value: unknown, operations: readonly EntityOperation[], report: (text: string) => void): [string, EntityOperation[]][] {
+  if (value === undefined) return []
+  const example = `e.g. scopes: { 'notes:read': ['list', 'get'], 'notes:write': ['create', 'update', 'delete'] }`
+  if (!isPlainObject(value)) {
+    report(`scopes must map each scope name to the operations it allows, ${example}`)
+    return []
+  }
+  const pairs: [string, EntityOperation[]][] = []
+  for (const [scope, allowed] of Object.entries(value)) {
+    if (scope.trim() === '' || /\s/.test(scope)) report(`scope name ${JSON.stringify(scope)} must be a non-empty name without spaces`)
+    if (!Array.isArray(allowed) || allowed.length === 0) {
+      report(`scopes.${scope} must list the operations it allows, ${example}`)
+      continue
+    }
+    for (const operation of allowed) {
+      if (!(operations as readonly unknown[]).includes(operation)) {
+        report(`scopes.${scope} allows ${JSON.stringify(operation)}, which is not one of this entity's operations (${operations.join(', ')}); remove it`)
+      }
+    }
+    pairs.push([scope, operations.filter((operation) => allowed.includes(operation))])
+  }
+  return pairs
 }
 
 function stringList(value: unknown, option: string, report: (text: string) => void): string[] {

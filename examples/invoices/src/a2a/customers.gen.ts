@@ -185,6 +185,7 @@ export function customersTools(db: Db): EntityTool[] {
       operation: 'list',
       description:
         "List the caller's customers, a page at a time, filtered by exact field values. The caller's customers. Fields: id, name (Company or person billed), email (Where invoices are sent), userId.",
+      scopes: ['customers:read', 'customers:write'],
       inputSchema: customersListSchema,
       run: (args, context) => listCustomers(db, validated(args), context),
     },
@@ -194,6 +195,7 @@ export function customersTools(db: Db): EntityTool[] {
       operation: 'get',
       description:
         "Get one of the caller's customers by id. The caller's customers. Fields: id, name (Company or person billed), email (Where invoices are sent), userId.",
+      scopes: ['customers:read', 'customers:write'],
       inputSchema: customersGetSchema,
       run: (args, context) => getCustomer(db, validated(args), context),
     },
@@ -203,6 +205,7 @@ export function customersTools(db: Db): EntityTool[] {
       operation: 'create',
       description:
         "Create one of the caller's customers; the caller owns it. The caller's customers.",
+      scopes: ['customers:write'],
       inputSchema: customersCreateSchema,
       run: (args, context) => createCustomer(db, validated(args), context),
     },

@@ -8,6 +8,7 @@ export default defineEntities({
     tenantField: 'orgId',
     hidden: ['note'],
     readOnly: ['paid'],
+    scopes: { 'invoices:read': ['list', 'get'], 'invoices:write': ['list', 'get', 'create', 'update', 'delete'] },
     description: 'Invoices the caller has issued',
   },
   notes: {

@@ -368,6 +368,7 @@ export function invoicesTools(db: Db): EntityTool[] {
       operation: 'list',
       description:
         "List the caller's invoices, a page at a time, filtered by exact field values. Invoices the caller has issued. Fields: id, number (Human-readable invoice number, e.g. INV-2026-001), total (Amount due, in the invoice currency), currency (ISO 4217 currency code), dueAt (When payment is due), status, paid, userId, orgId, createdAt, updatedAt.",
+      scopes: ['invoices:read', 'invoices:write'],
       inputSchema: invoicesListSchema,
       run: (args, context) => listInvoices(db, validated(args), context),
     },
@@ -377,6 +378,7 @@ export function invoicesTools(db: Db): EntityTool[] {
       operation: 'get',
       description:
         "Get one of the caller's invoices by id. Invoices the caller has issued. Fields: id, number (Human-readable invoice number, e.g. INV-2026-001), total (Amount due, in the invoice currency), currency (ISO 4217 currency code), dueAt (When payment is due), status, paid, userId, orgId, createdAt, updatedAt.",
+      scopes: ['invoices:read', 'invoices:write'],
       inputSchema: invoicesGetSchema,
       run: (args, context) => getInvoice(db, validated(args), context),
     },
@@ -386,6 +388,7 @@ export function invoicesTools(db: Db): EntityTool[] {
       operation: 'create',
       description:
         "Create one of the caller's invoices; the caller owns it. Invoices the caller has issued.",
+      scopes: ['invoices:write'],
       inputSchema: invoicesCreateSchema,
       run: (args, context) => createInvoice(db, validated(args), context),
     },
@@ -395,6 +398,7 @@ export function invoicesTools(db: Db): EntityTool[] {
       operation: 'update',
       description:
         "Update one of the caller's invoices by id; fields left out keep their values. Invoices the caller has issued.",
+      scopes: ['invoices:write'],
       inputSchema: invoicesUpdateSchema,
       run: (args, context) => updateInvoice(db, validated(args), context),
     },
@@ -403,6 +407,7 @@ export function invoicesTools(db: Db): EntityTool[] {
       entity: 'invoices',
       operation: 'delete',
       description: "Delete one of the caller's invoices by id. Invoices the caller has issued.",
+      scopes: ['invoices:write'],
       inputSchema: invoicesDeleteSchema,
       run: (args, context) => deleteInvoice(db, validated(args), context),
     },

@@ -271,6 +271,7 @@ export function notesTools(db: Db): EntityTool[] {
       operation: 'list',
       description:
         "List the caller's notes, a page at a time, filtered by exact field values. A short note pinned to a board. Fields: id, title, body, views (Times the note was opened), attachment, authorId, createdAt.",
+      scopes: [],
       inputSchema: notesListSchema,
       run: (args, context) => listNotes(db, validated(args), context),
     },
@@ -281,6 +282,7 @@ export function notesTools(db: Db): EntityTool[] {
       operation: 'get',
       description:
         "Get one of the caller's notes by id. A short note pinned to a board. Fields: id, title, body, views (Times the note was opened), attachment, authorId, createdAt.",
+      scopes: [],
       inputSchema: notesGetSchema,
       run: (args, context) => getNote(db, validated(args), context),
     },
@@ -291,6 +293,7 @@ export function notesTools(db: Db): EntityTool[] {
       operation: 'create',
       description:
         "Create one of the caller's notes; the caller owns it. A short note pinned to a board.",
+      scopes: [],
       inputSchema: notesCreateSchema,
       run: (args, context) => createNote(db, validated(args), context),
     },
@@ -300,6 +303,7 @@ export function notesTools(db: Db): EntityTool[] {
       namespace: 'crm',
       operation: 'delete',
       description: "Delete one of the caller's notes by id. A short note pinned to a board.",
+      scopes: [],
       inputSchema: notesDeleteSchema,
       run: (args, context) => deleteNote(db, validated(args), context),
     },
