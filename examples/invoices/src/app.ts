@@ -37,6 +37,8 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
       {
         id: 'invoices',
         tools: createToolRegistry(entityTools(db)),
+        // The extended card describes each entity skill with only the operations the caller's key allows.
+        extendedCard: () => [],
         card: { name: 'Invoices agent', description: 'Lists, reads and records your invoices and customers.', version: '0.1.0', ...security },
       },
       {
