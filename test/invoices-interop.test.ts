@@ -102,3 +102,20 @@ describe('the invoices example through the official clients', () => {
     expect(task.artifacts[0].parts[0].data).toEqual({ invoices: [], totals: {} })
   })
 })
+
+// Last: it adds rows to alice's, which the tests above count.
+describe('the invoices example under a narrowed credential', () => {
+  it('MCP: a key narrowed to invoices:read lists and reads invoices, and reaches nothing else', async () => {
+    const alice = await mcpClient(app.tokens.alice)
+    const reader = await mcpClient(app.tokens.reader)
+    expect((await reader.listTools()).tools.map((tool) => tool.name)).toEqual(['invoices_list', 'invoices_get'])
+    const customer = (await alice.callTool({ name: 'customers_create', arguments: { name: 'Reader Co' } })).structuredContent as any
+    const made = (await alice.callTool({ name: 'invoices_create', arguments: { number: 'INV-READ-1', total: '10.00', dueAt: '2026-12-31T00:00:00.000Z', customerId: customer.id } })).structuredContent as any
+    expect((await reader.callTool({ name: 'invoices_get', arguments: { id: made.id } })).structuredContent).toMatchObject({ id: made.id })
+    for (const [name, args] of [['invoices_delete', { id: made.id }], ['customers_list', {}], ['invoices_purge', {}]] as const) {
+      expect(await reader.callTool({ name, arguments: args })).toMatchObject({ isError: true, content: [{ text: `tool unavailable: ${name}` }] })
+    }
+    expect((await alice.callTool({ name: 'invoices_get', arguments: { id: made.id } })).isError).toBeFalsy()
+    await Promise.all([alice.close(), reader.close()])
+  })
+})

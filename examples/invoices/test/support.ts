@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { createHttpServer, devKeyResolver } from '@a2a-agent/runtime'
+import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-agent/runtime'
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from '../src/app.js'
 import { createDb, isPostgresql, type Db } from '../src/db.js'
@@ -25,8 +25,11 @@ export interface TestApp {
   url: string
   /** The entity agent's JSON-RPC endpoint (the reporting agent's is /a2a/reports). */
   a2aUrl: string
-  /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
-  tokens: { alice: string; bob: string }
+  /**
+   * Bearer tokens of two users; the tests check that neither reaches the other's rows. `reader` is
+   * alice with a credential narrowed to the scope invoices:read.
+   */
+  tokens: { alice: string; bob: string; reader: string }
   /** The app's database, for rows the tests make that agents cannot. */
   db: Db
   close(): Promise<void>
@@ -101,7 +104,7 @@ async function postgresqlDatabase(serverUrl: string): Promise<TestDatabase> {
 
 /** The app on a free port and its own database, with development keys for alice and bob. */
 export async function createTestApp(): Promise<TestApp> {
-  const tokens = { alice: 'key-alice', bob: 'key-bob' }
+  const tokens = { alice: 'key-alice', bob: 'key-bob', reader: 'key-alice-reader' }
   const serverUrl = process.env.DATABASE_URL
   const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
   const db = createDb(database.url)
@@ -117,7 +120,10 @@ export async function createTestApp(): Promise<TestApp> {
   }
   // The store the app runs with on this database (see src/main.ts).
   const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
-  const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
+  const sessions = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
+  // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
+  const resolvePrincipal: PrincipalResolver = (request) =>
+    request.headers.authorization === `Bearer ${tokens.reader}` ? { owner: testOwners.alice, scopes: ['invoices:read'] } : sessions(request)
   const { app, host } = createApp({ db, store, resolvePrincipal })
   const server = createHttpServer(app).listen(0, '127.0.0.1')
   await once(server, 'listening')
