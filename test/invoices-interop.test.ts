@@ -103,6 +103,16 @@ describe('the invoices example through the official clients', () => {
   })
 })
 
+describe('the invoices example over HTTP', () => {
+  it('names no framework on any response (no X-Powered-By)', async () => {
+    for (const path of ['/a2a/invoices', '/a2a/reports/.well-known/agent-card.json', '/a2a/agents', '/mcp', '/no-such-page']) {
+      const response = await fetch(`${app.url}${path}`, { method: path === '/mcp' ? 'POST' : 'GET' })
+      await response.arrayBuffer()
+      expect(response.headers.get('x-powered-by'), path).toBeNull()
+    }
+  })
+})
+
 // Last: it adds rows to alice's, which the tests above count.
 describe('the invoices example under a narrowed credential', () => {
   it('MCP: a key narrowed to invoices:read lists and reads invoices, and reaches nothing else', async () => {

@@ -62,6 +62,7 @@ const exchange = createExchange({
   ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
 })
 const app = express()
+app.disable('x-powered-by')
 app.use(a2aRouter(exchange))
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => say({ port: (server.address() as AddressInfo).port }))
 

@@ -49,6 +49,7 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
     ],
   })
   const app = express()
+  app.disable('x-powered-by')
   app.use(agentsRouter(host))
   app.use(mcpRouter(host.agent('invoices')!))
   return { app, host }

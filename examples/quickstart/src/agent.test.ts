@@ -66,6 +66,14 @@ describe('quickstart agent', () => {
     expect(task.status.message.parts[0].text).toContain('always fails')
   })
 
+  it('names no framework on any response (no X-Powered-By)', async () => {
+    for (const path of ['/a2a', '/.well-known/agent-card.json', '/no-such-page']) {
+      const response = await fetch(`${url}${path}`)
+      await response.arrayBuffer()
+      expect(response.headers.get('x-powered-by'), path).toBeNull()
+    }
+  })
+
   it('keeps alice and bob apart, and refuses unknown keys with 401', async () => {
     const alices = (await call('SendMessage', message('echo', 'mine'))).body.result.task
     expect((await call('GetTask', { id: alices.id }, 'key-bob')).body.error.code).toBe(-32001)

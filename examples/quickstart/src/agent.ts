@@ -23,6 +23,7 @@ export function createQuickstart({ devKeys, overrides }: QuickstartOptions): { a
     ...overrides,
   })
   const app = express()
+  app.disable('x-powered-by')
   app.use(a2aRouter(exchange))
   return { app, exchange }
 }

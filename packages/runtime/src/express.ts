@@ -4,7 +4,7 @@
  * middleware such as `express.json()`: the exchange reads the body itself, strictly and under its cap.
  * @module
  */
-import { Router } from 'express'
+import { Router, type Request, type RequestHandler, type Response } from 'express'
 import type { AgentHost } from './agents/agent-host.js'
 import type { Exchange } from './exchange/exchange.js'
 
@@ -16,25 +16,20 @@ export interface A2aRouterOptions {
 export function a2aRouter(exchange: Exchange, options: A2aRouterOptions = {}): Router {
   const router = Router()
   if (exchange.path !== undefined) {
-    router.all(exchange.path, (request, response, next) => {
-      exchange.handle(request, response).catch(next)
-    })
+    router.all(exchange.path, serving((request, response) => exchange.handle(request, response)))
   }
   if (exchange.restPath !== undefined) {
     // Route paths hold ':' (`/message:send`), which Express patterns would read as parameters.
     router.use((request, response, next) => {
       if (!exchange.servesRest(request.path)) return next()
+      unbranded(response)
       exchange.handleRest(request, response).catch(next)
     })
   }
-  router.all(exchange.cardPath, (request, response, next) => {
-    exchange.handleCard(request, response).catch(next)
-  })
-  router.all(`${exchange.artifactsPath}/:taskId/:fileId`, (request, response, next) => {
-    exchange.handleArtifact(request, response).catch(next)
-  })
-  router.all(exchange.protectedResourcePath, (request, response) => exchange.handleProtectedResource(request, response))
-  if (exchange.jwksPath) router.all(exchange.jwksPath, (request, response) => exchange.handleJwks(request, response))
+  router.all(exchange.cardPath, serving((request, response) => exchange.handleCard(request, response)))
+  router.all(`${exchange.artifactsPath}/:taskId/:fileId`, serving((request, response) => exchange.handleArtifact(request, response)))
+  router.all(exchange.protectedResourcePath, serving((request, response) => exchange.handleProtectedResource(request, response)))
+  if (exchange.jwksPath) router.all(exchange.jwksPath, serving((request, response) => exchange.handleJwks(request, response)))
   if (exchange.tools && options.mcp !== false) router.use(mcpRouter(exchange, options.mcp?.path))
   return router
 }
@@ -46,9 +41,7 @@ export function mcpRouter(exchange: Exchange, path = '/mcp'): Router {
   const handler = exchange.mcpHandler()
   if (!handler) throw new Error('mcpRouter needs an exchange created with tools')
   const router = Router()
-  router.all(path, (request, response, next) => {
-    handler(request, response).catch(next)
-  })
+  router.all(path, serving(handler))
   return router
 }
 
@@ -60,10 +53,25 @@ export function mcpRouter(exchange: Exchange, path = '/mcp'): Router {
 export function agentsRouter(host: AgentHost): Router {
   const router = Router()
   router.use((request, response, next) => {
+    if (request.path.startsWith(`${host.basePath}/`)) unbranded(response)
     host.handle(request, response).then((handled) => handled || next(), next)
   })
   const [first] = host.agents.values()
-  router.all(first!.protectedResourcePath, (request, response) => first!.handleProtectedResource(request, response))
-  if (first!.jwksPath) router.all(first!.jwksPath, (request, response) => first!.handleJwks(request, response))
+  router.all(first!.protectedResourcePath, serving((request, response) => first!.handleProtectedResource(request, response)))
+  if (first!.jwksPath) router.all(first!.jwksPath, serving((request, response) => first!.handleJwks(request, response)))
   return router
 }
+
+/**
+ * Our routes' responses never name the framework: Express sets `X-Powered-By` on every response
+ * of an app that has not disabled it (generated apps do), and these routes may be mounted in one.
+ */
+const unbranded = (response: Response): void => response.removeHeader('X-Powered-By')
+
+/** A route of ours: unbranded, and a rejection goes to the app's error handling. */
+const serving =
+  (serve: (request: Request, response: Response) => unknown): RequestHandler =>
+  (request, response, next) => {
+    unbranded(response)
+    Promise.resolve(serve(request, response)).catch(next)
+  }

@@ -70,6 +70,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...rest,
   })
   const app = express()
+  app.disable('x-powered-by')
   app.use(a2aRouter(exchange))
   const server = createHttpServer(app, serverTimeouts).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
