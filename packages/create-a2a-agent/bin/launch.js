@@ -7,6 +7,7 @@
  * @module
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
+import { register } from 'node:module'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -47,6 +48,9 @@ export async function launch(name) {
     if (typeof file !== 'string') throw new Error(`${BUILD_INFO}: no entry "${name}"; this copy of the package is incomplete, reinstall it`)
     return import(pathToFileURL(join(DIST_DIR, file)).href)
   }
+  // A checkout of this repository: what the CLI imports from the app (src/entities.ts, src/db.ts)
+  // may import the workspace packages, whose dist/ is not built here; resolve their sources.
+  register('./source-condition.js', import.meta.url)
   const entry = freshEntry(name) ?? (await rebuilt(name))
   if (entry) return import(entry)
   const { tsImport } = await import('tsx/esm/api')

@@ -53,7 +53,8 @@ export type { McpHandlerOptions, McpHttpHandler } from './entity/mcp-handler.js'
 // Identity
 export { canSee, scopeKey, viewerOf } from './auth/principal.js'
 export type { Principal, PrincipalResolver, Viewer } from './auth/principal.js'
-export { devKeyResolver, parseDevKeys } from './auth/dev-keys.js'
+export { loadDotEnv } from './env/dot-env.js'
+export { DEV_KEYS_VARIABLE, devKeyResolver, devKeysFromEnv, parseDevKeys, withDevKeys } from './auth/dev-keys.js'
 
 // Stores
 export { MemoryStore } from './store/memory-store.js'

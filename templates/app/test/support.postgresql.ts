@@ -58,7 +58,8 @@ async function migratedDatabase(): Promise<{ url: string; remove(): Promise<void
  * owner rows test/owners.gen.ts makes (it follows the schema's owner model).
  */
 export async function createTestApp(): Promise<TestApp> {
-  const tokens = { alice: 'key-alice', bob: 'key-bob' }
+  // Fresh tokens per run: nothing outside this test process knows them.
+  const tokens = { alice: `test-alice-${crypto.randomUUID()}`, bob: `test-bob-${crypto.randomUUID()}` }
   const database = await migratedDatabase()
   const db = createDb(database.url)
   try {

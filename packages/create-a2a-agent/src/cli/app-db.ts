@@ -2,12 +2,13 @@
  * The app's own database client, for commands that act on its data (`a2a keys`, `a2a users`):
  * `createDb()` from the app's src/db.ts, imported through tsx as the generator imports
  * src/entities.ts, so the command sees the database exactly as the app does (DATABASE_URL
- * included).
+ * included, from the app's .env when the environment does not set it).
  * @module
  */
 import { access } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { loadDotEnv } from '@a2a-agent/runtime'
 import { tsImport } from 'tsx/esm/api'
 import { type Io, formatUnexpectedError } from './io.js'
 
@@ -34,8 +35,10 @@ const DB_FILE = 'src/db.ts'
  * is what the caller needs of it (structural, like the runtime's own Prisma types); an app whose
  * schema lacks the models fails at the first query, with the database's message.
  */
-export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Client) => Promise<R>): Promise<R> {
+export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Client, appRoot: string) => Promise<R>): Promise<R> {
   const appRoot = resolve(options.cwd ?? process.cwd(), options.app ?? '.')
+  // DATABASE_URL and the rest as the app reads them: the environment, else the app's .env.
+  loadDotEnv(join(appRoot, '.env'))
   const path = join(appRoot, DB_FILE)
   if (!(await access(path).then(() => true, () => false))) {
     throw new CliUserError(`${join(options.app ?? '.', DB_FILE)}: not found; the app must export \`createDb()\` (its Prisma client) from ${DB_FILE}`)
@@ -51,7 +54,7 @@ export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Clien
   if (typeof createDb !== 'function') throw new CliUserError(`${DB_FILE}: exports no \`createDb()\` function`)
   const db = (await createDb()) as Client & Disconnectable
   try {
-    return await fn(db)
+    return await fn(db, appRoot)
   } finally {
     await db.$disconnect()
   }

@@ -24,10 +24,11 @@ export function keysCommands<T>(keys: Argv<T>, run: (action: KeysAction, app: st
             .option('user', { type: 'string', demandOption: true, describe: 'The user the key acts as (its owner)' })
             .option('scopes', { type: 'string', describe: 'Narrow the key to these comma-separated scopes; its tasks live in that tier' })
             .option('tenant', { type: 'string', describe: 'The tenant the key acts in' })
+            .option('force', { type: 'boolean', describe: 'Create the key even when --user is no row of the owner model' })
             .example('$0 keys create --user alice', 'A full key for alice')
             .example('$0 keys create --user alice --scopes invoices:read --tenant acme', 'A narrowed key'),
         (argv) => {
-          const action: KeysAction = { action: 'create', user: argv.user, ...(argv.tenant !== undefined && { tenant: argv.tenant }), ...(argv.scopes !== undefined && { scopes: argv.scopes }) }
+          const action: KeysAction = { action: 'create', user: argv.user, ...(argv.force === true && { force: true }), ...(argv.tenant !== undefined && { tenant: argv.tenant }), ...(argv.scopes !== undefined && { scopes: argv.scopes }) }
           run(action, argv.app)
         },
       )

@@ -29,6 +29,8 @@ describe('a2a keys', () => {
     for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
       sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
     }
+    // Keys act as owners: the invoices' owner model is User.
+    for (const id of ['alice', 'bob']) sqlite.prepare('INSERT INTO "User" ("id", "email", "name") VALUES (?, ?, ?)').run(id, `${id}@example.com`, id)
     sqlite.close()
     process.env.DATABASE_URL = `file:${file}`
   })
@@ -82,6 +84,21 @@ describe('a2a keys', () => {
     expect(revoked.stdout).toMatch(new RegExp(`^Revoked API key ${bobs!.id} \\(${bobs!.prefix}…, user bob\\)`))
     expect(rows()[1]!.revokedAt).not.toBeNull()
     expect((await a2a('keys', 'list', '--user', 'bob')).stdout).toMatch(/ revoked \S+\n$/)
+  })
+
+  it('create refuses a user that is no row of the owner model, unless --force', async () => {
+    const before = rows().length
+    const refused = await a2a('keys', 'create', '--user', 'carol')
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'a2a: --user carol: no User.id is "carol"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway\n',
+    })
+    expect(rows()).toHaveLength(before)
+    const forced = await a2a('keys', 'create', '--user', 'carol', '--force')
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(rows().at(-1)).toMatchObject({ owner: 'carol' })
+    await a2a('keys', 'revoke', rows().at(-1)!.id as string)
   })
 
   it('reports mistakes in one line with exit code 1', async () => {

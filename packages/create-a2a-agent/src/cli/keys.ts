@@ -4,11 +4,12 @@
  * @module
  */
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type PrismaApiKeyClient } from '@a2a-agent/runtime/prisma'
+import { ownerModels } from '@a2a-agent/generators/owner-models'
 import { type AppDbOptions, CliUserError, reportFailure, withAppDb } from './app-db.js'
 import { type Io, printLines } from './io.js'
 
 export type KeysAction =
-  | { action: 'create'; user: string; tenant?: string; scopes?: string }
+  | { action: 'create'; user: string; tenant?: string; scopes?: string; force?: boolean }
   | { action: 'list'; user?: string }
   | { action: 'revoke'; id: string }
 
@@ -16,8 +17,11 @@ export type KeysAction =
 export async function runKeys(command: KeysAction, options: AppDbOptions, io: Io): Promise<number> {
   try {
     const scopes = command.action === 'create' ? parseScopes(command.scopes) : undefined
-    return await withAppDb<PrismaApiKeyClient, number>(options, async (db) => {
-      if (command.action === 'create') return create(db, { owner: command.user, tenant: command.tenant, scopes }, io)
+    return await withAppDb<PrismaApiKeyClient, number>(options, async (db, appRoot) => {
+      if (command.action === 'create') {
+        if (!command.force) await assertOwnerExists(db, appRoot, command.user)
+        return create(db, { owner: command.user, tenant: command.tenant, scopes }, io)
+      }
       if (command.action === 'list') return list(await listApiKeys(db, command.user === undefined ? {} : { owner: command.user }), io)
       return revoke(await revokeApiKey(db, command.id), command.id, io)
     })
@@ -75,4 +79,29 @@ function revoke(key: ApiKeyInfo | undefined, id: string, io: Io): number {
   if (!key) throw new CliUserError(`no API key ${id}; \`a2a keys list\` shows the ids`)
   io.stdout.write(`Revoked API key ${key.id} (${key.prefix}…, user ${key.owner}) as of ${key.revokedAt!.toISOString()}.\n`)
   return 0
+}
+
+type Delegates = Record<string, { count(args: { where: Record<string, unknown> }): Promise<number> } | undefined>
+
+/**
+ * Refuses a key for an owner that is no row of the app's owner model (the model its entities'
+ * owner fields point at): every request with it would act for rows nobody owns.
+ */
+async function assertOwnerExists(db: PrismaApiKeyClient, appRoot: string, owner: string): Promise<void> {
+  if (!owner.trim()) return // create() names the empty --user
+  const models = await ownerModels(appRoot)
+  for (const { delegate, id } of models) {
+    const value = idValue(owner, id.type)
+    if (value === undefined) continue
+    if ((await (db as unknown as Delegates)[delegate]?.count({ where: { [id.name]: value } })) ?? 0) return
+  }
+  if (models.length === 0) return // no owner model to check against
+  const names = models.map(({ model, id }) => `${model}.${id.name}`).join(' or ')
+  throw new CliUserError(`--user ${owner}: no ${names} is "${owner}"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway`)
+}
+
+function idValue(text: string, type: string): unknown {
+  if (type === 'String') return text
+  if (!/^-?\d+$/.test(text)) return undefined
+  return type === 'BigInt' ? BigInt(text) : Number(text)
 }

@@ -43,6 +43,7 @@ describe('create-a2a-agent with flags', () => {
       'package.json',
       'prisma.config.ts',
       'prisma/schema.prisma',
+      'prisma/seed.ts',
       'src/app.ts',
       'src/db.ts',
       'src/entities.ts',
@@ -53,21 +54,34 @@ describe('create-a2a-agent with flags', () => {
       'tsconfig.json',
     ])
     // .env holds this app's own card signing key, which the runtime accepts.
-    const signingKey = /^A2A_CARD_SIGNING_KEY=(.+)\n$/.exec(read(dir, '.env'))![1]!
+    const signingKey = /^A2A_CARD_SIGNING_KEY=(.+)$/m.exec(read(dir, '.env'))![1]!
     expect(parseSigningKeys(signingKey)[0]).toMatchObject({ alg: 'ES256', privateKey: expect.anything() })
     const pkg = JSON.parse(read(dir, 'package.json'))
     expect(pkg.name).toBe('app-1')
-    expect(pkg.scripts.generate).toBe('a2a generate entities && DATABASE_URL=${DATABASE_URL:-file:./dev.db} prisma generate')
+    expect(pkg.scripts).toMatchObject({
+      generate: 'a2a generate entities && prisma generate',
+      typecheck: 'tsc',
+      test: 'tsc && vitest run',
+      'db:migrate': 'prisma migrate deploy',
+      'db:change': 'a2a generate entities && prisma migrate deploy && prisma migrate dev',
+      'db:seed': 'prisma db seed',
+    })
     expect(pkg.dependencies['@a2a-agent/runtime']).toBe('^0.1.0')
     expect(pkg.dependencies['better-sqlite3']).toBe('12.11.1')
     expect(pkg.overrides).toEqual({ 'better-sqlite3': '$better-sqlite3' })
     expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, prisma: false, '@prisma/engines': false, '@prisma/client': false })
     expect(read(dir, 'prisma/schema.prisma')).toMatch(/provider = "sqlite"[\s\S]*model Note \{[\s\S]*userId +String/)
-    expect(read(dir, 'prisma.config.ts')).toContain('class SqliteForMigrate')
+    expect(read(dir, 'prisma.config.ts')).toContain("import { prismaConfig } from '@a2a-agent/runtime/prisma-config'")
+    expect(read(dir, 'prisma.config.ts')).toContain("defaultUrl: 'file:./dev.db',")
+    // Random development keys in the git-ignored .env; none in the example file or the code.
+    expect(read(dir, '.env')).toMatch(/^A2A_DEV_KEYS=alice:dev-alice-[\w-]{24},bob:dev-bob-[\w-]{24}$/m)
+    expect(read(dir, '.env.example')).toMatch(/^A2A_DEV_KEYS=$/m)
+    expect(read(dir, '.gitignore')).toMatch(/^\.env$/m)
+    for (const path of files(dir).filter((path) => path !== '.env')) expect(read(dir, path)).not.toMatch(/key-alice|dev-alice-/)
+    expect(read(dir, 'src/main.ts')).toContain('withDevKeys(apiKeyResolver(db))')
     expect(read(dir, 'src/entities.ts')).toContain("notes: {\n    model: 'Note',\n    ownerField: 'userId',")
-    expect(read(dir, 'README.md')).toMatch(/```sh\nnpm run db:migrate && npm run dev\nnpm test\n```/)
-    expect(stdout()).toContain('(sqlite, example notes entity): 14 files.')
-    expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n/)
+    expect(stdout()).toContain('(sqlite, example notes entity): 15 files.')
+    expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/)
   })
 
   it('--database postgresql --empty picks the PostgreSQL variants and just a User model', async () => {
@@ -75,14 +89,14 @@ describe('create-a2a-agent with flags', () => {
     const { io } = captureIo()
     expect(await runCreate([dir, '--database', 'postgresql', '--empty', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
     expect(files(dir)).toEqual(files(join(root, 'app-1')))
+    expect(read(dir, '.env')).toMatch(/^DATABASE_URL=postgresql:\/\/postgres@localhost:5432\/app_2$/m)
     const pkg = JSON.parse(read(dir, 'package.json'))
     expect(Object.keys(pkg.dependencies)).toEqual(['@a2a-agent/runtime', '@prisma/adapter-pg', '@prisma/client', 'express', 'pg'])
     expect(pkg.overrides).toBeUndefined()
     const schema = read(dir, 'prisma/schema.prisma')
     expect(schema).toContain('provider = "postgresql"')
     expect(schema).not.toContain('Note')
-    expect(read(dir, 'prisma.config.ts')).toMatch(/patchPgTypes[\s\S]*class PgForMigrate/)
-    expect(read(dir, 'prisma.config.ts')).toContain("'postgresql://postgres@localhost:5432/app_2'")
+    expect(read(dir, 'prisma.config.ts')).toContain("defaultUrl: 'postgresql://postgres@localhost:5432/app_2',")
     expect(read(dir, 'test/support.ts')).toContain('DROP DATABASE IF EXISTS')
     expect(read(dir, 'src/main.ts')).not.toContain('prepareSqlite')
     expect(read(dir, 'src/entities.ts')).toMatch(/defineEntities\(\{\n {2}\/\/ notes:/)
@@ -119,7 +133,9 @@ describe('create-a2a-agent steps', () => {
     const { io, stdout, stderr } = captureIo()
     expect(await runCreate([dir, '--yes'], io, { run: failing })).toBe(1)
     expect(stderr()).toBe('create-a2a-agent: npm install failed:\nENOTFOUND registry\n')
-    expect(stdout()).toMatch(/- Installing dependencies .*failed\n\nThe app's files are in .*; fix the problem above[\s\S]*Next:[\s\S]* {2}npm install\n {2}npm run generate\n/)
+    expect(stdout()).toMatch(
+      /- Installing dependencies .*failed\n\nThe app's files are in .*; fix the problem above, then finish by hand.\nNext:\n {2}cd .*\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/,
+    )
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })
 

@@ -1,12 +1,13 @@
-// End to end, offline, on SQLite: the schema changes after the first migration. A field is added to
-// Note, the app is regenerated, the next migration is written, and the app (started by its own
-// test/support.ts, under its own vitest) shows the new field over MCP and over A2A.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+// End to end, offline, on SQLite: the schema changes after the first migration, while `npm run dev`
+// runs. A field is added to Note, `npm run db:change -- --name colour` regenerates and migrates,
+// the running app reloads with it, and the app (started by its own test/support.ts, under its own
+// vitest) shows the new field over MCP and over A2A.
+import { execFile } from 'node:child_process'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { captureIo } from '../cli/test-io.js'
-import { bin, checkApp, env, scaffoldApp, scaffoldRoot } from './e2e-support.js'
-import { generateEntities, prismaGenerate, run } from './steps.js'
+import { checkApp, devTokens, env, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
 
 const root = scaffoldRoot()
 
@@ -51,32 +52,37 @@ describe('the colour field added after the first migration', () => {
 `
 
 describe('a scaffolded app whose schema changes', () => {
-  it('SQLite: a new Note field regenerates, migrates and reaches MCP and A2A', { timeout: 60_000 }, async () => {
-    const { app } = await scaffoldApp(root, 'change-agent', ['--yes'], 'sqlite', env)
+  it('SQLite: `npm run db:change` while `npm run dev` runs adds a Note field that reaches MCP and A2A', { timeout: 240_000 }, async () => {
+    const { app } = await scaffoldApp(root, 'change-agent', [], 'sqlite', env)
     const file = (path: string) => join(app, path)
     const hooks = readFileSync(file('src/a2a/hooks/notes.ts'))
     expect(readFileSync(file('src/a2a/notes.gen.ts'), 'utf8')).not.toContain('colour')
+    const alice = devTokens(app).alice!
 
-    const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
-    const done = '  done      Boolean  @default(false)\n'
-    expect(schema).toContain(done)
-    writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
-    await generateEntities(app, captureIo().io)
-    await prismaGenerate(app, env)
+    const running = await startApp(app, 'dev')
+    try {
+      // The running app has the database open in WAL mode: the migration must not need it closed.
+      expect((await sendMessage(running.url, alice, { data: { skill: 'entity.notes', operation: 'list', arguments: {} } })).status).toBe(200)
+      const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
+      const done = '  done      Boolean  @default(false)\n'
+      expect(schema).toContain(done)
+      writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
+      const change = await promisify(execFile)('npm', ['run', 'db:change', '--', '--name', 'colour'], { cwd: app, env: userEnv() }).catch((error) => error)
+      expect(change.code ?? 0, `${change.stdout}\n${change.stderr}`).toBe(0)
 
-    // The next migration, as `prisma migrate dev --create-only` would write it: the migrations so
-    // far replayed on a shadow database (in memory, through the wasm engine and the SQLite patch
-    // in the app's prisma.config.ts, so nothing is downloaded), diffed against the schema.
-    const prisma = bin('prisma/build/index.js')
-    const args = ['migrate', 'diff', '--from-migrations', 'prisma/migrations', '--to-schema-datamodel', 'prisma', '--script']
-    const diff = await run(process.execPath, [prisma, ...args], { cwd: app, env })
-    expect(diff.code, diff.stderr).toBe(0)
-    expect(diff.stdout.trim()).toBe('-- AlterTable\nALTER TABLE "Note" ADD COLUMN "colour" TEXT;')
-    mkdirSync(file('prisma/migrations/0002_colour'))
-    writeFileSync(file('prisma/migrations/0002_colour/migration.sql'), diff.stdout)
+      const migrations = readdirSync(file('prisma/migrations')).filter((name) => name !== 'migration_lock.toml')
+      expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), expect.stringMatching(/^\d{14}_colour$/)])
+      expect(readFileSync(file(`prisma/migrations/${migrations[1]}/migration.sql`), 'utf8').trim()).toBe('-- AlterTable\nALTER TABLE "Note" ADD COLUMN "colour" TEXT;')
+      expect(readFileSync(file('src/a2a/notes.gen.ts'), 'utf8')).toContain('colour')
+      expect(readFileSync(file('src/a2a/hooks/notes.ts')).equals(hooks)).toBe(true)
 
-    expect(readFileSync(file('src/a2a/notes.gen.ts'), 'utf8')).toContain('colour')
-    expect(readFileSync(file('src/a2a/hooks/notes.ts')).equals(hooks)).toBe(true)
+      // tsx watch restarts on the regenerated code; the new column is there for it.
+      const create = { data: { skill: 'entity.notes', operation: 'create', arguments: { title: 'Sky', colour: 'blue' } } }
+      const created = async () => (await sendMessage(running.url, alice, create).catch(() => undefined))?.body?.result?.task?.artifacts?.[0]?.parts?.[0]?.data
+      await expect.poll(created, { timeout: 30_000, interval: 500 }).toMatchObject({ title: 'Sky', colour: 'blue', userId: 'alice' })
+    } finally {
+      await running.stop()
+    }
 
     // Only this file runs: the regenerated entity tests would more than double the time, and the
     // unchanged schema's run of them is in e2e.test.ts. The type-check still covers the whole app.

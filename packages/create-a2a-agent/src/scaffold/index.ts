@@ -11,10 +11,12 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import type { Io } from '../cli/io.js'
 import { PACKAGE_ROOT, VERSION } from '../package-root.js'
 import { formatUnexpectedError } from '../cli/io.js'
-import { type Answers, type Ask, defaultAnswers, promptAnswers, type ScaffoldOptions } from './options.js'
+import { type Answers, type Ask, defaultAnswers, promptAnswers, randomDevKeys, type ScaffoldOptions } from './options.js'
 import { parseCreateArgs } from './args.js'
-import { StepError, type Run, gitInit, generateEntities, initialMigration, npmInstall, prismaEnv, prismaGenerate, run } from './steps.js'
-import { renderApp, templateView } from './templates.js'
+import { ensurePostgresDatabase } from './database.js'
+import { type Commands, commandsFor, detectPackageManager } from './package-manager.js'
+import { StepError, type Run, firstMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
+import { renderApp, renderEnv, templateView } from './templates.js'
 
 export interface CreateDeps {
   /** Folder the target is resolved against; default `process.cwd()`. */
@@ -56,7 +58,11 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
       git: flags.git,
       multiAgent: flags.multiAgent,
       versions: linkedVersions(directory),
+      devKeys: randomDevKeys(),
+      packageManager: detectPackageManager(),
+      databaseUrl: '',
     }
+    options.databaseUrl = databaseUrlFor(options)
     return await scaffold(options, io, deps.run ?? run)
   } catch (error) {
     // Ctrl+D (or a closed stdin) at a prompt: readline rejects the pending question.
@@ -73,62 +79,101 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
   }
 }
 
-/** Writes the app, then runs the long steps with a line of progress for each. */
+interface Step {
+  label: string
+  /** What a person types to do this step by hand, or nothing when it has no command of its own. */
+  command?: string
+  work: () => Promise<unknown>
+}
+
+/**
+ * Makes sure the database exists (PostgreSQL), writes the app, then runs the long steps with a
+ * line of progress each. On a failure the files stay, and "Next:" lists what is left, from the
+ * step that failed.
+ */
 export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = run): Promise<number> {
   const { directory } = options
+  const shown = relative(process.cwd(), directory) || '.'
+  const commands = commandsFor(options.packageManager)
+  const before: string[] = []
+  if (options.database === 'postgresql') {
+    // Without the install nothing touches the database yet: only look, and list the fix first.
+    const database = await ensurePostgresDatabase(options.databaseUrl, { create: options.install })
+    if (database.kind === 'unavailable' && options.install) {
+      const fix = database.command ? `; run \`${database.command}\`, then create-a2a-agent again` : ''
+      io.stderr.write(`create-a2a-agent: ${redact(options.databaseUrl)}: ${database.reason}${fix}. Nothing was written.\n`)
+      return 1
+    }
+    if (database.kind === 'created') io.stdout.write(`Created the database ${redact(options.databaseUrl)}.\n`)
+    if ((database.kind === 'missing' || database.kind === 'unavailable') && database.command) before.push(database.command)
+  }
   const files = await renderApp(options)
   for (const [path, content] of files) {
     await mkdir(dirname(join(directory, path)), { recursive: true })
     await writeFile(join(directory, path), content)
   }
-  // The app's own secret, so never part of the rendered (deterministic) files: .env is git-ignored.
-  await writeFile(join(directory, '.env'), `A2A_CARD_SIGNING_KEY=${cardSigningKey()}\n`, { mode: 0o600 })
-  const shown = relative(process.cwd(), directory) || '.'
+  // The app's own secrets, so never part of the rendered (deterministic) files: .env is git-ignored.
+  await writeFile(join(directory, '.env'), await renderEnv(options, { devKeys: options.devKeys, cardSigningKey: cardSigningKey() }), { mode: 0o600 })
   io.stdout.write(`Created ${options.name} in ${shown} (${options.database}, ${options.example ? 'example notes entity' : 'empty'}): ${files.size} files.\n`)
-  const env = prismaEnv(options.database, templateView(options).dbName)
-  const step = async <T>(label: string, work: () => Promise<T>): Promise<T> => {
-    io.stdout.write(`- ${label}… `)
-    const started = Date.now()
-    const result = await work()
-    io.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
-    return result
-  }
-  if (options.install) {
+  // The app's .env says the same; a DATABASE_URL of the other kind in this shell must not win.
+  const env = { DATABASE_URL: options.databaseUrl }
+  const steps: Step[] = [
+    { label: `Installing dependencies (${commands.install}, a minute or two)`, command: commands.install, work: () => install(directory, options.packageManager, runner) },
+    { label: 'Generating entity tools (a2a generate entities)', command: commands.run('generate'), work: () => generateEntities(directory, quietIo(io)) },
+    {
+      label: 'Creating and applying the first migration (prisma migrate dev --name init)',
+      command: commands.exec('prisma migrate dev --name init'),
+      work: () => firstMigration(directory, env, runner),
+    },
+    { label: `Adding the development users (${commands.run('db:seed')})`, command: commands.run('db:seed'), work: () => seed(directory, env, runner) },
+  ]
+  const todo = options.install ? steps : []
+  const left = options.install ? [] : steps
+  for (const [index, step] of todo.entries()) {
     try {
-      await step('Installing dependencies (npm install, a minute or two)', () => npmInstall(directory, runner))
-      await step('Generating entity tools (a2a generate entities)', () => generateEntities(directory, quietIo(io)))
-      await step('Generating the Prisma client (prisma generate)', () => prismaGenerate(directory, env, runner))
-      await step('Writing the first migration (prisma/migrations/0001_init)', () => initialMigration(directory, options.database, env, runner))
+      await progress(io, step.label, step.work)
     } catch (error) {
       if (!(error instanceof StepError)) throw error
-      // The files stay: say what failed and how to finish by hand.
-      io.stdout.write('failed\n')
       io.stderr.write(`create-a2a-agent: ${error.message}\n`)
-      io.stdout.write(`\nThe app's files are in ${shown}; fix the problem above, then finish by hand.\n${nextSteps({ ...options, install: false }, shown)}`)
+      const rest = todo.slice(index).flatMap((remaining) => (remaining.command ? [remaining.command] : []))
+      io.stdout.write(`\nThe app's files are in ${shown}; fix the problem above, then finish by hand.\n${nextSteps(shown, [...before, ...rest], commands)}`)
       return 1
     }
   }
   if (options.git) {
-    const committed = await step('Creating a git repository with a first commit', () => gitInit(directory, runner))
+    const committed = await progress(io, 'Creating a git repository with a first commit', () => gitInit(directory, runner))
     if (committed === 'inside') io.stdout.write('  (skipped: the folder is already inside a git repository)\n')
     else if (!committed) io.stdout.write('  (git init or the first commit did not succeed; commit by hand when ready)\n')
   }
-  io.stdout.write(`\n${nextSteps(options, shown)}`)
+  io.stdout.write(`\n${nextSteps(shown, [...before, ...left.flatMap((step) => (step.command ? [step.command] : []))], commands)}`)
   return 0
 }
 
-/** The commands to run next, printed last. */
-export function nextSteps(options: ScaffoldOptions, shown: string): string {
-  const lines = ['Next:', `  cd ${shown}`]
-  if (!options.install) lines.push('  npm install', '  npm run generate', `  ${initialMigrationCommand(options)}`)
-  if (options.database === 'postgresql') lines.push(`  createdb ${templateView(options).dbName}   # or set DATABASE_URL`)
-  lines.push('  npm run db:migrate', '  npm run dev     # the agent on http://localhost:3000/a2a and /mcp', '  npm test')
+async function progress<T>(io: Io, label: string, work: () => Promise<T>): Promise<T> {
+  io.stdout.write(`- ${label}… `)
+  const started = Date.now()
+  try {
+    const result = await work()
+    io.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
+    return result
+  } catch (error) {
+    io.stdout.write('failed\n')
+    throw error
+  }
+}
+
+/** The commands to run next, printed last: what is left to do, then starting and testing the app. */
+export function nextSteps(shown: string, left: readonly string[], commands: Commands): string {
+  const lines = ['Next:', `  cd ${shown}`, ...left.map((command) => `  ${command}`)]
+  lines.push(`  ${commands.run('dev')}     # the agent on http://localhost:3000/a2a and /mcp`, `  ${commands.test}`)
   return `${lines.join('\n')}\n`
 }
 
-function initialMigrationCommand(options: ScaffoldOptions): string {
-  const url = templateView(options).defaultUrl
-  return `mkdir -p prisma/migrations/0001_init && DATABASE_URL=${url} npx prisma migrate diff --from-empty --to-schema-datamodel prisma --script > prisma/migrations/0001_init/migration.sql && printf 'provider = "${options.database}"\\n' > prisma/migrations/migration_lock.toml`
+/** A URL as printed: without its password. */
+function redact(url: string): string {
+  const parsed = new URL(url)
+  if (parsed.password) parsed.password = '***'
+  return parsed.href
 }
 
 /** Why `directory` cannot be scaffolded into, or undefined when it is missing or empty. */
@@ -141,6 +186,14 @@ async function refuseTarget(directory: string, shown: string): Promise<string | 
   if (blocking.length === 0) return undefined
   const listed = blocking.slice(0, 3).join(', ') + (blocking.length > 3 ? ', …' : '')
   return `${shown} is not empty (${listed}); nothing was written. Pick a new folder name, or empty this one first.`
+}
+
+/** DATABASE_URL when it names a database of the chosen kind, else the app's default. */
+function databaseUrlFor(options: ScaffoldOptions): string {
+  const given = process.env.DATABASE_URL
+  const postgresql = given !== undefined && /^postgres(ql)?:\/\//.test(given)
+  if (given && postgresql === (options.database === 'postgresql')) return given
+  return templateView(options).defaultUrl
 }
 
 /** npm package names are lowercase, without spaces. */

@@ -3,6 +3,8 @@
  * or filled with defaults under `--yes`.
  * @module
  */
+import { randomBytes } from 'node:crypto'
+import type { PackageManager } from './package-manager.js'
 import type { Database } from './templates.js'
 
 export interface ScaffoldOptions {
@@ -19,6 +21,12 @@ export interface ScaffoldOptions {
   multiAgent?: boolean
   /** The dependency specifiers written for `@a2a-agent/runtime` and `create-a2a-agent`. */
   versions: { runtime: string; cli: string }
+  /** A2A_DEV_KEYS for the app's .env: owner:token pairs with tokens random to this app. */
+  devKeys: string
+  /** Runs the install and appears in every printed command. */
+  packageManager: PackageManager
+  /** The app's database, written to .env: DATABASE_URL when it names one of this kind, else the default. */
+  databaseUrl: string
 }
 
 /** What the flags said; unset fields are prompted for (or defaulted under --yes / without a TTY). */
@@ -66,4 +74,9 @@ async function confirm(ask: Ask, question: string, fallback: boolean): Promise<b
     if (['y', 'yes'].includes(answer)) return true
     if (['n', 'no'].includes(answer)) return false
   }
+}
+
+/** Development keys for the users alice and bob, with tokens no other app shares. */
+export function randomDevKeys(): string {
+  return ['alice', 'bob'].map((owner) => `${owner}:dev-${owner}-${randomBytes(18).toString('base64url')}`).join(',')
 }

@@ -34,6 +34,17 @@ export interface TemplateView {
   cliVersion: string
   /** Linked to this repository's packages (file: versions): its configs resolve their TypeScript sources. */
   linked: boolean
+  /**
+   * What prisma.config.ts imports its config from. Linked, the runtime's source file: Prisma loads
+   * the config through jiti, which no script can give the source condition.
+   */
+  prismaConfigModule: string
+  /** A2A_DEV_KEYS as .env gets it; empty in .env.example (no token is ever committed). */
+  devKeys: string
+  /** DATABASE_URL as .env gets it; the default in .env.example (no password is ever committed). */
+  envDatabaseUrl: string
+  /** A2A_CARD_SIGNING_KEY as .env gets it; empty in .env.example. */
+  cardSigningKey: string
 }
 
 export function templateView(options: ScaffoldOptions): TemplateView {
@@ -57,6 +68,12 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     runtimeVersion: options.versions.runtime,
     cliVersion: options.versions.cli,
     linked: options.versions.runtime.startsWith('file:'),
+    prismaConfigModule: options.versions.runtime.startsWith('file:')
+      ? `${options.versions.runtime.slice('file:'.length)}/src/prisma-config.js`
+      : '@a2a-agent/runtime/prisma-config',
+    devKeys: '',
+    envDatabaseUrl: defaultUrl,
+    cardSigningKey: '',
   }
 }
 
@@ -99,4 +116,10 @@ export function targetPath(path: string, database: Database): string | undefined
 function render(source: string, view: TemplateView): string {
   // Output is code, so nothing is HTML-escaped; strict makes a misspelt key throw.
   return Handlebars.compile(source, { noEscape: true, strict: true })(view)
+}
+
+/** The app's .env: .env.example with this app's database and its own secrets filled in. */
+export async function renderEnv(options: ScaffoldOptions, secrets: { devKeys: string; cardSigningKey: string }, directory = TEMPLATE_DIRECTORY): Promise<string> {
+  const source = await readFile(join(directory, '.env.example.hbs'), 'utf8')
+  return render(source, { ...templateView(options), ...secrets, envDatabaseUrl: options.databaseUrl })
 }
