@@ -24,7 +24,7 @@ import type { SendMessageResult } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client'
 import type { Client } from '@a2a-js/sdk/client'
 import { A2A_ERROR_CODE, JsonRpcTaskNotCancelableError, JsonRpcTaskNotFoundError, RestTaskNotCancelableError, RestTaskNotFoundError } from '@a2a-js/sdk/errors'
-import type { Exchange } from '@a2a-agent/runtime'
+import { devKeyResolver, type Exchange } from '@a2a-agent/runtime'
 import { createQuickstart } from '../examples/quickstart/src/agent.js'
 
 let server: Server
@@ -93,7 +93,7 @@ async function rejection(call: Promise<unknown>): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  const quickstart = createQuickstart({ devKeys: 'alice:key-alice,bob:key-bob' })
+  const quickstart = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice,bob:key-bob') })
   exchange = quickstart.exchange
   server = quickstart.app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
@@ -224,7 +224,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against
     await new Promise<void>((resolve) => receiver.once('listening', resolve))
     hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     // Private targets are allowed only because this receiver listens on loopback.
-    const quickstart = createQuickstart({ devKeys: 'alice:key-alice', overrides: { allowPrivatePush: true } })
+    const quickstart = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice'), overrides: { allowPrivatePush: true } })
     agentExchange = quickstart.exchange
     agent = quickstart.app.listen(0, '127.0.0.1')
     await new Promise<void>((resolve) => agent.once('listening', resolve))

@@ -3,11 +3,12 @@ import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { devKeyResolver } from '@a2a-agent/runtime'
 import { createQuickstart } from './agent.js'
 
 let server: Server
 let url: string
-const { app, exchange } = createQuickstart({ devKeys: 'alice:key-alice,bob:key-bob' })
+const { app, exchange } = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice,bob:key-bob') })
 
 beforeAll(async () => {
   server = app.listen(0, '127.0.0.1')
@@ -81,35 +82,60 @@ describe('quickstart agent', () => {
   })
 })
 
+/** `npm start` at the repository root (the README's first command), in its own process group. */
+function npmStart(env: Record<string, string | undefined>) {
+  const root = fileURLToPath(new URL('../../..', import.meta.url))
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', ...env }
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name]
+  // Its own process group, so stopping it also stops the nested npm → tsx → node chain.
+  const child = spawn('npm', ['start', '--silent'], { cwd: root, detached: true, env: childEnv })
+  let out = ''
+  child.stdout.on('data', (chunk) => (out += chunk))
+  child.stderr.on('data', (chunk) => (out += chunk))
+  const base = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /on (http:\/\/localhost:\d+)\/a2a/.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${out}`)))
+  })
+  return { base, output: () => out, stop: () => child.exitCode === null && process.kill(-child.pid!, 'SIGTERM') }
+}
+
+async function listTasks(base: string, token: string) {
+  const response = await fetch(`${base}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+  })
+  return response.status
+}
+
 describe('the README run command', () => {
   it('starts the agent on PORT with the A2A_DEV_KEYS map', async () => {
-    const root = fileURLToPath(new URL('../../..', import.meta.url))
-    // Its own process group, so stopping it also stops the nested npm → tsx → node chain.
-    const child = spawn('npm', ['start', '--silent'], {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, PORT: '0', A2A_DEV_KEYS: 'carol:key-carol' },
-    })
+    const started = npmStart({ A2A_DEV_KEYS: 'carol:key-carol' })
     try {
-      const base = await new Promise<string>((resolve, reject) => {
-        let out = ''
-        child.stdout.on('data', (chunk) => {
-          out += chunk
-          const match = /on (http:\/\/localhost:\d+)\/a2a/.exec(out)
-          if (match) resolve(match[1]!)
-        })
-        child.once('exit', (code) => reject(new Error(`npm start exited with ${code}: ${out}`)))
-      })
+      const base = await started.base
       const card = (await (await fetch(`${base}/.well-known/agent-card.json`)).json()) as any
       expect(card.skills.map((s: any) => s.id)).toEqual(['echo', 'ask', 'slow', 'fail'])
-      const response = await fetch(`${base}/a2a`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: 'Bearer key-carol' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
-      })
-      expect(((await response.json()) as any).result.totalSize).toBe(0)
+      expect(await listTasks(base, 'key-carol')).toBe(200)
+      expect(await listTasks(base, 'key-alice')).toBe(401)
     } finally {
-      process.kill(-child.pid!, 'SIGTERM')
+      started.stop()
     }
+  })
+
+  it('takes the development keys its start script sets when A2A_DEV_KEYS is unset', async () => {
+    const started = npmStart({ A2A_DEV_KEYS: undefined })
+    try {
+      expect(await listTasks(await started.base, 'key-alice')).toBe(200)
+    } finally {
+      started.stop()
+    }
+  })
+
+  it('refuses to start under NODE_ENV=production, naming A2A_DEV_KEYS', async () => {
+    const started = npmStart({ A2A_DEV_KEYS: undefined, NODE_ENV: 'production' })
+    await expect(started.base).rejects.toThrow(/exited with 1: .*quickstart: A2A_DEV_KEYS is set while NODE_ENV=production/s)
   })
 })

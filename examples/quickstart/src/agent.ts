@@ -1,18 +1,18 @@
 import express, { type Express } from 'express'
-import { createExchange, devKeyResolver, type Exchange, type ExchangeOptions } from '@a2a-agent/runtime'
+import { createExchange, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { ask, echo, fail, slow } from './skills.js'
 
 export interface QuickstartOptions {
-  /** Development-only bearer keys, "owner:token" pairs separated by commas. */
-  devKeys: string
+  /** Who is calling: in this example, development keys (`devKeyResolver`, `devKeysFromEnv`). */
+  resolvePrincipal: PrincipalResolver
   overrides?: Partial<ExchangeOptions>
 }
 
-export function createQuickstart({ devKeys, overrides }: QuickstartOptions): { app: Express; exchange: Exchange } {
+export function createQuickstart({ resolvePrincipal, overrides }: QuickstartOptions): { app: Express; exchange: Exchange } {
   const exchange = createExchange({
     skills: [echo, ask, slow, fail],
-    resolvePrincipal: devKeyResolver(devKeys),
+    resolvePrincipal,
     card: {
       name: 'Quickstart agent',
       description: 'Echo, ask, slow and fail: the four shapes of an A2A task.',

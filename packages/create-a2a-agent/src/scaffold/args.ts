@@ -7,7 +7,8 @@ import yargs from 'yargs'
 import type { Database } from './templates.js'
 
 export interface CreateFlags {
-  directory: string
+  /** Undefined when omitted: asked for in a terminal. */
+  directory?: string
   database?: Database
   /** true for --example, false for --empty, undefined when neither was given. */
   example?: boolean
@@ -26,10 +27,10 @@ export async function parseCreateArgs(args: readonly string[], version: string):
   const parser = yargs()
     .scriptName('create-a2a-agent')
     .usage(
-      'Usage: $0 <directory> [options]\n\nCreate an A2A agent app: Express, Prisma, the @a2a-agent/runtime exchange, a `hello` skill and (with --example) a `notes` entity with its generated tools and tests. In a terminal it asks what the flags leave open; --yes takes the defaults.',
+      'Usage: $0 [directory] [options]\n\nCreate an A2A agent app: Express, Prisma, the @a2a-agent/runtime exchange, a `hello` skill and (with --example) a `notes` entity with its generated tools and tests. In a terminal it asks what the flags leave open; --yes takes the defaults.',
     )
-    .command('$0 <directory>', false, (command) =>
-      command.positional('directory', { type: 'string', describe: 'Folder to create (must be missing or empty)' }),
+    .command('$0 [directory]', false, (command) =>
+      command.positional('directory', { type: 'string', describe: 'Folder to create (must be missing or empty); asked for when omitted' }),
     )
     .option('database', { type: 'string', choices: ['sqlite', 'postgresql'], describe: 'Database', defaultDescription: 'sqlite' })
     .option('example', { type: 'boolean', describe: 'Start with the example notes entity (User + Note)', defaultDescription: 'true' })
@@ -60,7 +61,7 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     if (output) return { kind: 'output', text: `${output}\n` }
     const example = argv.example === true ? true : argv.empty === true || argv.example === false ? false : undefined
     flags = {
-      directory: String(argv.directory),
+      ...(argv.directory !== undefined && { directory: String(argv.directory) }),
       database: argv.database as Database | undefined,
       example,
       install: argv.install === false ? false : argv.install === true ? true : undefined,

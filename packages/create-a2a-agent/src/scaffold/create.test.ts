@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { parseSigningKeys } from '@a2a-agent/runtime'
 import { captureIo } from '../cli/test-io.js'
 import { runCreate } from './index.js'
+import type { Prompter } from './prompts.js'
 import type { Run } from './steps.js'
 
 const root = mkdtempSync(join(tmpdir(), 'create-a2a-agent-'))
@@ -102,6 +103,23 @@ describe('create-a2a-agent with flags', () => {
     expect(read(dir, 'src/entities.ts')).toMatch(/defineEntities\(\{\n {2}\/\/ notes:/)
   })
 
+  it('PostgreSQL it cannot reach: stops before writing anything, saying what to fix', async () => {
+    const dir = target()
+    const previous = process.env.DATABASE_URL
+    // Port 9 (discard) on loopback: nothing listens there.
+    process.env.DATABASE_URL = 'postgresql://root:secret@127.0.0.1:9/nowhere'
+    const { io, stdout, stderr } = captureIo()
+    try {
+      expect(await runCreate([dir, '--database', 'postgresql', '--yes', '--no-git'], io, { run: noRun })).toBe(1)
+    } finally {
+      if (previous === undefined) delete process.env.DATABASE_URL
+      else process.env.DATABASE_URL = previous
+    }
+    expect(stderr()).toMatch(/^create-a2a-agent: postgresql:\/\/root:\*\*\*@127\.0\.0\.1:9\/nowhere: cannot reach PostgreSQL at 127\.0\.0\.1:9 as root: .*Start the server, or set DATABASE_URL to one you can reach\. Nothing was written\.\n$/)
+    expect(stdout()).toBe('')
+    expect(existsSync(dir)).toBe(false)
+  })
+
   it('refuses a non-empty target and writes nothing', async () => {
     const dir = target()
     mkdirSync(dir)
@@ -121,12 +139,38 @@ describe('create-a2a-agent with flags', () => {
     expect(await runCreate(['x', '--example', '--empty'], conflicting.io)).toBe(1)
     const help = captureIo()
     expect(await runCreate(['--help'], help.io)).toBe(0)
-    expect(help.stdout()).toContain('Usage: create-a2a-agent <directory> [options]')
+    expect(help.stdout()).toContain('Usage: create-a2a-agent [directory] [options]')
     expect(existsSync(join(process.cwd(), 'x'))).toBe(false)
   })
 })
 
 describe('create-a2a-agent steps', () => {
+  it.each([
+    ['pnpm/9.12.0 npm/? node/v20.19.0 linux x64', 'pnpm install', ['pnpm install', 'pnpm generate', 'pnpm exec prisma migrate dev --name init', 'pnpm db:seed', 'pnpm dev', 'pnpm test']],
+    ['yarn/4.5.0 npm/? node/v20.19.0 linux x64', 'yarn install', ['yarn', 'yarn generate', 'yarn prisma migrate dev --name init', 'yarn db:seed', 'yarn dev', 'yarn test']],
+    ['bun/1.1.30 npm/? node/v20.19.0 linux x64', 'bun install', ['bun install', 'bun run generate', 'bunx prisma migrate dev --name init', 'bun run db:seed', 'bun run dev', 'bun run test']],
+  ])('started by %s, installs with it and prints its commands', async (agent, install, printed) => {
+    const dir = target()
+    const calls: string[] = []
+    const failing: Run = async (command, args) => {
+      calls.push([command, ...args].join(' '))
+      return { code: 1, stdout: '', stderr: 'offline' }
+    }
+    const previous = process.env.npm_config_user_agent
+    process.env.npm_config_user_agent = agent
+    const { io, stdout } = captureIo()
+    try {
+      expect(await runCreate([dir, '--yes', '--no-git'], io, { run: failing })).toBe(1)
+    } finally {
+      if (previous === undefined) delete process.env.npm_config_user_agent
+      else process.env.npm_config_user_agent = previous
+    }
+    expect(calls).toEqual([install])
+    const next = stdout().slice(stdout().indexOf('Next:\n')).split('\n').slice(2, -1).map((line) => line.trim().replace(/ +#.*/, ''))
+    expect(next).toEqual(printed)
+  })
+
+
   it('keeps the files and prints how to finish when npm install fails', async () => {
     const dir = target()
     const failing: Run = async (command) => ({ code: command === 'git' ? 0 : 1, stdout: '', stderr: 'ENOTFOUND registry' })
@@ -153,55 +197,80 @@ describe('create-a2a-agent steps', () => {
   })
 })
 
+/** Answers in order, as a person would; a refused text answer is recorded and the next one taken. */
+function scripted(answers: unknown[]) {
+  const asked: string[] = []
+  const refused: string[] = []
+  const next = (message: string) => {
+    asked.push(message)
+    if (answers.length === 0) throw new Error(`no answer left for "${message}"`)
+    const answer = answers.shift()
+    if (answer instanceof Error) throw answer
+    return answer
+  }
+  const prompter: Prompter = {
+    async text({ message, validate }) {
+      for (;;) {
+        const answer = next(message) as string
+        const why = validate(answer)
+        if (!why) return answer
+        refused.push(why)
+      }
+    },
+    async select({ message, choices }) {
+      const answer = next(message)
+      expect(choices.map((choice) => choice.value)).toContain(answer)
+      return answer as never
+    },
+    async confirm({ message }) {
+      return next(message) as boolean
+    },
+  }
+  return { prompter, asked, refused }
+}
+
 describe('create-a2a-agent prompts', () => {
-  it('asks what the flags leave open, through the injected io', async () => {
+  it('asks what the flags leave open', async () => {
     const dir = target()
-    const questions: string[] = []
-    const answers = ['postgresql', '2', 'n']
-    const ask = async (question: string) => {
-      questions.push(question)
-      return answers.shift() ?? ''
-    }
+    const { prompter, asked } = scripted(['postgresql', 'empty', false])
     const { io } = captureIo()
-    expect(await runCreate([dir, '--no-git'], io, { ask, run: noRun })).toBe(0)
-    expect(questions).toEqual([
-      'Database? 1) sqlite  2) postgresql [sqlite] ',
-      'Start with? 1) example  2) empty [example] ',
-      'Install dependencies now (npm install)? [Y/n] ',
-    ])
+    expect(await runCreate([dir, '--no-git'], io, { prompter, run: noRun })).toBe(0)
+    expect(asked).toEqual(['Which database?', 'Start with?', 'Install dependencies, generate and migrate now?'])
     expect(read(dir, 'prisma/schema.prisma')).toContain('provider = "postgresql"')
     expect(read(dir, 'prisma/schema.prisma')).not.toContain('Note')
   })
 
-  it('asks only what the flags leave open, and re-asks on an unknown answer', async () => {
+  it('asks for the folder when it is omitted, saying why an answer is refused', async () => {
+    const taken = target()
+    mkdirSync(taken)
+    writeFileSync(join(taken, 'notes.txt'), 'mine')
     const dir = target()
-    const questions: string[] = []
-    const answers = ['maybe', 'n']
-    const ask = async (question: string) => {
-      questions.push(question)
-      return answers.shift() ?? ''
-    }
+    const { prompter, asked, refused } = scripted(['  ', taken, dir, 'sqlite'])
     const { io } = captureIo()
-    expect(await runCreate([dir, '--database', 'sqlite', '--example', '--no-git'], io, { ask, run: noRun })).toBe(0)
-    expect(questions).toEqual(['Install dependencies now (npm install)? [Y/n] ', 'Install dependencies now (npm install)? [Y/n] '])
+    expect(await runCreate(['--example', '--no-install', '--no-git'], io, { prompter, run: noRun })).toBe(0)
+    expect(asked).toEqual(['Where should the agent go?', 'Where should the agent go?', 'Where should the agent go?', 'Which database?'])
+    expect(refused).toEqual(['the folder name is empty; type one, e.g. my-agent', `${taken} is not empty (notes.txt); nothing was written. Pick a new folder name, or empty this one first.`])
+    expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })
 
-  it('stops without writing when a prompt is cancelled (Ctrl+D)', async () => {
-    const dir = target()
-    const ask = async (): Promise<string> => {
-      throw Object.assign(new Error('Aborted with Ctrl+D'), { name: 'AbortError' })
-    }
+  it('without a terminal, a missing folder is a usage error', async () => {
     const { io, stderr } = captureIo()
-    expect(await runCreate([dir, '--no-git'], io, { ask, run: noRun })).toBe(1)
+    expect(await runCreate(['--yes'], io, { run: noRun })).toBe(1)
+    expect(stderr()).toBe('create-a2a-agent: name the folder to create, e.g. `create-a2a-agent my-agent` (it is asked for only in a terminal, without --yes).\n')
+  })
+
+  it('stops without writing when a prompt is cancelled', async () => {
+    const dir = target()
+    const { prompter } = scripted([Object.assign(new Error('cancelled at a prompt'), { name: 'AbortError' })])
+    const { io, stderr } = captureIo()
+    expect(await runCreate([dir, '--no-git'], io, { prompter, run: noRun })).toBe(1)
     expect(stderr()).toBe('create-a2a-agent: cancelled; nothing was written.\n')
     expect(existsSync(dir)).toBe(false)
   })
 
   it('--yes never asks', async () => {
-    const ask = async (): Promise<string> => {
-      throw new Error('asked')
-    }
+    const { prompter } = scripted([])
     const { io } = captureIo()
-    expect(await runCreate([target(), '--yes', '--no-install', '--no-git'], io, { ask, run: noRun })).toBe(0)
+    expect(await runCreate([target(), '--yes', '--no-install', '--no-git'], io, { prompter, run: noRun })).toBe(0)
   })
 })

@@ -5,24 +5,28 @@
  * @module
  */
 import { generateKeyPairSync } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { existsSync, readdirSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import type { Io } from '../cli/io.js'
 import { PACKAGE_ROOT, VERSION } from '../package-root.js'
 import { formatUnexpectedError } from '../cli/io.js'
-import { type Answers, type Ask, defaultAnswers, promptAnswers, randomDevKeys, type ScaffoldOptions } from './options.js'
+import { type Answers, defaultAnswers, promptAnswers, randomDevKeys, type ScaffoldOptions } from './options.js'
 import { parseCreateArgs } from './args.js'
 import { ensurePostgresDatabase } from './database.js'
 import { type Commands, commandsFor, detectPackageManager } from './package-manager.js'
+import { lineProgress, type Progress } from './progress.js'
+import type { Prompter } from './prompts.js'
 import { StepError, type Run, firstMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
 import { renderApp, renderEnv, templateView } from './templates.js'
 
 export interface CreateDeps {
   /** Folder the target is resolved against; default `process.cwd()`. */
   cwd?: string
-  /** Asks a question in the terminal; absent (or with --yes) the defaults are taken. */
-  ask?: Ask
+  /** Asks in the terminal; absent (or with --yes) the defaults are taken. */
+  prompter?: Prompter
+  /** Shows the long steps; one line each by default. */
+  progress?: Progress
   /** Runs the external commands (npm, prisma, git). */
   run?: Run
 }
@@ -42,15 +46,24 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
     return 1
   }
   const { flags } = parsed
-  const directory = resolve(deps.cwd ?? process.cwd(), flags.directory)
+  const cwd = deps.cwd ?? process.cwd()
+  const prompter = flags.yes ? undefined : deps.prompter
   try {
-    const refusal = await refuseTarget(directory, flags.directory)
+    if (flags.directory === undefined && !prompter) {
+      io.stderr.write('create-a2a-agent: name the folder to create, e.g. `create-a2a-agent my-agent` (it is asked for only in a terminal, without --yes).\n')
+      return 1
+    }
+    const shownTarget =
+      flags.directory ??
+      (await prompter!.text({ message: 'Where should the agent go?', placeholder: 'my-agent', validate: (answer) => refuseTarget(resolve(cwd, answer.trim()), answer.trim()) }))
+    const directory = resolve(cwd, shownTarget.trim())
+    const refusal = refuseTarget(directory, shownTarget)
     if (refusal) {
       io.stderr.write(`create-a2a-agent: ${refusal}\n`)
       return 1
     }
     const given: Answers = { database: flags.database, example: flags.example, install: flags.install }
-    const answers = flags.yes || !deps.ask ? defaultAnswers(given) : await promptAnswers(given, deps.ask)
+    const answers = prompter ? await promptAnswers(given, prompter) : defaultAnswers(given)
     const options: ScaffoldOptions = {
       name: packageName(directory),
       directory,
@@ -63,9 +76,9 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
       databaseUrl: '',
     }
     options.databaseUrl = databaseUrlFor(options)
-    return await scaffold(options, io, deps.run ?? run)
+    return await scaffold(options, io, deps.run ?? run, deps.progress ?? lineProgress(io))
   } catch (error) {
-    // Ctrl+D (or a closed stdin) at a prompt: readline rejects the pending question.
+    // Ctrl+C or Ctrl+D at a prompt.
     if (error instanceof Error && error.name === 'AbortError') {
       io.stderr.write('create-a2a-agent: cancelled; nothing was written.\n')
       return 1
@@ -91,7 +104,7 @@ interface Step {
  * line of progress each. On a failure the files stay, and "Next:" lists what is left, from the
  * step that failed.
  */
-export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = run): Promise<number> {
+export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = run, progress: Progress = lineProgress(io)): Promise<number> {
   const { directory } = options
   const shown = relative(process.cwd(), directory) || '.'
   const commands = commandsFor(options.packageManager)
@@ -131,7 +144,7 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
   const left = options.install ? [] : steps
   for (const [index, step] of todo.entries()) {
     try {
-      await progress(io, step.label, step.work)
+      await progress(step.label, step.work)
     } catch (error) {
       if (!(error instanceof StepError)) throw error
       io.stderr.write(`create-a2a-agent: ${error.message}\n`)
@@ -141,25 +154,12 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
     }
   }
   if (options.git) {
-    const committed = await progress(io, 'Creating a git repository with a first commit', () => gitInit(directory, runner))
+    const committed = await progress('Creating a git repository with a first commit', () => gitInit(directory, runner))
     if (committed === 'inside') io.stdout.write('  (skipped: the folder is already inside a git repository)\n')
     else if (!committed) io.stdout.write('  (git init or the first commit did not succeed; commit by hand when ready)\n')
   }
   io.stdout.write(`\n${nextSteps(shown, [...before, ...left.flatMap((step) => (step.command ? [step.command] : []))], commands)}`)
   return 0
-}
-
-async function progress<T>(io: Io, label: string, work: () => Promise<T>): Promise<T> {
-  io.stdout.write(`- ${label}… `)
-  const started = Date.now()
-  try {
-    const result = await work()
-    io.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(1)} s)\n`)
-    return result
-  } catch (error) {
-    io.stdout.write('failed\n')
-    throw error
-  }
 }
 
 /** The commands to run next, printed last: what is left to do, then starting and testing the app. */
@@ -177,10 +177,15 @@ function redact(url: string): string {
 }
 
 /** Why `directory` cannot be scaffolded into, or undefined when it is missing or empty. */
-async function refuseTarget(directory: string, shown: string): Promise<string | undefined> {
+function refuseTarget(directory: string, shown: string): string | undefined {
+  if (!shown.trim()) return 'the folder name is empty; type one, e.g. my-agent'
   if (!existsSync(directory)) return undefined
-  const entries = await readdir(directory).catch(() => undefined)
-  if (!entries) return `${shown} exists and is not a folder; pick another name.`
+  let entries: string[]
+  try {
+    entries = readdirSync(directory)
+  } catch {
+    return `${shown} exists and is not a folder; pick another name.`
+  }
   // A fresh `git init` or editor folder is harmless; anything else could be overwritten.
   const blocking = entries.filter((entry) => !['.git', '.DS_Store', '.idea', '.vscode'].includes(entry))
   if (blocking.length === 0) return undefined

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { PackageManager } from './package-manager.js'
+import type { Prompter } from './prompts.js'
 import type { Database } from './templates.js'
 
 export interface ScaffoldOptions {
@@ -38,42 +39,34 @@ export interface Answers {
 
 export const DEFAULTS = { database: 'sqlite', example: true, install: true } as const satisfies Required<Answers>
 
-/** Asks one question; resolves to the answer line. Injected so tests answer without a terminal. */
-export type Ask = (question: string) => Promise<string>
-
-/** Fills what the flags left open by asking; an empty answer takes the default shown. */
-export async function promptAnswers(given: Answers, ask: Ask): Promise<Required<Answers>> {
+/** Fills what the flags left open by asking. */
+export async function promptAnswers(given: Answers, prompter: Prompter): Promise<Required<Answers>> {
   const database =
     given.database ??
-    (await choose(ask, 'Database', ['sqlite', 'postgresql'] as const, DEFAULTS.database))
+    (await prompter.select({
+      message: 'Which database?',
+      choices: [
+        { value: 'sqlite', label: 'SQLite', hint: 'a file in the app folder, nothing to run' },
+        { value: 'postgresql', label: 'PostgreSQL', hint: 'the server in DATABASE_URL' },
+      ] as const,
+      initial: DEFAULTS.database,
+    }))
   const example =
     given.example ??
-    (await choose(ask, 'Start with', ['example', 'empty'] as const, 'example')) === 'example'
-  const install = given.install ?? (await confirm(ask, 'Install dependencies now (npm install)?', DEFAULTS.install))
+    (await prompter.select({
+      message: 'Start with?',
+      choices: [
+        { value: 'example', label: 'The example', hint: 'User and Note, the notes entity with its tools and tests' },
+        { value: 'empty', label: 'Empty', hint: 'a User model and no entities' },
+      ] as const,
+      initial: 'example',
+    })) === 'example'
+  const install = given.install ?? (await prompter.confirm({ message: 'Install dependencies, generate and migrate now?', initial: DEFAULTS.install }))
   return { database, example, install }
 }
 
 export function defaultAnswers(given: Answers): Required<Answers> {
   return { ...DEFAULTS, ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) }
-}
-
-async function choose<T extends string>(ask: Ask, label: string, choices: readonly T[], fallback: T): Promise<T> {
-  const shown = choices.map((choice, index) => `${index + 1}) ${choice}`).join('  ')
-  for (;;) {
-    const answer = (await ask(`${label}? ${shown} [${fallback}] `)).trim().toLowerCase()
-    if (answer === '') return fallback
-    const picked = choices.find((choice, index) => answer === choice || answer === String(index + 1) || choice.startsWith(answer))
-    if (picked) return picked
-  }
-}
-
-async function confirm(ask: Ask, question: string, fallback: boolean): Promise<boolean> {
-  for (;;) {
-    const answer = (await ask(`${question} ${fallback ? '[Y/n]' : '[y/N]'} `)).trim().toLowerCase()
-    if (answer === '') return fallback
-    if (['y', 'yes'].includes(answer)) return true
-    if (['n', 'no'].includes(answer)) return false
-  }
 }
 
 /** Development keys for the users alice and bob, with tokens no other app shares. */
