@@ -1,9 +1,11 @@
 /**
  * The packages as a user gets them: `npm pack` @a2a-agent/runtime and create-a2a-agent (each
- * prepack builds), scaffold a PostgreSQL app outside this repository with the packed scaffolder,
- * install it from the registry with both tarballs in place of the versions it asks for, then run
- * the app's own generate, type-check and tests. Nothing in that app sets the "@a2a-agent/source"
- * condition, so every import of the runtime must resolve to its built JavaScript.
+ * prepack builds), scaffold apps outside this repository with the packed scaffolder, install them
+ * from the registry with both tarballs in place of the versions they ask for, then follow the
+ * scaffolder's "Next:" list to the app's own type-check and tests: a PostgreSQL app whose database
+ * does not exist yet and whose install fails (the registry unreachable), and a SQLite app made
+ * without the install. Nothing in those apps sets the "@a2a-agent/source" condition, so every
+ * import of the runtime must resolve to its built JavaScript.
  */
 import { execFile } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -20,6 +22,8 @@ const RUNTIME = join(REPO, 'packages/runtime')
 const CLI = join(REPO, 'packages/create-a2a-agent')
 const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
 const temp = mkdtempSync(join(tmpdir(), 'a2a-published-'))
+let runtimeTarball = ''
+let cliTarball = ''
 const app = join(temp, 'published-agent')
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
 
@@ -113,6 +117,8 @@ describe('the published packages', () => {
 
   it('pack: the runtime ships dist/ with JavaScript and declarations for every export, and no sources, tests or fixtures', async () => {
     ;[runtime, cli] = await Promise.all([pack(stagedRuntime()), pack(CLI)])
+    runtimeTarball = runtime.tarball
+    cliTarball = cli.tarball
     const targets = [...exportTargets(RUNTIME).values()]
     expect(targets.length).toBeGreaterThan(0)
     for (const target of targets) {
@@ -126,71 +132,141 @@ describe('the published packages', () => {
   }, 120_000)
 
   it(
-    'an app scaffolded outside the repository installs them, generates, type-checks and passes its tests on PostgreSQL',
+    'PostgreSQL: the scaffolder creates the missing database; after a failed install its Next list, followed, ends in passing tests',
     async () => {
       expect(cli?.tarball, 'the pack test must run first').toBeDefined()
-      // The packed scaffolder, unpacked as npm would install it; its dependencies come from this repository.
-      const scaffolder = await unpackWithDependencies(cli.tarball, join(temp, 'tools'))
-      const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), app, '--database', 'postgresql', '--yes', '--no-git', '--no-install'], temp)
-      expect(created.code, created.output).toBe(0)
+      const database = new URL(server)
+      database.pathname = `/published_pg_${process.pid}`
+      const env = { DATABASE_URL: database.href, PGAPPNAME: `published-packages-${process.pid}` }
+      try {
+        // The packed scaffolder, unpacked as npm would install it; its dependencies come from this repository.
+        const scaffolder = await unpackWithDependencies(cli.tarball, join(temp, 'tools'))
+        // The install fails: the registry is a closed port on loopback.
+        const offline = { ...env, npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' }
+        const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), app, '--database', 'postgresql', '--yes', '--no-git'], temp, offline)
+        expect(created.code, created.output).toBe(1)
+        expect(created.output).toContain(`Created the database ${database.href}.`)
+        expect(created.output).toContain('create-a2a-agent: npm install failed')
+        expect(await existingDatabases([database.pathname.slice(1)])).toEqual([database.pathname.slice(1)])
+        const next = nextCommands(created.stdout)
+        expect(next).toEqual(['npm install', 'npm run generate', 'npx prisma migrate dev --name init', 'npm run db:seed', 'npm run dev', 'npm test'])
 
-      // Outside this repository the app asks for published versions; the tarballs stand in for them.
-      const manifestPath = join(app, 'package.json')
-      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, Record<string, string>>
-      expect(manifest.dependencies!['@a2a-agent/runtime']).toBe('^0.1.0')
-      expect(manifest.devDependencies!['create-a2a-agent']).toBe('^0.1.0')
-      expect(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies })).not.toContain('better-sqlite3')
-      manifest.dependencies!['@a2a-agent/runtime'] = `file:${runtime.tarball}`
-      manifest.devDependencies!['create-a2a-agent'] = `file:${cli.tarball}`
-      writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
-      // No install script is needed (no native module on PostgreSQL), and Prisma's would fetch engines.
-      const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], app)
-      expect(installed.code, installed.output).toBe(0)
-      expect(existsSync(join(app, 'node_modules/better-sqlite3')), 'nothing in the PostgreSQL app needs better-sqlite3').toBe(false)
+        useTarballs(app)
+        expect(Object.keys(readManifest(app).dependencies!)).not.toContain('better-sqlite3')
+        for (const command of next.filter((command) => command !== 'npm run dev')) {
+          if (command === 'npm test') break
+          // No install script is needed (no native module on PostgreSQL); Prisma's are off in allowScripts.
+          const done = await run('sh', ['-c', command === 'npm install' ? 'npm install --no-audit --no-fund --prefer-offline' : command], app, env)
+          expect(done.code, `${command}\n${done.output}`).toBe(0)
+        }
+        expect(existsSync(join(app, 'node_modules/better-sqlite3')), 'nothing in the PostgreSQL app needs better-sqlite3').toBe(false)
+        await checkResolution(app)
 
-      const runtimeDir = join(app, 'node_modules/@a2a-agent/runtime')
-      const subpaths = [...exportTargets(RUNTIME).keys()].map((subpath) => `@a2a-agent/runtime${subpath.slice(1)}`)
-      const resolved = await run(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify([...subpaths, 'create-a2a-agent'])}) console.log(import.meta.resolve(s))`], app)
-      expect(resolved.code, resolved.output).toBe(0)
-      expect(resolved.stdout.trim().split('\n')).toEqual([
-        ...[...exportTargets(RUNTIME).values()].map((target) => `file://${join(runtimeDir, target.default!)}`),
-        `file://${join(app, 'node_modules/create-a2a-agent/dist/index.js')}`,
-      ])
-      const shipped = filesUnder(runtimeDir)
-      expect(shipped.filter((path) => path.endsWith('.test.js') || path.includes('__fixture__') || path.startsWith('src/'))).toEqual([])
-      const programmatic = await run(process.execPath, ['--input-type=module', '-e', "const { runA2a } = await import('create-a2a-agent'); console.log(typeof runA2a)"], app)
-      expect(programmatic.stdout, programmatic.output).toBe('function\n')
+        const key = await run('npx', ['a2a', 'keys', 'create', '--user', 'alice'], app, env)
+        expect(key.code, key.output).toBe(0)
+        expect(key.stdout).toMatch(/^a2a_\S+\n$/)
 
-      const env = { DATABASE_URL: server, PGAPPNAME: `published-packages-${process.pid}` }
-      const generated = await run('npm', ['run', 'generate'], app, env)
-      expect(generated.code, generated.output).toBe(0)
-      const prisma = join(app, 'node_modules/prisma/build/index.js')
-      const diff = await run(process.execPath, [prisma, 'migrate', 'diff', '--from-empty', '--to-schema-datamodel', 'prisma', '--script'], app, env)
-      expect(diff.code, diff.output).toBe(0)
-      mkdirSync(join(app, 'prisma/migrations/0001_init'), { recursive: true })
-      writeFileSync(join(app, 'prisma/migrations/0001_init/migration.sql'), diff.stdout)
-      expect(diff.stdout).toContain('CREATE TABLE "A2ATask"')
-
-      const { result, used } = await databasesUsedDuring(env.PGAPPNAME, () =>
-        Promise.all([
-          run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app, '--listFiles'], app),
-          run(process.execPath, [join(app, 'node_modules/vitest/vitest.mjs'), 'run'], app, env),
-        ]),
-      )
-      const [typecheck, tests] = result
-      expect(typecheck.code, typecheck.output).toBe(0)
-      // The runtime's types come from its declarations in dist/, never from its sources.
-      const checked = typecheck.stdout.split('\n').filter((path) => path.startsWith(`${runtimeDir}/`))
-      expect(checked).toEqual(expect.arrayContaining([join(runtimeDir, 'dist/index.d.ts'), join(runtimeDir, 'dist/prisma.d.ts')]))
-      expect(checked.filter((path) => !path.endsWith('.d.ts'))).toEqual([])
-      expect(tests.code, tests.output).toBe(0)
-      // --yes brings the example entity: its generated tests and test/hello.test.ts.
-      expect(tests.output).toMatch(/Test Files +2 passed/)
-      // Each test file made its own database and dropped it.
-      const throwaway = [...used].filter((name) => name.startsWith('test_'))
-      expect(throwaway.length).toBeGreaterThan(0)
-      expect(await existingDatabases(throwaway)).toEqual([])
+        const { result, used } = await databasesUsedDuring(env.PGAPPNAME, () =>
+          Promise.all([run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app, '--listFiles'], app), run('npm', ['test'], app, env)]),
+        )
+        const [typecheck, tests] = result
+        expect(typecheck.code, typecheck.output).toBe(0)
+        // The runtime's types come from its declarations in dist/, never from its sources.
+        const runtimeDir = join(app, 'node_modules/@a2a-agent/runtime')
+        const checked = typecheck.stdout.split('\n').filter((path) => path.startsWith(`${runtimeDir}/`))
+        expect(checked).toEqual(expect.arrayContaining([join(runtimeDir, 'dist/index.d.ts'), join(runtimeDir, 'dist/prisma.d.ts'), join(runtimeDir, 'dist/prisma-config.d.ts')]))
+        expect(checked.filter((path) => !path.endsWith('.d.ts'))).toEqual([])
+        expect(tests.code, tests.output).toBe(0)
+        // --yes brings the example entity: its generated tests and test/hello.test.ts.
+        expect(tests.output).toMatch(/Test Files +2 passed/)
+        // Each test file made its own database and dropped it.
+        const throwaway = [...used].filter((name) => name.startsWith('test_'))
+        expect(throwaway.length).toBeGreaterThan(0)
+        expect(await existingDatabases(throwaway)).toEqual([])
+      } finally {
+        await dropDatabase(database.pathname.slice(1))
+      }
     },
-    300_000,
+    600_000,
+  )
+
+  it(
+    'SQLite: made without the install, its Next list, followed, ends in passing tests',
+    async () => {
+      expect(cli?.tarball, 'the pack test must run first').toBeDefined()
+      const scaffolder = join(temp, 'tools/node_modules/create-a2a-agent')
+      const sqliteApp = join(temp, 'sqlite-agent')
+      const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), sqliteApp, '--yes', '--no-git', '--no-install'], temp)
+      expect(created.code, created.output).toBe(0)
+      const next = nextCommands(created.stdout)
+      expect(next).toEqual(['npm install', 'npm run generate', 'npx prisma migrate dev --name init', 'npm run db:seed', 'npm run dev', 'npm test'])
+      useTarballs(sqliteApp)
+      for (const command of next.filter((command) => command !== 'npm run dev')) {
+        if (command === 'npm install') {
+          // better-sqlite3 would compile for minutes (no prebuilt binary offline): install without
+          // scripts and take this repository's build of the same version.
+          const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], sqliteApp)
+          expect(installed.code, installed.output).toBe(0)
+          expect(readManifest(join(sqliteApp, 'node_modules/better-sqlite3')).version).toBe(readManifest(join(REPO, 'node_modules/better-sqlite3')).version)
+          cpSync(join(REPO, 'node_modules/better-sqlite3/build'), join(sqliteApp, 'node_modules/better-sqlite3/build'), { recursive: true })
+          continue
+        }
+        const done = await run('sh', ['-c', command], sqliteApp)
+        expect(done.code, `${command}\n${done.output}`).toBe(0)
+        if (command === 'npm test') expect(done.output).toMatch(/Test Files +2 passed/)
+      }
+      expect(readdirSync(join(sqliteApp, 'prisma/migrations'))).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
+      await checkResolution(sqliteApp)
+      const refused = await run('npx', ['a2a', 'keys', 'create', '--user', 'mallory'], sqliteApp)
+      expect(refused.code).toBe(1)
+      expect(refused.output).toContain('--user mallory: no User.id is "mallory"')
+    },
+    600_000,
   )
 })
+
+/** The commands of the scaffolder's closing "Next:" list, without the `cd` and the comments. */
+function nextCommands(stdout: string): string[] {
+  const list = stdout.slice(stdout.lastIndexOf('Next:\n') + 'Next:\n'.length).trimEnd().split('\n')
+  return list.map((line) => line.trim().replace(/ +#.*$/, '')).filter((line) => !line.startsWith('cd '))
+}
+
+function readManifest(dir: string): Record<string, Record<string, string>> & { version?: string } {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+}
+
+/** Outside this repository the app asks for published versions; the tarballs stand in for them. */
+function useTarballs(dir: string): void {
+  const manifest = readManifest(dir)
+  expect(manifest.dependencies!['@a2a-agent/runtime']).toBe('^0.1.0')
+  expect(manifest.devDependencies!['create-a2a-agent']).toBe('^0.1.0')
+  manifest.dependencies!['@a2a-agent/runtime'] = `file:${runtimeTarball}`
+  manifest.devDependencies!['create-a2a-agent'] = `file:${cliTarball}`
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+}
+
+/** Every runtime export and the CLI resolve to built JavaScript in the app's node_modules. */
+async function checkResolution(dir: string): Promise<void> {
+  const runtimeDir = join(dir, 'node_modules/@a2a-agent/runtime')
+  const subpaths = [...exportTargets(RUNTIME).keys()].map((subpath) => `@a2a-agent/runtime${subpath.slice(1)}`)
+  const resolved = await run(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify([...subpaths, 'create-a2a-agent'])}) console.log(import.meta.resolve(s))`], dir)
+  expect(resolved.code, resolved.output).toBe(0)
+  expect(resolved.stdout.trim().split('\n')).toEqual([
+    ...[...exportTargets(RUNTIME).values()].map((target) => `file://${join(runtimeDir, target.default!)}`),
+    `file://${join(dir, 'node_modules/create-a2a-agent/dist/index.js')}`,
+  ])
+  const shipped = filesUnder(runtimeDir)
+  expect(shipped.filter((path) => path.endsWith('.test.js') || path.includes('__fixture__') || path.startsWith('src/'))).toEqual([])
+  const programmatic = await run(process.execPath, ['--input-type=module', '-e', "const { runA2a } = await import('create-a2a-agent'); console.log(typeof runA2a)"], dir)
+  expect(programmatic.stdout, programmatic.output).toBe('function\n')
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
+}

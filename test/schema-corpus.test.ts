@@ -7,9 +7,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { captureIo } from '../packages/create-a2a-agent/src/cli/test-io.js'
-import { checkApp, scaffoldRoot } from '../packages/create-a2a-agent/src/scaffold/e2e-support.js'
+import { checkApp, generateAndDiffMigration, scaffoldRoot } from '../packages/create-a2a-agent/src/scaffold/e2e-support.js'
 import { runCreate } from '../packages/create-a2a-agent/src/scaffold/index.js'
-import { generateEntities, initialMigration, prismaGenerate } from '../packages/create-a2a-agent/src/scaffold/steps.js'
+import { generateEntities } from '../packages/create-a2a-agent/src/scaffold/steps.js'
 import type { Database } from '../packages/create-a2a-agent/src/scaffold/templates.js'
 
 const corpus = fileURLToPath(new URL('./fixtures/schemas/', import.meta.url))
@@ -60,8 +60,7 @@ describe.concurrent('the schema corpus', () => {
     expect(again.stdout()).toMatch(/^Nothing to do: /)
     for (const note of notes) expect(again.stdout()).toContain(note)
 
-    await prismaGenerate(app, stepEnv)
-    await initialMigration(app, database, stepEnv)
+    await generateAndDiffMigration(app, database, stepEnv)
     // One module graph per worker (the app's Prisma client is imported once, not per test file).
     const { tests } = await checkApp(app, stepEnv, ['--no-isolate'])
     const files = readdirSync(join(app, 'test/entities')).filter((file) => file.endsWith('.gen.test.ts'))

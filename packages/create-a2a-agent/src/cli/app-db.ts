@@ -5,10 +5,10 @@
  * included, from the app's .env when the environment does not set it).
  * @module
  */
+import { existsSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { loadDotEnv } from '@a2a-agent/runtime'
 import { tsImport } from 'tsx/esm/api'
 import { type Io, formatUnexpectedError } from './io.js'
 
@@ -37,8 +37,10 @@ const DB_FILE = 'src/db.ts'
  */
 export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Client, appRoot: string) => Promise<R>): Promise<R> {
   const appRoot = resolve(options.cwd ?? process.cwd(), options.app ?? '.')
-  // DATABASE_URL and the rest as the app reads them: the environment, else the app's .env.
-  loadDotEnv(join(appRoot, '.env'))
+  // DATABASE_URL and the rest as the app reads them (loadDotEnv in the runtime): the environment,
+  // else the app's .env.
+  const dotEnv = join(appRoot, '.env')
+  if (existsSync(dotEnv)) process.loadEnvFile(dotEnv)
   const path = join(appRoot, DB_FILE)
   if (!(await access(path).then(() => true, () => false))) {
     throw new CliUserError(`${join(options.app ?? '.', DB_FILE)}: not found; the app must export \`createDb()\` (its Prisma client) from ${DB_FILE}`)
