@@ -25,7 +25,7 @@ const temp = mkdtempSync(join(tmpdir(), 'a2a-published-'))
 let runtimeTarball = ''
 let cliTarball = ''
 const app = join(temp, 'published-agent')
-afterAll(() => rmSync(temp, { recursive: true, force: true }))
+afterAll(() => rmSync(temp, { recursive: true, force: true }), 120_000)
 
 /**
  * This repository's runs set the source condition (NODE_OPTIONS from vitest.config.ts) and npm's

@@ -41,6 +41,13 @@ export function freshEntry(name) {
   return pathToFileURL(join(DIST_DIR, file)).href
 }
 
+// A module resolve hook: apps linked to the workspace packages (examples/, apps scaffolded inside the
+// repository) import them under the "@a2a-agent/source" condition, so their sources load.
+const SOURCE_CONDITION_HOOK = `export async function resolve(specifier, context, next) {
+  const conditions = context.conditions ?? []
+  return next(specifier, conditions.includes('@a2a-agent/source') ? context : { ...context, conditions: [...conditions, '@a2a-agent/source'] })
+}`
+
 /** Runs entry `name`: src/<name>.ts, as built into dist/. */
 export async function launch(name) {
   if (!existsSync(join(PACKAGE_DIR, 'src'))) {
@@ -50,7 +57,7 @@ export async function launch(name) {
   }
   // A checkout of this repository: what the CLI imports from the app (src/entities.ts, src/db.ts)
   // may import the workspace packages, whose dist/ is not built here; resolve their sources.
-  register('./source-condition.js', import.meta.url)
+  register(`data:text/javascript,${encodeURIComponent(SOURCE_CONDITION_HOOK)}`)
   const entry = freshEntry(name) ?? (await rebuilt(name))
   if (entry) return import(entry)
   const { tsImport } = await import('tsx/esm/api')
