@@ -24,7 +24,7 @@ import { Agent, request, type ClientRequest } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { wallMs } from './servers/shared.js'
-import { cpuMs, positiveInt } from './load/env.js'
+import { cpuMs, positiveInt, procStatusBytes } from './load/env.js'
 import { spawnServer, stopProcess, type ServerProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -64,17 +64,6 @@ async function stopServer(target: Server): Promise<void> {
   await stopProcess(target.child)
 }
 
-
-/** A `Vm…:` line of /proc/<pid>/status in bytes (Linux), read without asking the process. */
-function procStatusBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
-  if (pid === undefined) return undefined
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return match ? Number(match[1]) * 1024 : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** The soft open-files limit, from /proc (Linux); undefined elsewhere. */
 function openFilesLimit(): number | undefined {

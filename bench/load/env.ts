@@ -25,3 +25,14 @@ export function cpuMs(pid: number | undefined): number | undefined {
     return undefined
   }
 }
+
+/** A `Vm…:` line of /proc/<pid>/status in bytes (Linux), read without asking the process. */
+export function procStatusBytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}

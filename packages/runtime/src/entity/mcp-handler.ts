@@ -5,9 +5,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import { bearerChallenge } from '../card/protected-resource.js'
@@ -49,7 +48,27 @@ function refuse(response: ServerResponse, status: number, code: number, message:
   sendJson(response, status, { jsonrpc: '2.0', id: null, error: { code, message } }, headers)
 }
 
+interface McpSdk {
+  Server: typeof import('@modelcontextprotocol/sdk/server/index.js').Server
+  StreamableHTTPServerTransport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport
+  schemas: typeof import('@modelcontextprotocol/sdk/types.js')
+}
+
+let mcpSdk: Promise<McpSdk> | undefined
+/**
+ * The MCP SDK, with the zod schemas, ajv and zod-to-json-schema it brings (~25 MiB RSS), loads
+ * when an MCP endpoint is made, not with the runtime: an app that serves no MCP never loads it.
+ */
+const loadMcpSdk = (): Promise<McpSdk> =>
+  (mcpSdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([server, http, schemas]) => ({ Server: server.Server, StreamableHTTPServerTransport: http.StreamableHTTPServerTransport, schemas })))
+
 export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
+  // Started now so the first MCP request does not wait for it; a failure surfaces on that request.
+  loadMcpSdk().catch(() => {})
   const { registry, resolvePrincipal } = options
   const logger = options.logger ?? consoleLogger
   const bodyLimits = { maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? 30_000 }
@@ -108,13 +127,14 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
     const invalid = invalidToolCall(message, limits)
     if (invalid) return sendJson(response, 200, invalid)
 
-    const server = mcpServer(registry, principal, options.name, options.version, sentArguments(message))
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    response.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
     try {
+      const sdk = await loadMcpSdk()
+      const server = mcpServer(sdk, registry, principal, options.name, options.version, sentArguments(message))
+      const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      response.on('close', () => {
+        void transport.close()
+        void server.close()
+      })
       await server.connect(transport)
       await transport.handleRequest(request, response, message)
     } catch (error) {
@@ -129,10 +149,10 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
  * An MCP server for one request, acting as `principal` throughout. The registry validates the
  * arguments as sent: the SDK's parsed copy drops keys such as `__proto__`, which /a2a refuses.
  */
-function mcpServer(registry: ToolRegistry, principal: Principal, name: string, version: string, sent: unknown): Server {
-  const server = new Server({ name, version }, { capabilities: { tools: {} } })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: registry.list(principal).map(toMcpTool) }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+function mcpServer(sdk: McpSdk, registry: ToolRegistry, principal: Principal, name: string, version: string, sent: unknown): Server {
+  const server = new sdk.Server({ name, version }, { capabilities: { tools: {} } })
+  server.setRequestHandler(sdk.schemas.ListToolsRequestSchema, () => ({ tools: registry.list(principal).map(toMcpTool) }))
+  server.setRequestHandler(sdk.schemas.CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     try {
       const result = await registry.call(request.params.name, sent ?? request.params.arguments ?? {}, { principal, signal: extra.signal })
       return {

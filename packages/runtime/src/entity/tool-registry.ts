@@ -3,7 +3,8 @@
  * failures into text the caller may see. MCP and the entity skills both call through it.
  * @module
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import { createRequire } from 'node:module'
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import type { Principal } from '../auth/principal.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { isDateTime } from './date-time.js'
@@ -25,13 +26,18 @@ export interface ToolRegistry {
   call(name: string, args: unknown, context: ToolContext): Promise<unknown>
 }
 
+// ajv (CommonJS, ~10 MiB once loaded) is required by the first registry, not by the runtime's
+// import: an app without entity tools never loads it.
+const require = createRequire(import.meta.url)
+const loadAjv = (): typeof Ajv2020 => (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020
+
 // The MCP tool-name alphabet (SEP-986), so every registered tool is also a valid MCP tool.
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
 export function createToolRegistry(tools: EntityTool[], options: ToolRegistryOptions = {}): ToolRegistry {
   const logger = options.logger ?? consoleLogger
   const isEnabled = options.isEnabled ?? (() => true)
-  const ajv = new Ajv2020({
+  const ajv = new (loadAjv())({
     useDefaults: true,
     allErrors: false,
     // Annotation keywords other tools read (json-schema-to-typescript's tsType, x-*) must not stop startup.
