@@ -188,6 +188,8 @@ export async function rpc(replica: Pick<Replica, 'base'>, token: string, method:
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params }),
+    // A request that hangs fails the test by name rather than by the test's timeout.
+    signal: AbortSignal.timeout(20_000),
   })
   const text = await response.text()
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }

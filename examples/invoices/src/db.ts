@@ -1,6 +1,7 @@
-import { PostgresStore, SqliteStore, postgresPoolSize } from '@a2a-agent/runtime/prisma'
+import { PostgresStore, SqliteStore, guardPool, postgresPoolSize } from '@a2a-agent/runtime/prisma'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaPg } from '@prisma/adapter-pg'
+import pg from 'pg'
 import { PrismaClient as PostgresqlClient } from './generated/postgresql/client.js'
 import { PrismaClient } from './generated/prisma/client.js'
 
@@ -21,15 +22,10 @@ export function isPostgresql(url: string): boolean {
  * DATABASE_POOL_SIZE connections, default 10), better-sqlite3 for SQLite.
  */
 export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db {
-  if (isPostgresql(url)) {
-    const adapter = new PrismaPg({ connectionString: url, max: postgresPoolSize() }, { onPoolError: logLost, onConnectionError: logLost })
-    return new PostgresqlClient({ adapter }) as unknown as Db
-  }
+  // A connection the server cuts (a failover, a restart) is logged and replaced, never an unhandled error.
+  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg(guardPool(new pg.Pool({ connectionString: url, max: postgresPoolSize() })), { disposeExternalPool: true }) }) as unknown as Db
   return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }) })
 }
-
-/** A lost PostgreSQL connection (a failover, a restart) is logged; the pool opens a new one at the next query. */
-const logLost = (error: Error) => console.error(`database connection lost: ${error.message}`)
 
 /**
  * The A2A task store on the same database through a connection of its own: a node-postgres pool

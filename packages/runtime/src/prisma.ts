@@ -52,7 +52,7 @@ export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-stor
 export { PostgresStore, type PostgresStoreOptions } from './store/prisma/postgres-store.js'
 export { isConnectionLoss } from './store/prisma/pg-executor.js'
 export { prepareSqlite } from './store/prisma/sqlite.js'
-export { DEFAULT_POOL_SIZE, postgresPoolSize } from './store/prisma/postgres.js'
+export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/prisma/postgres.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'
 export type { PrismaUserDataClient, UserErasure, UserExport } from './store/prisma/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'

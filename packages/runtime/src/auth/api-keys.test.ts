@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http'
+import { PrismaPg } from '@prisma/adapter-pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../../../test/free-port.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { openDatabase, type Provider, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { PrismaClient as PgClient } from '../store/prisma/__fixture__/postgres/generated/client/client.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './api-keys.js'
 
@@ -116,3 +119,32 @@ for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
     })
   })
 }
+
+describe('API keys while the database cannot be reached', () => {
+  let database: TestDatabase
+  let server: TestServer
+  let cut: PgClient
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+    // The same database through a port nothing listens on (loopback): every connection is refused.
+    const port = await freePort()
+    const unreachable = new URL(database.url)
+    unreachable.port = String(port)
+    cut = new PgClient({ adapter: new PrismaPg({ connectionString: unreachable.href, connectionTimeoutMillis: 2000 }) })
+    const skill = defineSkill({ id: 'echo', description: 'echo', handler: () => {} })
+    server = await startTestServer({ skills: [skill], resolvePrincipal: apiKeyResolver(cut), logger: { warn: () => {}, error: () => {} } })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await cut?.$disconnect()
+    await database?.close()
+  })
+
+  it('answers HTTP 503 with Retry-After, a short JSON-RPC -32603, instead of 500', async () => {
+    const { key } = await createApiKey(database.db, { owner: 'alice' })
+    const reply = await server.rpc('SendMessage', { message: userMessage('hi', { skill: 'echo' }) }, { headers: { Authorization: `Bearer ${key}` } })
+    expect(reply.status).toBe(503)
+    expect(reply.headers.get('retry-after')).toBe('5')
+    expect(reply.body.error).toMatchObject({ code: -32603, message: 'The agent cannot reach its database to check your credentials; retry shortly' })
+  })
+})

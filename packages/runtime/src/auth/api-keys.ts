@@ -6,8 +6,11 @@
  * @module
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { HttpRefusal } from '../http/http-refusal.js'
 import type { Delegate, RawClient } from '../store/prisma/client.js'
+import { isConnectionLoss } from '../store/prisma/pg-executor.js'
 import { query, sql } from '../store/prisma/sql.js'
+import { A2AError } from '../wire/a2a-error.js'
 import { type Principal, type PrincipalResolver, scopeKey } from './principal.js'
 
 /** An A2AApiKey row as Prisma returns it. */
@@ -118,10 +121,8 @@ export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiK
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')
     // Not one of ours: no query.
     if (!match || !match[1]!.startsWith(KEY_PREFIX)) return null
-    const [row] = await query<Omit<ApiKeyRow, 'hash' | 'prefix' | 'createdAt'>>(
-      db,
-      sql`SELECT "id", "owner", "tenant", "scopes", "lastUsedAt", "revokedAt" FROM "A2AApiKey" WHERE "hash" = ${hashOf(match[1]!)}`,
-    )
+    const lookup = sql`SELECT "id", "owner", "tenant", "scopes", "lastUsedAt", "revokedAt" FROM "A2AApiKey" WHERE "hash" = ${hashOf(match[1]!)}`
+    const [row] = await lookUp<Omit<ApiKeyRow, 'hash' | 'prefix' | 'createdAt'>>(db, lookup)
     if (!row || row.revokedAt) return null
     const at = now()
     if (!row.lastUsedAt || at - row.lastUsedAt.getTime() >= interval) await touch(db, row.id, at, interval)
@@ -129,6 +130,35 @@ export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiK
     if (row.tenant !== null) principal.tenant = row.tenant
     if (row.scopes !== null) principal.scopes = scopesOf(row.scopes)
     return principal
+  }
+}
+
+/** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
+const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
+
+const unreachable = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code
+  return isConnectionLoss(error) || (typeof code === 'string' && UNREACHABLE_CODES.has(code))
+}
+
+/** Seconds a caller is asked to wait while the database cannot be reached. */
+const RETRY_AFTER_SECONDS = '5'
+
+/**
+ * The key lookup, tried again once when its connection died (a read: safe to repeat); a database
+ * that stays unreachable answers HTTP 503 with Retry-After, not 500: the credentials may be fine.
+ */
+async function lookUp<Row>(db: RawClient, statement: ReturnType<typeof sql>): Promise<Row[]> {
+  try {
+    return await query<Row>(db, statement)
+  } catch (error) {
+    if (!unreachable(error)) throw error
+    try {
+      return await query<Row>(db, statement)
+    } catch (again) {
+      if (!unreachable(again)) throw again
+      throw new HttpRefusal(503, new A2AError('INTERNAL', 'The agent cannot reach its database to check your credentials; retry shortly'), { 'Retry-After': RETRY_AFTER_SECONDS })
+    }
   }
 }
 

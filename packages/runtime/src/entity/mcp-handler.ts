@@ -13,6 +13,7 @@ import { bearerChallenge } from '../card/protected-resource.js'
 import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { bodyRefusal, readBody } from '../http/read-body.js'
 import { sendJson } from '../http/respond.js'
+import { HttpRefusal } from '../http/http-refusal.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { checkBodyText, checkJsonLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/limits.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -93,6 +94,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
     try {
       principal = await resolvePrincipal(request)
     } catch (error) {
+      if (error instanceof HttpRefusal) return refuse(response, error.status, error.error.code, error.error.message, error.headers)
       logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
       return refuse(response, 500, -32603, 'Internal error')
     }

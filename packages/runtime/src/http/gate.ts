@@ -15,6 +15,7 @@ import { scrub, type Logger } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkBodyText, type RequestLimits } from '../wire/limits.js'
 import type { AgentExtension } from '../wire/types.js'
+import { HttpRefusal } from './http-refusal.js'
 import { originAllowed } from './origin.js'
 import { bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 
@@ -59,6 +60,8 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
   try {
     principal = await options.resolvePrincipal(request)
   } catch (error) {
+    // A resolver's own refusal (apiKeyResolver: 503 while the database is unreachable) stands.
+    if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     options.logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
     return refuse(500, A2AError.internal())
   }

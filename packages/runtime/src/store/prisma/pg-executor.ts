@@ -7,10 +7,10 @@
  * Prisma models read these rows as their own: DateTime columns are `timestamp(3)` without a time
  * zone holding UTC, bound as ISO text and read back as UTC whatever the process's TZ.
  *
- * Connection loss. A pool whose backend is terminated (a failover, a restart, an operator's
- * pg_terminate_backend) emits `error` on the idle connection; the executor listens on the pool
- * and on every connection it checks out, so no such event takes the process down, and the pool
- * replaces the dead connection at the next query. A statement that failed because its
+ * Connection loss. A connection whose backend is terminated (a failover, a restart, an operator's
+ * pg_terminate_backend) emits `error`; the pool is guarded (guardPool: it and every connection
+ * listen for their whole life), so no such event takes the process down, and the pool replaces
+ * the dead connection at the next query. A statement that failed because its
  * connection died is retried once on a fresh connection when the caller marked it safe to repeat
  * (reads, idempotent writes); other failures are the caller's to judge (see {@link isConnectionLoss}).
  * @module
@@ -35,8 +35,6 @@ interface QueryResult {
 /** The part of a pg client the executor uses, typed here so the runtime needs no pg types. */
 export interface PgClient {
   query(config: QueryConfig): Promise<QueryResult>
-  on(event: 'error', listener: (error: Error) => void): unknown
-  removeListener(event: 'error', listener: (error: Error) => void): unknown
   /** Back to the pool; with an error (or true) the connection is destroyed instead. */
   release(destroy?: Error | boolean): void
 }
@@ -45,7 +43,6 @@ export interface PgClient {
 export interface PgPool {
   query(config: QueryConfig): Promise<QueryResult>
   connect(): Promise<PgClient>
-  on(event: 'error', listener: (error: Error) => void): unknown
   end(): Promise<void>
 }
 
@@ -58,14 +55,23 @@ const NAMED_STATEMENTS = 1000
  * (connection exceptions), and node-postgres's and Node's own words for a dropped socket.
  */
 const LOST_CODES = new Set(['57P01', '57P02', '57P03', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'])
-const LOST_MESSAGES = /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed/i
+const LOST_MESSAGES = /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed|Can't reach database server/i
 
-/** True when `error` says the statement's connection died (or none could be made), not that the SQL failed. */
+/** Prisma's driver-adapter error kinds for the same (@prisma/adapter-pg maps pg's errors to them). */
+const LOST_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
+
+const lostCode = (code: unknown): boolean => typeof code === 'string' && (LOST_CODES.has(code) || code.startsWith('08'))
+
+/**
+ * True when `error` says the statement's connection died (or none could be made), not that the SQL
+ * failed: pg's errors, and Prisma's wrapping of them (`meta.driverAdapterError.cause`).
+ */
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'string' && (LOST_CODES.has(code) || code.startsWith('08'))) return true
-  return LOST_MESSAGES.test(error.message) || (error.cause !== undefined && isConnectionLoss(error.cause))
+  if (lostCode((error as { code?: unknown }).code) || LOST_MESSAGES.test(error.message)) return true
+  const adapted = (error as { meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } } }).meta?.driverAdapterError?.cause
+  if (adapted && (LOST_KINDS.has(String(adapted.kind)) || lostCode(adapted.code))) return true
+  return error.cause !== undefined && isConnectionLoss(error.cause)
 }
 
 /** A bound value as Prisma's adapter binds it: dates as UTC ISO text, which `timestamp(3)` takes without shifting. */
@@ -74,14 +80,10 @@ const toParam = (value: unknown): unknown => (value instanceof Date ? value.toIS
 export class PgExecutor implements Executor {
   readonly #pool: PgPool
   readonly #names = new Map<string, string>()
-  readonly #onLost: (error: Error) => void
 
-  /** `onLost` hears every connection that died, whether or not a statement was on it. */
-  constructor(pool: PgPool, onLost: (error: Error) => void) {
+  /** `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`. */
+  constructor(pool: PgPool) {
     this.#pool = pool
-    this.#onLost = onLost
-    // Without a listener an idle connection's error event would be thrown: the process exits.
-    pool.on('error', onLost)
   }
 
   lostConnection(error: unknown): boolean {
@@ -138,9 +140,6 @@ export class PgExecutor implements Executor {
 
   async #inTransaction<R>(work: (client: PgClient) => Promise<R>): Promise<R> {
     const client = await this.#pool.connect()
-    // A checked-out connection has no pool listener: without this, its death between two
-    // statements of the transaction would be an unhandled error event.
-    client.on('error', this.#onLost)
     let broken: unknown
     try {
       await client.query({ text: 'BEGIN', values: [] })
@@ -152,7 +151,6 @@ export class PgExecutor implements Executor {
       await client.query({ text: 'ROLLBACK', values: [] }).catch((rollback: unknown) => (broken = rollback))
       throw error
     } finally {
-      client.removeListener('error', this.#onLost)
       // A connection whose rollback failed is in no state to serve anyone: destroy it.
       client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
     }

@@ -5,9 +5,8 @@
  * loaded only when a PostgresStore is made, so apps on SQLite never load it.
  * @module
  */
-import { createRequire } from 'node:module'
 import { PgExecutor, type PgPool } from './pg-executor.js'
-import { DEFAULT_POOL_SIZE } from './postgres.js'
+import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
 import { SqlCounters } from '../../limits/sql-counters.js'
@@ -23,34 +22,8 @@ export interface PostgresStoreOptions {
   onConnectionError?: (error: Error) => void
 }
 
-interface PgModule {
-  Pool: new (config: Record<string, unknown>) => PgPool
-  types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
-}
-
 /** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
 const TIMESTAMP_OID = 1114
-
-function loadPg(): PgModule {
-  try {
-    return createRequire(import.meta.url)('pg') as PgModule
-  } catch (error) {
-    throw new Error('PostgresStore needs the pg package: npm install pg', { cause: error })
-  }
-}
-
-/** One stderr line per 10 s at most: a failover cuts every connection of the pool at once. */
-function logLost(): (error: Error) => void {
-  let quietUntil = 0
-  let missed = 0
-  return (error) => {
-    if (Date.now() < quietUntil) return void missed++
-    const more = missed > 0 ? ` (and ${missed} more since the last report)` : ''
-    console.error(`a2a: a PostgreSQL connection of the task store was lost: ${error.message}${more}; the pool opens a new one at the next query`)
-    quietUntil = Date.now() + 10_000
-    missed = 0
-  }
-}
 
 /** Inserts the task and indexes its messages in one statement (a data-modifying CTE): one round trip, atomic. */
 const insertTaskWithMessages = (record: TaskRecord, taskJson: string): Sql =>
@@ -88,8 +61,9 @@ export class PostgresStore extends SqlStore {
       max: options.max ?? DEFAULT_POOL_SIZE,
       types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
-    super(new PgExecutor(pool, options.onConnectionError ?? logLost()))
-    this.#pool = pool
+    const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
+    super(new PgExecutor(guardPool(pool, onLost) as unknown as PgPool))
+    this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
   }
 

@@ -1,7 +1,9 @@
 /**
- * PostgreSQL settings for the app's Prisma client, which a PrismaStore shares with request handlers.
+ * PostgreSQL settings and pools for the app's Prisma client (which a PrismaStore shares with
+ * request handlers) and for PostgresStore.
  * @module
  */
+import { createRequire } from 'node:module'
 
 /** node-postgres's own default: enough for one process on a small database server. */
 export const DEFAULT_POOL_SIZE = 10
@@ -29,4 +31,54 @@ export function postgresPoolSize(env: Readonly<Record<string, string | undefined
     )
   }
   return size
+}
+
+/** The part of a pg Pool (or Client) {@link guardPool} needs. */
+export interface ErrorEmitter {
+  on(event: string, listener: (...args: any[]) => void): unknown
+}
+
+/**
+ * Makes a node-postgres pool safe from connection loss, and returns it: the pool and every
+ * connection it opens listen for `error` for their whole life, so a backend terminated by a
+ * failover, a restart or an operator between two queries (even while a transaction holds the
+ * connection) is logged (`onConnectionError`, default a line on stderr at most every 10 s) and
+ * replaced at the next query, never an unhandled error event that stops the process.
+ *
+ * @example
+ * ```ts
+ * new PrismaClient({ adapter: new PrismaPg(guardPool(new pg.Pool({ connectionString: url, max: postgresPoolSize() }))) })
+ * ```
+ */
+export function guardPool<P extends ErrorEmitter>(pool: P, onConnectionError: (error: Error) => void = throttledLog('a PostgreSQL connection of the app was lost')): P {
+  pool.on('error', onConnectionError)
+  pool.on('connect', (client: ErrorEmitter) => client.on('error', onConnectionError))
+  return pool
+}
+
+/** `pg`, loaded from wherever the app has it; named when missing. */
+export function loadPg(): PgModule {
+  try {
+    return createRequire(import.meta.url)('pg') as PgModule
+  } catch (error) {
+    throw new Error('PostgreSQL needs the pg package: npm install pg', { cause: error })
+  }
+}
+
+export interface PgModule {
+  Pool: new (config: Record<string, unknown>) => ErrorEmitter & Record<string, any>
+  types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
+}
+
+/** One stderr line per 10 s at most: a failover cuts every connection of a pool at once. */
+export function throttledLog(what: string): (error: Error) => void {
+  let quietUntil = 0
+  let missed = 0
+  return (error) => {
+    if (Date.now() < quietUntil) return void missed++
+    const more = missed > 0 ? ` (and ${missed} more since the last report)` : ''
+    console.error(`a2a: ${what}: ${error.message}${more}; the pool opens a new one at the next query`)
+    quietUntil = Date.now() + 10_000
+    missed = 0
+  }
 }

@@ -1,10 +1,13 @@
 /**
  * The store's statements on the app's Prisma client, as raw queries (see sql.ts): a batch is one
- * `$transaction([...])`, steps run in one interactive transaction.
+ * `$transaction([...])`, steps run in one interactive transaction. A statement that may be
+ * repeated is sent again once after a lost connection (PostgreSQL through @prisma/adapter-pg,
+ * whose pool handles its connections' error events itself).
  * @module
  */
 import type { PrismaTaskClient } from './client.js'
-import type { Executor, Steps } from './executor.js'
+import type { Executor, Run, Steps } from './executor.js'
+import { isConnectionLoss } from './pg-executor.js'
 import { execute, query, type Sql } from './sql.js'
 
 export class PrismaExecutor implements Executor {
@@ -14,17 +17,21 @@ export class PrismaExecutor implements Executor {
     this.#db = db
   }
 
-  async query<Row>(statement: Sql): Promise<Row[]> {
-    return query<Row>(this.#db, statement)
+  query<Row>(statement: Sql, run: Run = {}): Promise<Row[]> {
+    return again(run, () => query<Row>(this.#db, statement))
   }
 
-  async execute(statement: Sql): Promise<number> {
-    return execute(this.#db, statement)
+  execute(statement: Sql, run: Run = {}): Promise<number> {
+    return again(run, () => execute(this.#db, statement))
   }
 
-  async batch(statements: readonly Sql[]): Promise<void> {
+  async batch(statements: readonly Sql[], run: Run = {}): Promise<void> {
     const db = this.#db
-    await db.$transaction(statements.map((statement) => execute(db, statement)))
+    await again(run, () => db.$transaction(statements.map((statement) => execute(db, statement))))
+  }
+
+  lostConnection(error: unknown): boolean {
+    return isConnectionLoss(error)
   }
 
   transaction<R>(steps: () => Steps<R>): Promise<R> {
@@ -36,5 +43,15 @@ export class PrismaExecutor implements Executor {
         return next.value
       }),
     )
+  }
+}
+
+/** Once more after a lost connection when the statement may be repeated (the adapter's pool replaces the connection). */
+async function again<T>(run: Run, attempt: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await attempt()
+  } catch (error) {
+    if (!run.idempotent || !isConnectionLoss(error)) throw error
+    return attempt()
   }
 }
