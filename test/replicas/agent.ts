@@ -57,6 +57,8 @@ const exchange = createExchange({
   resolvePrincipal: apiKeyResolver(db),
   card: { name: 'Replica', description: 'examples/invoices as one of several replicas', version: '0.0.0' },
   maxConcurrentRunsPerOwner: -1,
+  // Every task the tests made stays readable: none is trimmed by retention.
+  settledTaskRetention: -1,
   streamPollMs: 200,
   ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
   ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),

@@ -20,7 +20,7 @@ describe('PostgreSQL connections cut under load', () => {
     await database?.drop()
   })
 
-  it('0 process exits, 0 HTTP 500s, every acknowledged write readable after', { timeout: STORM_MS + 60_000 }, async () => {
+  it('0 process exits, 0 HTTP 500s, every acknowledged write readable after', { timeout: STORM_MS + 150_000 }, async () => {
     database = await createDatabase('postgres')
     const replicas = await Promise.all([startReplica('direct', database), startReplica('prisma', database, { STORE: 'prisma' })])
     const exits: string[] = []
@@ -80,11 +80,14 @@ describe('PostgreSQL connections cut under load', () => {
     // The load went on through the storm (at least one acknowledged send a second, on a loaded machine).
     expect(acknowledged.tasks.length, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(STORM_MS / 1000)
     expect(acknowledged.customers.length).toBeGreaterThan(STORM_MS / 2000)
-    // Recovered by themselves: every acknowledged write is there, read through either replica.
-    for (const [index, id] of acknowledged.tasks.entries()) {
-      const task = await call(replicas[index % 2]!, 'GetTask', { id })
-      expect(task?.status.state, id).toBe('TASK_STATE_COMPLETED')
-    }
+    // Recovered by itself: every acknowledged write (through either replica) is there, read through the PostgresStore replica.
+    const read = await Promise.all(
+      acknowledged.tasks.map(async (id) => {
+        const reply = await rpc(replicas[0]!, token, 'GetTask', { id })
+        return [id, reply.body?.result?.status.state ?? JSON.stringify(reply.body).slice(0, 200)]
+      }),
+    )
+    expect(read.filter(([, state]) => state !== 'TASK_STATE_COMPLETED').slice(0, 5)).toEqual([])
     const names = new Set((await database.query<{ name: string }>('SELECT "name" FROM "Customer"')).map((row) => row.name))
     expect(acknowledged.customers.filter((name) => !names.has(name))).toEqual([])
     console.log(`connection storm: ${cuts} backends cut; answers ${JSON.stringify(Object.fromEntries(statuses))}`)
