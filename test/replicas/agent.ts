@@ -2,7 +2,7 @@
  * One replica for the multi-process tests: examples/invoices' entity tools, overdue skill, API
  * keys and task store of choice, in one exchange at /a2a with extra skills, on the database DATABASE_URL
  * names. `hold` marks its task WORKING and waits to be canceled, `queue` waits without a write (its
- * task stays SUBMITTED); `slow` works for SLOW_MS and
+ * task stays SUBMITTED); `tick` writes timestamped status updates (bench/replicas.bench.ts); `slow` works for SLOW_MS and
  * then completes, logging each run's start on stdout as `{"ran":"<taskId>"}` (a task that runs
  * twice shows up twice); `done` completes at once. RUN_LEASE_MS and REPLICA_ID set the run
  * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
@@ -45,13 +45,24 @@ const queue = defineSkill({
   description: 'Stays submitted until canceled: a run that has not begun its work.',
   handler: (ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())),
 })
+const tick = defineSkill({
+  id: 'tick',
+  description: 'TICKS status updates, one every TICK_MS, each saying when it was written (epoch ms), then completes.',
+  handler: async (ctx) => {
+    for (let i = 0; i < Number(process.env.TICKS ?? 20); i++) {
+      await new Promise((resolve) => setTimeout(resolve, Number(process.env.TICK_MS ?? 100)))
+      await ctx.working(String(Date.now()))
+    }
+    await ctx.complete('ticked')
+  },
+})
 const done = defineSkill({ id: 'done', description: 'Completes at once.', handler: async (ctx) => ctx.complete('ok') })
 
 const db = createDb(url)
 if (!isPostgresql(url)) await prepareSqlite(db)
 const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
 const exchange = createExchange({
-  skills: [overdue(db), hold, queue, slow, done],
+  skills: [overdue(db), hold, queue, slow, tick, done],
   tools: createToolRegistry(entityTools(db)),
   store,
   resolvePrincipal: apiKeyResolver(db),

@@ -1,0 +1,56 @@
+/**
+ * Cross-replica subscribe latency: two replicas of test/replicas/agent.ts (PostgresStore) on a
+ * fresh PostgreSQL database; a `tick` task started on A writes a status update every 100 ms
+ * saying when it was written, and SubscribeToTask followers on B (another process: the store is
+ * read every streamPollMs, 200 ms in the agent) and on A (the same process: in-process events)
+ * measure written-on-A → received, p50/p99. Then SendMessage round trips on A for scale.
+ *
+ *   npm run bench:replicas            # BENCH_TASKS (default 10) tick tasks of 20 updates each
+ */
+import { openSse } from '@a2a-agent/runtime/testing'
+import { createDatabase, message, rpc, startReplica, stopReplicas, type Replica } from '../test/replicas/harness.js'
+import { positiveInt } from './load/env.js'
+
+const tasks = positiveInt('BENCH_TASKS', 10)
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN
+
+const database = await createDatabase('postgres')
+try {
+  const [a, b] = await Promise.all([startReplica('a', database), startReplica('b', database)])
+  const token = database.tokens.alice
+  const latencies: Record<string, number[]> = { 'A → B (other process)': [], 'A → A (same process)': [] }
+  const follow = async (replica: Replica, id: string, into: number[]) => {
+    const stream = await openSse(`${replica.base}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } }), {
+      'A2A-Version': '1.0',
+      Authorization: `Bearer ${token}`,
+    })
+    const seen = new Set<string>()
+    for (let event = await stream.next(); event; event = await stream.next()) {
+      const status = event.data.result?.statusUpdate?.status ?? event.data.result?.task?.status
+      const written = Number(status?.message?.parts?.[0]?.text)
+      if (status?.state === 'TASK_STATE_WORKING' && Number.isFinite(written) && !seen.has(String(written))) {
+        seen.add(String(written))
+        into.push(Date.now() - written)
+      }
+    }
+  }
+  for (let i = 0; i < tasks; i++) {
+    const sent = await rpc(a, token, 'SendMessage', { ...message('tick'), configuration: { returnImmediately: true } })
+    const id = sent.body.result.task.id as string
+    await Promise.all([follow(b, id, latencies['A → B (other process)']!), follow(a, id, latencies['A → A (same process)']!)])
+  }
+  const sends: number[] = []
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now()
+    await rpc(a, token, 'SendMessage', message('done'))
+    sends.push(performance.now() - started)
+  }
+  console.log(`\nReplicas on PostgreSQL (PostgresStore), ${tasks} tasks × 20 status updates; B follows A's run by reading the store every 200 ms`)
+  for (const [name, values] of Object.entries(latencies)) {
+    console.log(`  subscribe latency ${name.padEnd(24)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`)
+  }
+  console.log(`  SendMessage (blocking, one at a time) on A       p50 ${percentile(sends, 50).toFixed(1)} ms  p99 ${percentile(sends, 99).toFixed(1)} ms`)
+} finally {
+  await stopReplicas()
+  await database.drop()
+}
