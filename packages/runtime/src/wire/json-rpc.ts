@@ -5,6 +5,7 @@
  * @module
  */
 import { A2AError, type JsonRpcErrorObject } from './a2a-error.js'
+import { stringEnd } from './json-text.js'
 
 export type JsonRpcId = string | number | null
 
@@ -107,15 +108,6 @@ export function findRepeatedTopLevelKey(text: string, nested?: string, where = '
 const skipSpace = (text: string, i: number): number => {
   while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++
   return i
-}
-
-/** Index just past the closing quote of the string starting at `i`. */
-const stringEnd = (text: string, i: number): number => {
-  for (let j = i + 1; j < text.length; j++) {
-    if (text[j] === '\\') j++
-    else if (text[j] === '"') return j + 1
-  }
-  return text.length
 }
 
 const valueEnd = (text: string, i: number): number => {

@@ -7,6 +7,7 @@
  */
 import { A2AError, MAX_LISTED_VIOLATIONS, type FieldViolation } from './a2a-error.js'
 import { EnvelopeError, type JsonRpcRequest } from './json-rpc.js'
+import { stringEnd } from './json-text.js'
 
 export interface RequestLimits {
   /** Deepest nesting of objects and arrays in `params`, data parts and metadata included. */
@@ -287,17 +288,6 @@ const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
-const BACKSLASH = 0x5c
-
-/** Index just past the closing quote of the string starting at `i`. */
-function stringEnd(text: string, i: number): number {
-  for (let j = i + 1; j < text.length; j++) {
-    const c = text.charCodeAt(j)
-    if (c === BACKSLASH) j++
-    else if (c === QUOTE) return j + 1
-  }
-  return text.length
-}
 
 function keyText(quoted: string): string {
   try {
