@@ -105,16 +105,13 @@ describe.concurrent('examples/invoices on PostgreSQL', () => {
     expect(postgresql.output).toContain('No difference detected.')
   })
 
-  // One source for those fixes: a change to the scaffolder's must reach the example too.
-  it("prisma.config.ts carries the scaffolder's adapter fixes for both databases, verbatim", () => {
+  // One source for those fixes: the runtime's prisma-config, which the scaffolded apps use too.
+  it("prisma.config.ts takes the adapter fixes from the runtime, as the scaffolder's template does", () => {
     const config = readFileSync(join(example, 'prisma.config.ts'), 'utf8')
-    const between = (path: string, start: string) => {
-      const template = readFileSync(join(root, 'templates/app', path), 'utf8')
-      expect(template, `${start} in templates/app/${path}`).toContain(start)
-      return template.slice(template.indexOf(start), template.indexOf('export default'))
-    }
-    expect(config).toContain(between('prisma.config.sqlite.ts', '// The engine sends'))
-    expect(config).toContain(between('prisma.config.postgresql.ts.hbs', 'interface Field'))
+    const template = readFileSync(join(root, 'templates/app/prisma.config.ts.hbs'), 'utf8')
+    expect(config).toContain("from '../../packages/runtime/src/prisma-config.js'")
+    expect(template).toContain("import { prismaConfig } from '{{prismaConfigModule}}'")
+    for (const text of [config, template]) expect(text).not.toMatch(/extends Prisma(Pg|BetterSQLite3)|performIO/)
   })
 
   it('type-checks with its own tsconfig (prisma.config.ts and scripts/ too)', async () => {
