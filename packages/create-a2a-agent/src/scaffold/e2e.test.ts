@@ -3,15 +3,15 @@
 // app's type-check and its tests, and start the SQLite one as a person would. A last run goes
 // through `scaffold` with a recording runner.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { captureIo } from '../cli/test-io.js'
-import { checkApp, devTokens, env, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
+import { bin, checkApp, devTokens, env, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
 import { runCreate } from './index.js'
-import type { Run } from './steps.js'
+import { type Run, run } from './steps.js'
 
 const root = scaffoldRoot()
 let sqliteApp: string
@@ -113,6 +113,7 @@ describe('a scaffolded app', () => {
       expect(sql).not.toContain('"Note"')
       const { tests } = await checkApp(app, stepEnv)
       expect(tests).toMatch(/Test Files +1 passed/)
+      await expectSetupFailureLeavesNoDatabase(app, server)
     } finally {
       await dropDatabase(server.href, database.pathname.slice(1))
     }
@@ -157,6 +158,40 @@ async function dropDatabase(server: string, name: string) {
   try {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   } finally {
+    await admin.end()
+  }
+}
+
+/**
+ * The app's tests against a migration that fails half-way: they fail, and the throwaway database
+ * their support file made is dropped all the same. The run connects as a role of its own, so the
+ * databases it owns are told apart from those of tests running beside it.
+ */
+async function expectSetupFailureLeavesNoDatabase(app: string, server: URL) {
+  const role = `e2e_setup_${process.pid}`
+  const broken = join(app, 'prisma/migrations/99999999999999_broken')
+  const admin = new pg.Client({ connectionString: server.href })
+  await admin.connect()
+  try {
+    await admin.query(`DROP ROLE IF EXISTS "${role}"`)
+    await admin.query(`CREATE ROLE "${role}" LOGIN CREATEDB`)
+    mkdirSync(broken)
+    writeFileSync(join(broken, 'migration.sql'), 'ALTER TABLE "NoSuchTable" ADD COLUMN "x" TEXT;\n')
+    const asRole = new URL(server)
+    asRole.username = role
+    const tests = await run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', app], {
+      cwd: app,
+      env: { DATABASE_URL: asRole.href, CI: '1', NO_COLOR: '1', FORCE_COLOR: '0' },
+    })
+    expect(tests.code).not.toBe(0)
+    expect(tests.stdout + tests.stderr).toContain('NoSuchTable')
+    const left = await admin.query('SELECT d.datname FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE r.rolname = $1', [role])
+    expect(left.rows).toEqual([])
+  } finally {
+    rmSync(broken, { recursive: true, force: true })
+    const owned = await admin.query('SELECT d.datname FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE r.rolname = $1', [role])
+    for (const { datname } of owned.rows as { datname: string }[]) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`)
+    await admin.query(`DROP ROLE IF EXISTS "${role}"`)
     await admin.end()
   }
 }
