@@ -1,11 +1,11 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
+import { expectEachReadsTheOther } from './__fixture__/cross-read.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { isConnectionLoss } from './pg-executor.js'
 import { PostgresStore } from './postgres-store.js'
 import { PrismaStore } from './prisma-store.js'
-import { exportUser } from './user-data.js'
 
 // PostgresStore beside the app's Prisma client on one PostgreSQL database, as an app runs them.
 
@@ -41,27 +41,7 @@ describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
     await database?.close()
   })
 
-  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', async () => {
-    for (const [writer, reader, owner] of [[direct, prisma, 'alice'], [prisma, direct, 'bob']] as const) {
-      const id = `${owner}-task`
-      const record = makeRecord({ id, owner, tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1', 'm2', 'm1'], repliedWithMessage: false })
-      await writer.create(record)
-      expect(await reader.get(id)).toEqual(record)
-      expect(await reader.findByMessageId(owner, 'm1')).toEqual([record])
-      const updated = await writer.update(id, 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000), messageIds: ['m1', 'm3'], repliedWithMessage: true })
-      expect(updated).toMatchObject({ version: 2, repliedWithMessage: true })
-      expect(await reader.get(id)).toEqual(updated)
-      expect(await reader.findByMessageId(owner, 'm3')).toEqual([updated])
-      expect(await reader.findByMessageId(owner, 'm2')).toEqual([])
-      expect(await reader.list({ owner, tenant: 'acme', statusAfter: T0 + 1000, pageSize: 5 })).toEqual({ records: [updated], total: 1 })
-      await writer.putPushConfig({ id: 'hook', taskId: id, owner, url: 'https://hooks.example.com/h', token: 't', authentication: { scheme: 'Bearer' }, createdAt: T0 + 5 })
-      expect(await reader.listPushConfigs(id)).toEqual([{ id: 'hook', taskId: id, owner, url: 'https://hooks.example.com/h', token: 't', authentication: { scheme: 'Bearer' }, createdAt: T0 + 5 }])
-      expect((await exportUser(database.db, owner)).tasks).toEqual([updated])
-    }
-    // Both wrote the same column values.
-    const rows = (await database.db.$queryRawUnsafe(`SELECT "id", "createdAt"::text AS "createdAt" FROM "A2ATask" ORDER BY "id"`)) as { createdAt: string }[]
-    expect(rows.map((row) => row.createdAt)).toEqual(['2024-12-31 23:59:00', '2024-12-31 23:59:00'])
-  })
+  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', () => expectEachReadsTheOther(database, direct, prisma))
 
   it('survives its connections being terminated: no error event escapes, reads and guarded writes go on', async () => {
     const record = makeRecord({ id: 'cut', state: 'TASK_STATE_WORKING', messageIds: ['c1'] })

@@ -2,27 +2,16 @@ import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
-import type { PushConfigRecord } from '../store.js'
+import { T0, makeRecord } from '../conformance-fixtures.js'
+import { expectEachReadsTheOther } from './__fixture__/cross-read.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { PrismaStore } from './prisma-store.js'
 import { prepareSqlite } from './sqlite.js'
 import type { Connection } from './sqlite-executor.js'
 import { SqliteStore } from './sqlite-store.js'
-import type { SqlStore } from './sql-store.js'
-import { exportUser } from './user-data.js'
 
 // SqliteStore beside the app's Prisma client on one SQLite file, as an app runs them: each reads
 // what the other wrote, and a write of the store waits out the app's write transaction.
-
-const hook = (taskId: string, owner: string, id: string, extra: Partial<PushConfigRecord> = {}): PushConfigRecord => ({
-  id,
-  taskId,
-  owner,
-  url: `https://hooks.example.com/${id}`,
-  createdAt: T0 + id.length,
-  ...extra,
-})
 
 describe('SqliteStore and PrismaStore on one SQLite file', () => {
   let database: TestDatabase
@@ -39,30 +28,7 @@ describe('SqliteStore and PrismaStore on one SQLite file', () => {
     await database?.close()
   })
 
-  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', async () => {
-    const pairs: [SqlStore, SqlStore, string][] = [
-      [direct, prisma, 'alice'],
-      [prisma, direct, 'bob'],
-    ]
-    for (const [writer, reader, owner] of pairs) {
-      const id = `${owner}-task`
-      const record = makeRecord({ id, owner, tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1', 'm2'], repliedWithMessage: false })
-      await writer.create(record)
-      expect(await reader.get(id)).toEqual(record)
-      const updated = await writer.update(id, 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000), messageIds: ['m1', 'm3'], repliedWithMessage: true })
-      expect(updated).toMatchObject({ version: 2, repliedWithMessage: true })
-      expect(await reader.get(id)).toEqual(updated)
-      expect(await reader.findByMessageId(owner, 'm3')).toEqual([updated])
-      expect(await reader.findByMessageId(owner, 'm2')).toEqual([])
-      expect(await reader.list({ owner, tenant: 'acme', statusAfter: T0 + 1000, pageSize: 5 })).toEqual({ records: [updated], total: 1 })
-      const hooks = [hook(id, owner, 'with-auth', { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } }), hook(id, owner, 'bare')]
-      for (const config of hooks) await writer.putPushConfig(config)
-      const sorted = [...hooks].sort((a, b) => a.createdAt - b.createdAt)
-      expect(await reader.listPushConfigs(id)).toEqual(sorted)
-      expect(await reader.getPushConfig(id, 'bare')).toEqual(hooks[1])
-      expect(await exportUser(database.db, owner)).toEqual({ tasks: [updated], pushConfigs: sorted, apiKeys: [] })
-    }
-  })
+  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', () => expectEachReadsTheOther(database, direct, prisma))
 
   it('stores the same SQLite values whichever store wrote the row', async () => {
     const raw = new Database(database.url.replace(/^file:/, ''), { readonly: true })
