@@ -1,20 +1,24 @@
 /**
  * SendMessage throughput: our exchange vs the official SDK's DefaultRequestHandler, both on
  * Express 5, same request, same trivial work (task → one artifact → completed), over each
- * binding: JSON-RPC (`POST /a2a`) and HTTP+JSON (`POST <rest base>/message:send`).
+ * binding: JSON-RPC (`POST /a2a`) and HTTP+JSON (`POST <rest base>/message:send`). Beside them:
+ * our exchange called straight from node:http ("ours-bare", the exchange's own cost), a raw
+ * node:http server that answers a fixed task ("raw", the ceiling), and GetTask of one task.
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
+ *   BENCH_ONLY=ours-bare BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message   # profile one server
  *
  * Each server runs in its own child process so the load generator does not compete for its event
  * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared
  * cores, so the server is what saturates), else from autocannon; BENCH_LOAD=autocannon forces it.
  */
 import type { ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { runWrk, wrkAvailable } from './load/wrk.js'
+import { runWrk, runWrkBody, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
 import { spawnServer, stopProcess } from './load/server-process.js'
@@ -23,6 +27,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
 const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2)
 const connections = positiveInt('BENCH_CONNECTIONS', 32)
+/** The exchange's own CPU per SendMessage on the memory store, bare node:http mount (issue 13 §2). */
+const CPU_GOAL_US = 100
 
 const headers = {
   'Content-Type': 'application/json',
@@ -31,6 +37,7 @@ const headers = {
 }
 
 type Binding = 'JSON-RPC' | 'HTTP+JSON'
+type Method = 'SendMessage' | 'GetTask'
 
 // messageId is an idempotency key per owner on our server, so every request needs a fresh one.
 let counter = 0
@@ -47,13 +54,17 @@ const isCompleted = (body: string) => body.includes('"TASK_STATE_COMPLETED"') &&
 interface Target {
   name: string
   binding: Binding
+  method: Method
   child: ChildProcess
   endpoint: string
+  /** GetTask: the id of a task this server completed. */
+  taskId?: string
 }
 
 interface Row {
   name: string
   binding: Binding
+  method: Method
   rps: number
   p50: number
   p99: number
@@ -64,33 +75,51 @@ interface Row {
 }
 
 
-/** Spawns `bench/servers/<file>`, waits until it listens, and answers its target on each binding. */
-async function startServer(name: string, file: string): Promise<{ child: ChildProcess; targets: Target[] }> {
-  const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root })
-  const base = `http://127.0.0.1:${port}/a2a`
-  return {
-    child,
-    targets: [
-      { name, binding: 'JSON-RPC', child, endpoint: base },
-      { name, binding: 'HTTP+JSON', child, endpoint: `${base}/rest/message:send` },
-    ],
-  }
+/** Spawns `bench/servers/<file>` and waits until it listens; answers its endpoint base. */
+async function startServer(name: string, file: string, env?: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
+  const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, ...(env ? { env } : {}) })
+  return { child, base: `http://127.0.0.1:${port}/a2a` }
 }
 
-/** One real request before measuring: a server that does not complete the task is not benchmarked. */
-async function verify(target: Target): Promise<void> {
-  const response = await fetch(target.endpoint, { method: 'POST', headers, body: requestBody(target.binding) })
-  const text = await response.text()
-  let state: unknown
+const getTaskBody = (taskId: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: taskId } })
+
+/**
+ * One POST on a connection of its own: fetch would reuse a pooled connection that the server may
+ * have closed as idle while other servers were measured.
+ */
+function post(url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', headers, agent: false }, (response) => {
+      let text = ''
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+/**
+ * One real request before measuring: a server that does not complete the task (or, for GetTask,
+ * return it) is not benchmarked. Answers the id of the task the request made or read.
+ */
+async function verify(target: Target): Promise<string> {
+  const body = target.method === 'GetTask' ? getTaskBody(target.taskId!) : requestBody(target.binding)
+  const response = await post(target.endpoint, body)
+  const text = response.text
+  let task: { id?: string; status?: { state?: unknown } } | undefined
   try {
-    const body = JSON.parse(text)
-    state = (target.binding === 'JSON-RPC' ? body?.result : body)?.task?.status?.state
+    const parsed = JSON.parse(text)
+    const result = target.binding === 'JSON-RPC' ? parsed?.result : parsed
+    task = target.method === 'GetTask' ? result : result?.task
   } catch {
     // Reported below with the raw text.
   }
-  if (response.status !== 200 || state !== 'TASK_STATE_COMPLETED' || !isCompleted(text)) {
-    throw new Error(`${target.name} (${target.binding}) did not answer SendMessage with a COMPLETED task: HTTP ${response.status} ${text.slice(0, 500)}`)
+  if (response.status !== 200 || task?.status?.state !== 'TASK_STATE_COMPLETED' || !isCompleted(text)) {
+    throw new Error(`${target.name} (${target.binding}) did not answer ${target.method} with a COMPLETED task: HTTP ${response.status} ${text.slice(0, 500)}`)
   }
+  return task.id!
 }
 
 /** Runs autocannon; `failed` counts responses that are not a 200 carrying a COMPLETED task. */
@@ -107,7 +136,7 @@ function load(target: Target, duration: number): Promise<{ result: autocannon.Re
         timeout: 10,
         requests: [{
           method: 'POST',
-          setupRequest: (request) => ({ ...request, body: requestBody(target.binding) }),
+          setupRequest: (request) => ({ ...request, body: target.method === 'GetTask' ? getTaskBody(target.taskId!) : requestBody(target.binding) }),
           // Counted here rather than with verifyBody, which would count a non-2xx twice.
           onResponse: (status, body) => {
             if (status !== 200 || !isCompleted(body)) failed++
@@ -121,18 +150,23 @@ function load(target: Target, duration: number): Promise<{ result: autocannon.Re
 
 const useWrk = process.env.BENCH_LOAD !== 'autocannon' && wrkAvailable()
 
+/** Measures a target {@link verify} has checked; GetTask reads a task made just before (retention may have trimmed older ones). */
 async function measure(target: Target): Promise<Row> {
-  await verify(target)
-  const label = `${target.name} ${target.binding}`
+  if (target.method === 'GetTask') target.taskId = await verify({ ...target, method: 'SendMessage' })
+  const label = `${target.name} ${target.method} ${target.binding}`
   if (useWrk) {
     console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections (wrk)`)
     const rest = target.binding === 'HTTP+JSON'
-    runWrk(target.endpoint, headers, connections, warmupSeconds, rest)
+    const run = (duration: number) =>
+      target.method === 'GetTask'
+        ? runWrkBody(target.endpoint, headers, getTaskBody(target.taskId!), connections, duration)
+        : runWrk(target.endpoint, headers, connections, duration, rest)
+    run(warmupSeconds)
     const cpuBefore = cpuMs(target.child.pid)
-    const result = runWrk(target.endpoint, headers, connections, seconds, rest)
+    const result = run(seconds)
     const cpuAfter = cpuMs(target.child.pid)
     const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
-    return { name: target.name, binding: target.binding, ...result, cpuUsPerRequest }
+    return { name: target.name, binding: target.binding, method: target.method, ...result, cpuUsPerRequest }
   }
   console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
   await load(target, warmupSeconds)
@@ -143,6 +177,7 @@ async function measure(target: Target): Promise<Row> {
   return {
     name: target.name,
     binding: target.binding,
+    method: target.method,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -155,9 +190,10 @@ async function measure(target: Target): Promise<Row> {
 
 function printTable(rows: Row[]): void {
   const cells = [
-    ['server', 'binding', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
+    ['server', 'method', 'binding', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
     ...rows.map((row) => [
       row.name,
+      row.method,
       row.binding,
       row.rps.toFixed(0),
       row.p50.toFixed(1),
@@ -168,17 +204,37 @@ function printTable(rows: Row[]): void {
     ]),
   ]
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
-  const line = (row: string[]) => row.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  const line = (row: string[]) => row.map((cell, column) => (column < 3 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
   console.log(line(cells[0]!))
   console.log(widths.map((width) => '-'.repeat(width)).join('  '))
   for (const row of cells.slice(1)) console.log(line(row))
 }
 
+/** Where SendMessage over `binding` is served (GetTask is JSON-RPC only here) under a server's endpoint base. */
+const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ? base : `${base}/rest/message:send`)
+
+// Which server does what: the raw ceiling only answers SendMessage over JSON-RPC, like for like.
+const SERVERS = [
+  { name: 'ours', file: 'ours.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  { name: 'ours-bare', file: 'ours.ts', env: { BENCH_HTTP: 'node' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  { name: 'sdk', file: 'sdk.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
+] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
+
+const only = process.env.BENCH_ONLY?.split(',').filter(Boolean)
+
+function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {
+  const [a, b] = [mine, theirs].map((name) => rows.find((row) => row.name === name && row.method === method && row.binding === binding))
+  if (!a || !b || b.rps <= 0) return
+  const cpu = a.cpuUsPerRequest && b.cpuUsPerRequest ? `, server CPU per request ${(a.cpuUsPerRequest / b.cpuUsPerRequest).toFixed(2)}x (lower is cheaper)` : ''
+  console.log(`${method} ${binding}: ${mine}/${theirs} throughput ${(a.rps / b.rps).toFixed(2)}x${cpu}`)
+}
+
 async function main(): Promise<void> {
   const children: ChildProcess[] = []
-  const bindings: Binding[] = ['JSON-RPC', 'HTTP+JSON']
   // Hard ceiling so a wedged server or load run cannot hang CI.
-  const budgetMs = 2 * bindings.length * (warmupSeconds + seconds) * 1000 + 90_000
+  const runs = SERVERS.reduce((sum, server) => sum + server.plan.length, 0)
+  const budgetMs = runs * (warmupSeconds + seconds) * 1000 + 90_000
   const watchdog = setTimeout(() => {
     console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
     for (const child of children) child.kill('SIGKILL')
@@ -187,25 +243,38 @@ async function main(): Promise<void> {
   watchdog.unref()
 
   try {
-    const ours = await startServer('ours', 'ours.ts')
-    const sdk = await startServer('sdk', 'sdk.ts')
-    children.push(ours.child, sdk.child)
-    const rows: Row[] = []
-    // One at a time, ours and the SDK's in turn per binding: an idle server costs nothing.
-    for (const i of bindings.keys()) for (const target of [ours.targets[i]!, sdk.targets[i]!]) rows.push(await measure(target))
-    console.log()
-    console.log(`SendMessage, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version})`)
-    printTable(rows)
-    console.log()
-    for (const binding of bindings) {
-      const [mine, theirs] = ['ours', 'sdk'].map((name) => rows.find((row) => row.name === name && row.binding === binding))
-      if (mine && theirs && theirs.rps > 0) console.log(`${binding}: ours/sdk throughput ${(mine.rps / theirs.rps).toFixed(2)}x`)
-      if (mine?.cpuUsPerRequest && theirs?.cpuUsPerRequest) {
-        console.log(`${binding}: ours/sdk server CPU per request ${(mine.cpuUsPerRequest / theirs.cpuUsPerRequest).toFixed(2)}x (lower is cheaper)`)
+    const servers = SERVERS.filter((server) => !only || only.includes(server.name))
+    const targets: Target[] = []
+    for (const server of servers) {
+      const { child, base } = await startServer(server.name, server.file, 'env' in server ? server.env : undefined)
+      children.push(child)
+      let taskId: string | undefined
+      for (const [method, binding] of server.plan) {
+        const target: Target = { name: server.name, binding, method, child, endpoint: endpointOf(base, binding), ...(taskId ? { taskId } : {}) }
+        const id = await verify(target)
+        taskId ??= id
+        targets.push(target)
       }
     }
+    const rows: Row[] = []
+    // One at a time, every server in turn per method and binding: an idle server costs nothing.
+    for (const [method, binding] of SERVERS[0].plan) {
+      for (const target of targets.filter((t) => t.method === method && t.binding === binding)) rows.push(await measure(target))
+    }
+    console.log()
+    console.log(`${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+    printTable(rows)
+    console.log()
+    for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
+    ratio(rows, 'SendMessage', 'JSON-RPC', 'ours-bare', 'raw')
+    ratio(rows, 'SendMessage', 'JSON-RPC', 'ours', 'ours-bare')
+    const bare = rows.find((row) => row.name === 'ours-bare' && row.method === 'SendMessage' && row.binding === 'JSON-RPC')
+    if (bare?.cpuUsPerRequest !== undefined) {
+      console.log(`SendMessage JSON-RPC, ours-bare: ${bare.cpuUsPerRequest.toFixed(0)} µs server CPU per send (goal ≤ ${CPU_GOAL_US} µs) ${bare.cpuUsPerRequest <= CPU_GOAL_US ? 'met' : 'NOT met'}`)
+    }
   } finally {
-    await Promise.all(children.map(stopProcess))
+    // A profiled server needs a while to write its profile once the load has built one up.
+    await Promise.all(children.map((child) => stopProcess(child, 15_000)))
     clearTimeout(watchdog)
   }
 }

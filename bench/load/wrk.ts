@@ -52,6 +52,32 @@ export function runWrk(url: string, headers: Record<string, string>, connections
 }
 
 /**
+ * POSTs the same `body` on every request (a read such as GetTask, which needs no fresh key); a
+ * 200 that does not carry a COMPLETED task, or carries an error, counts as a bad response.
+ */
+export function runWrkBody(url: string, headers: Record<string, string>, body: string, connections: number, seconds: number): WrkResult {
+  const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
+  return runWrkScript(url, `wrk.method = "POST"
+wrk.body = ${JSON.stringify(body)}
+${headerLines.join('\n')}
+bad = 0
+response = function(status, headers, body)
+  if status == 200 and (not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true)) then
+    bad = bad + 1
+  end
+end
+-- done runs in the main Lua state: each thread's count is read from it.
+local threads = {}
+setup = function(thread) table.insert(threads, thread) end
+done = function(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do total = total + (thread:get("bad") or 0) end
+  io.write("Bad responses: " .. total .. "\\n")
+end
+`, connections, seconds)
+}
+
+/**
  * Runs wrk with a Lua script of the caller's. A script may print `Bad responses: N` from its
  * `done` hook (2xx answers it judged wrong, e.g. a JSON-RPC error); they are added to `errors`.
  * Bounded: wrk is killed if it runs 30 s past its duration. `timeoutSeconds`: wrk's per-request

@@ -1,8 +1,10 @@
 /**
  * Bench target: our exchange with one trivial skill. Prints `{"port":N}` on stdout once
  * listening; runs until killed. Started by send-message.bench.ts in its own process so the load
- * generator does not share this event loop.
+ * generator does not share this event loop. Mounted on Express by default, as an app would;
+ * BENCH_HTTP=node calls the exchange straight from node:http, which leaves only its own cost.
  */
+import type { RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
@@ -31,9 +33,13 @@ const exchange = createExchange({
   maxConcurrentRunsPerOwner: -1,
 })
 
-const app = express()
-app.use(a2aRouter(exchange))
-const server = createHttpServer(app).listen(0, '127.0.0.1', () => {
+const bare: RequestListener = (request, response) => {
+  const path = (request.url ?? '/').split('?')[0]!
+  if (path === exchange.path) return void exchange.handle(request, response)
+  if (exchange.servesRest(path)) return void exchange.handleRest(request, response)
+  response.writeHead(404).end()
+}
+const server = createHttpServer(process.env.BENCH_HTTP === 'node' ? bare : express().use(a2aRouter(exchange))).listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 
