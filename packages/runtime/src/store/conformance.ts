@@ -266,6 +266,22 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c-e', 'c-b', 'c-c', 'c-a', 'c-d'])
     })
 
+    it('pushConfigsFor answers the configs a write saw, and a config put after that write', async ({ skip }) => {
+      skip(!store.pushConfigsFor, 'store does not implement pushConfigsFor')
+      const [held, bare, late] = [makeRecord({ id: 't1' }), makeRecord({ id: 't2' }), makeRecord({ id: 't3' })]
+      await seed(store, [held, bare, late])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      const write = (record: typeof held) => store.update(record.id, 1, { task: nextTask(record, 'TASK_STATE_WORKING', T0 + 1000) })
+      await Promise.all([write(held), write(bare), write(late)])
+      await store.putPushConfig(makePushConfig('t3', 'c3'))
+      expect(configIds(await store.pushConfigsFor!('t1', 2))).toEqual(['c1'])
+      expect(await store.pushConfigsFor!('t2', 2)).toEqual([])
+      expect(configIds(await store.pushConfigsFor!('t3', 2))).toEqual(['c3'])
+      // Another version's event is looked up.
+      await store.putPushConfig(makePushConfig('t2', 'c2'))
+      expect(configIds(await store.pushConfigsFor!('t2', 1))).toEqual(['c2'])
+    })
+
     it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
       await seed(store, [makeRecord({ id: 't1' })])
       await store.putPushConfig(makePushConfig('t1', 'c1'))

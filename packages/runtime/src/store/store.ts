@@ -111,6 +111,12 @@ export interface PushConfigStore {
   getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined>
   /** The task's configs, oldest first (createdAt, then id). */
   listPushConfigs(taskId: string): Promise<PushConfigRecord[]>
+  /**
+   * The configs the event of the task's write that made `version` goes to: the task's configs as
+   * that write saw them, or any time after. A store whose write learnt the task had none answers
+   * without another query. Absent: push deliveries ask listPushConfigs.
+   */
+  pushConfigsFor?(taskId: string, version: number): Promise<PushConfigRecord[]>
   /** Removing an absent config is not an error. */
   deletePushConfig(taskId: string, id: string): Promise<void>
   /** Removes every config of these tasks; absent ones are not an error. */

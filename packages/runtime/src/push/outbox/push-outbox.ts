@@ -191,7 +191,7 @@ export class PushOutbox implements PushDeliveryProvider {
   }
 
   async #enqueue(event: PushEvent, context: PushDeliveryContext): Promise<void> {
-    const configs = await context.store.listPushConfigs(event.taskId)
+    const configs = await (context.store.pushConfigsFor?.(event.taskId, event.version) ?? context.store.listPushConfigs(event.taskId))
     if (configs.length === 0) return
     await this.start()
     const rows = configs.map((config) => ({

@@ -15,11 +15,17 @@ import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import { toPushConfig, toRecord } from './rows.js'
+import { Coalesced } from './coalesced.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
 
 /** Statements that may be sent again after their connection died: reads, upserts, deletes. */
 const REPEATABLE: Run = { idempotent: true }
+
+/** Tasks whose last write saw no push config, remembered until their event's lookup (or past this many). */
+const REMEMBERED_UNPUSHED = 4096
+
+type PushedRow = TaskRow & { pushed: boolean | number | bigint }
 
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
@@ -27,6 +33,9 @@ export class SqlStore implements Store {
   /** Oversized artifact content, in A2AArtifactFile. */
   readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor
+  readonly #trims = new Coalesced<string[]>()
+  /** Task id → the version whose write saw the task without push configs: that event needs no lookup. */
+  readonly #unpushed = new Map<string, number>()
 
   constructor(executor: Executor) {
     this.#db = executor
@@ -90,22 +99,34 @@ export class SqlStore implements Store {
     const { id, expectedVersion } = change
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
-      const [row] = await this.#db.query<TaskRow>(statements.updateTask(change))
-      return row ? toRecord(row) : undefined
+      const [row] = await this.#db.query<PushedRow>(statements.updateTask(change))
+      return row ? this.#written(row) : undefined
     }
     const messageIds = change.messageIds
+    const written = (row: PushedRow) => this.#written(row)
     // Read the indexed ids, write the task, re-index: one transaction, so a racing writer that
     // loses on the version leaves the index as the winner wrote it.
     return this.#db.transaction(function* (): Steps<TaskRecord | undefined> {
       const [indexed] = yield* read<Pick<TaskRow, 'owner' | 'messageIds'>>(statements.selectIndexed(id, expectedVersion))
       if (!indexed) return undefined
-      const [row] = yield* read<TaskRow>(statements.updateTask(change))
+      const [row] = yield* read<PushedRow>(statements.updateTask(change))
       if (!row) return undefined
       const [was, is] = [new Set(indexed.messageIds as string[]), new Set(messageIds)]
       for (const statement of statements.deleteMessageIndex(id, [...was].filter((m) => !is.has(m)))) yield* write(statement)
       for (const statement of statements.insertMessageIndex(indexed.owner, id, [...is].filter((m) => !was.has(m)))) yield* write(statement)
-      return toRecord(row)
+      return written(row)
     })
+  }
+
+  /** The record of a row an update returned, remembering when the task had no push configs then. */
+  #written(row: PushedRow): TaskRecord {
+    this.#unpushed.delete(row.id)
+    // SQLite answers 0 or 1, PostgreSQL a boolean.
+    if (!Number(row.pushed)) {
+      if (this.#unpushed.size >= REMEMBERED_UNPUSHED) this.#unpushed.delete(this.#unpushed.keys().next().value!)
+      this.#unpushed.set(row.id, row.version)
+    }
+    return toRecord(row)
   }
 
   async list(listQuery: ListQuery): Promise<ListPage> {
@@ -145,7 +166,12 @@ export class SqlStore implements Store {
     return rows.map(toRecord)
   }
 
-  async trimSettled(tier: Viewer, keep: number): Promise<string[]> {
+  trimSettled(tier: Viewer, keep: number): Promise<string[]> {
+    // Runs settling together in one tier share a trim (see coalesced.ts).
+    return this.#trims.run(JSON.stringify([tier.owner, tier.tenant, tier.scope, keep]), () => this.#trim(tier, keep)).then((ids) => [...ids])
+  }
+
+  async #trim(tier: Viewer, keep: number): Promise<string[]> {
     // Exactly this tier's settled rows past the newest `keep`, a chunk at a time; usually none or one.
     const doomed: string[] = []
     for (;;) {
@@ -175,8 +201,16 @@ export class SqlStore implements Store {
   }
 
   async putPushConfig(record: PushConfigRecord): Promise<void> {
+    this.#unpushed.delete(record.taskId)
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
     await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
+  }
+
+  /** The event's lookup, skipped when the write that made `version` saw no config (see updateTask). */
+  pushConfigsFor(taskId: string, version: number): Promise<PushConfigRecord[]> {
+    if (this.#unpushed.get(taskId) !== version) return this.listPushConfigs(taskId)
+    this.#unpushed.delete(taskId)
+    return Promise.resolve([])
   }
 
   async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {

@@ -51,9 +51,12 @@ export interface TaskUpdate {
   lease?: RunLease | null
 }
 
+/** Whether the task has push configs, as the write returning it sees them: its event's lookup may be skipped. */
+const pushed = (id: string): Sql => sql`EXISTS (SELECT 1 FROM "A2APushConfig" WHERE "taskId" = ${id}) AS "pushed"`
+
 /**
  * The version-guarded write: it matches nothing once another writer has moved the version, and
- * returns the row as written. Owner, tenant and scope are never set. `updatedAt` never goes
+ * returns the row as written, with whether the task has push configs (`pushed`). Owner, tenant and scope are never set. `updatedAt` never goes
  * backwards (a clock step back keeps the stored time), and the status time falls back to it when
  * the task carries no timestamp, as MemoryStore does.
  */
@@ -71,7 +74,7 @@ export function updateTask(change: TaskUpdate): Sql {
     ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
     ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
-  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING *`
+  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING *, ${pushed(change.id)}`
 }
 
 /** The message ids and owner of the task at exactly `version`: what a re-index starts from. */
