@@ -7,7 +7,7 @@
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
- *   BENCH_ONLY=ours-bare BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message   # profile one server
+ *   BENCH_ONLY=ours-bare BENCH_PLAN=SendMessage:JSON-RPC BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message
  *
  * Each server runs in its own child process so the load generator does not compete for its event
  * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared
@@ -222,6 +222,9 @@ const SERVERS = [
 ] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
 
 const only = process.env.BENCH_ONLY?.split(',').filter(Boolean)
+/** BENCH_PLAN=SendMessage:JSON-RPC,GetTask:JSON-RPC measures only those (e.g. for a profile of one). */
+const plan = process.env.BENCH_PLAN?.split(',').filter(Boolean)
+const planned = (method: Method, binding: Binding) => !plan || plan.includes(`${method}:${binding}`)
 
 function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {
   const [a, b] = [mine, theirs].map((name) => rows.find((row) => row.name === name && row.method === method && row.binding === binding))
@@ -249,7 +252,7 @@ async function main(): Promise<void> {
       const { child, base } = await startServer(server.name, server.file, 'env' in server ? server.env : undefined)
       children.push(child)
       let taskId: string | undefined
-      for (const [method, binding] of server.plan) {
+      for (const [method, binding] of server.plan.filter(([method, binding]) => planned(method, binding))) {
         const target: Target = { name: server.name, binding, method, child, endpoint: endpointOf(base, binding), ...(taskId ? { taskId } : {}) }
         const id = await verify(target)
         taskId ??= id

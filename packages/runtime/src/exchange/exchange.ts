@@ -298,8 +298,11 @@ export class Exchange {
     return this.restPath !== undefined && isBelow(pathname, this.restPath)
   }
 
+  /** Built once, on first use: every field is fixed by then. */
+  #httpOptions: (GateOptions & { call: Exchange['call']; maxIdLength: number }) | undefined
+
   get #http(): GateOptions & { call: Exchange['call']; maxIdLength: number } {
-    return {
+    return (this.#httpOptions ??= {
       resolvePrincipal: this.#options.resolvePrincipal,
       allowedOrigins: this.#allowedOrigins,
       ...this.#bodyLimits,
@@ -310,7 +313,7 @@ export class Exchange {
       publicUrl: this.#publicUrl,
       logger: this.#core.logger,
       call: (principal, method, params, reresolve, baseUrl) => this.call(principal, method, params, reresolve, baseUrl),
-    }
+    })
   }
 
   /**

@@ -56,9 +56,16 @@ export function createTaskContext(run: TaskRun): TaskContext {
     message,
     history: task.history ?? [],
     principal,
-    signal: run.controller.signal,
-    text: message.parts.flatMap((p) => ('text' in p ? [p.text] : [])).join('\n'),
-    data: message.parts.find((p): p is DataPart => 'data' in p)?.data,
+    get signal() {
+      return run.signal
+    },
+    // Read on demand: many handlers use neither.
+    get text() {
+      return message.parts.flatMap((p) => ('text' in p ? [p.text] : [])).join('\n')
+    },
+    get data() {
+      return message.parts.find((p): p is DataPart => 'data' in p)?.data
+    },
     async working(content) {
       run.assertOpen()
       if (content === undefined && run.record.task.status.state === 'TASK_STATE_WORKING') return

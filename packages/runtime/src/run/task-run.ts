@@ -13,6 +13,7 @@ import { writeTask } from '../store/write.js'
 import { isPaused, isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { offloadLargeParts } from '../artifacts/offload.js'
 import { retain } from './retain.js'
+import { armDeadline } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { agentMessage, withStatus, type Transition } from './task-changes.js'
 import { createTaskContext } from './task-context.js'
@@ -20,7 +21,9 @@ import { createTaskContext } from './task-context.js'
 type Stop = { why: 'ended' } | { why: 'canceled' } | { why: 'timed-out'; error: TaskTimeoutError }
 
 export class TaskRun {
-  readonly controller = new AbortController()
+  /** Made when the handler first reads its signal: most never do. */
+  #controller: AbortController | undefined
+  #abortReason: Error | undefined
   /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
   readonly done: Promise<TaskRecord>
   #record: TaskRecord
@@ -52,6 +55,30 @@ export class TaskRun {
     return this.#record.id
   }
 
+  /** Aborted when the run is cut (cancel, timeout, shutdown); already aborted if it was cut before this was read. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#abortReason) this.#controller.abort(this.#abortReason)
+    }
+    return this.#controller.signal
+  }
+
+  get finished(): boolean {
+    return this.#finished
+  }
+
+  /** Arms the deadline timer ({@link armDeadline} calls it once the run outlives its first turn). */
+  arm(ms: number): void {
+    this.#timer = setTimeout(() => void this.#timeout(), ms)
+    this.#timer.unref()
+  }
+
+  #abort(reason: Error): void {
+    this.#abortReason = reason
+    this.#controller?.abort(reason)
+  }
+
   /** The parts with oversized text and bytes stored as files and sent as url parts. */
   offload(parts: Part[]): Promise<Part[]> {
     const { artifacts } = this.core
@@ -71,8 +98,7 @@ export class TaskRun {
       this.#stop = { why: 'ended' }
       return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
     }
-    this.#timer = setTimeout(() => void this.#timeout(), this.core.limits.taskTimeoutMs)
-    this.#timer.unref()
+    armDeadline(this, this.core.limits.taskTimeoutMs)
     const startVersion = this.#record.version
     let result: SkillResult
     try {
@@ -99,7 +125,7 @@ export class TaskRun {
   canceled(record: TaskRecord): void {
     if (this.#stop) return
     this.#stop = { why: 'canceled' }
-    this.controller.abort(new TaskCanceledError(this.id))
+    this.#abort(new TaskCanceledError(this.id))
     void this.#settle(record)
   }
 
@@ -107,7 +133,7 @@ export class TaskRun {
   async cut(): Promise<void> {
     if (this.#stop) return
     this.#stop = { why: 'canceled' }
-    this.controller.abort(new TaskCanceledError(this.id))
+    this.#abort(new TaskCanceledError(this.id))
     await this.#settleAs('TASK_STATE_CANCELED', 'canceled: the server is shutting down')
   }
 
@@ -159,7 +185,7 @@ export class TaskRun {
     const deadline = new DeadlineExceededError(this.core.limits.taskTimeoutMs)
     const error = new TaskTimeoutError(this.id, deadline)
     this.#stop = { why: 'timed-out', error }
-    this.controller.abort(error)
+    this.#abort(error)
     await this.#settleAs('TASK_STATE_FAILED', 'task timed out')
   }
 

@@ -12,19 +12,88 @@ export class NotJsonEncodableError extends Error {
   }
 }
 
-/** `value` as JSON text, refusing what JSON cannot carry; `path` names it in the error. */
+/**
+ * `value` as JSON text, refusing what JSON cannot carry; `path` names it in the error. One native
+ * stringify does the encoding and finds cycles and bigints (it throws); the text shows every NUL and
+ * lone surrogate (stringify escapes both); what it would drop or turn into null (non-finite
+ * numbers, functions, symbols) is found by an allocation-free pass over the value. Only a value
+ * that fails one of these is walked again, by {@link assertJsonEncodable}, to name the culprit.
+ */
 export function encodeJson(value: unknown, path: string): string {
-  assertJsonEncodable(value, path)
-  return JSON.stringify(value)
+  let text: string
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    findUnencodable(value, path)
+    throw error
+  }
+  if (!scalarsFit(value, false) || hasForbiddenEscape(text)) findUnencodable(value, path)
+  return text
 }
 
 /**
  * Throws {@link NotJsonEncodableError} naming the first value JSON (or a store) cannot carry:
  * non-finite numbers, cycles, functions, symbols, bigints, and strings or keys holding U+0000 or
- * a lone surrogate, which PostgreSQL refuses and the other stores would keep. Iterative, so a deeply
- * nested value cannot overflow the stack.
+ * a lone surrogate, which PostgreSQL refuses and the other stores would keep. A deeply nested or
+ * cyclic value cannot overflow the stack.
  */
 export function assertJsonEncodable(value: unknown, path = 'value'): void {
+  if (!scalarsFit(value, true)) findUnencodable(value, path)
+}
+
+/**
+ * Whether every number in `value` is finite and nothing is a function, symbol or bigint (and, with
+ * `strings`, no string or key breaks the string rule). False rather than an answer when it cannot
+ * tell: a cycle or a very deep value ends in a RangeError here, and the iterative walk decides.
+ */
+function scalarsFit(value: unknown, strings: boolean): boolean {
+  try {
+    return fits(value, strings)
+  } catch {
+    return false
+  }
+}
+
+function fits(value: unknown, strings: boolean): boolean {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value)
+    case 'string':
+      return !strings || badString(value) === undefined
+    case 'boolean':
+    case 'undefined':
+      return true
+    case 'object':
+      if (value === null) return true
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!fits(value[i], strings)) return false
+        return true
+      }
+      for (const key of Object.keys(value)) {
+        if (!fits((value as Record<string, unknown>)[key], strings) || (strings && badString(key) !== undefined)) return false
+      }
+      return true
+    default:
+      return false
+  }
+}
+
+/** Whether JSON text escapes a U+0000 or a lone surrogate (`\u0000`, `\ud800`–`\udfff`) anywhere. */
+function hasForbiddenEscape(text: string): boolean {
+  for (let at = text.indexOf('\\u'); at >= 0; at = text.indexOf('\\u', at + 2)) {
+    // An escape only if the backslash is not itself escaped (preceded by an even run of them).
+    let before = 0
+    while (text.charCodeAt(at - 1 - before) === BACKSLASH) before++
+    if (before % 2 === 1) continue
+    if (text.startsWith('0000', at + 2) || (text[at + 2] === 'd' && '89abcdef'.includes(text[at + 3]!))) return true
+  }
+  return false
+}
+
+const BACKSLASH = 0x5c
+
+/** The iterative walk: throws {@link NotJsonEncodableError} naming the first value JSON cannot carry. */
+function findUnencodable(value: unknown, path: string): void {
   // `leave` entries take an object off the current path once its children are done: shared
   // (acyclic) references are fine, only an object inside itself is a cycle.
   const stack: ({ value: unknown; path: string } | { leave: object })[] = [{ value, path }]

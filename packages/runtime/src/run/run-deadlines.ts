@@ -1,0 +1,28 @@
+/**
+ * Run deadlines, armed one turn of the event loop after a run starts: on a fast store most runs
+ * settle within the turn they start in, and those never make a timer. One setImmediate per turn
+ * arms the timers of every run still going, each for what is left of its time.
+ * @module
+ */
+
+export interface Timed {
+  /** Whether the run has settled (then no timer is armed). */
+  readonly finished: boolean
+  /** Arms the run's timer to fire in `ms`. */
+  arm(ms: number): void
+}
+
+let pending: { run: Timed; deadline: number }[] = []
+
+/** Arms `run`'s timer next turn unless it has settled by then; `ms` counts from now. */
+export function armDeadline(run: Timed, ms: number): void {
+  if (pending.length === 0) setImmediate(armPending)
+  pending.push({ run, deadline: Date.now() + ms })
+}
+
+function armPending(): void {
+  const due = pending
+  pending = []
+  const now = Date.now()
+  for (const { run, deadline } of due) if (!run.finished) run.arm(Math.max(deadline - now, 0))
+}
