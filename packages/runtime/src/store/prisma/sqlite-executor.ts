@@ -13,6 +13,13 @@
  * turn every write of this store, one statement or several, runs inside one synchronous call and
  * never holds the lock across an await, so it never stalls the app's connection (nor other calls
  * of this store, which therefore need no queue).
+ *
+ * Group commit. Writes that arrive within one turn of the event loop (the requests of one poll,
+ * the runs they start) are committed together, in one transaction at setImmediate, each in a
+ * savepoint of its own so that one failing write fails alone. A commit with synchronous=FULL (the
+ * default) syncs the WAL, and one sync for the group is what lets SendMessage keep up under load.
+ * A write is acknowledged (its promise resolves) only after its group committed, so a crash loses
+ * only writes nobody has been told about.
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -27,14 +34,17 @@ type Row = Record<string, unknown>
  */
 export interface Connection {
   prepare(sql: string): Prepared
-  transaction(fn: (work: () => unknown) => unknown): { immediate(work: () => unknown): unknown }
+  transaction(fn: (work: () => unknown) => unknown): { immediate(work: () => unknown): unknown; deferred(work: () => unknown): unknown }
   pragma(source: string, options: { simple: true }): unknown
+  readonly inTransaction: boolean
   close(): unknown
 }
 
 interface Prepared {
   /** True when the statement returns rows (a SELECT, or RETURNING). */
   readonly reader: boolean
+  /** True when the statement writes nothing. */
+  readonly readonly: boolean
   run(...params: unknown[]): { changes: number }
   all(...params: unknown[]): unknown[]
 }
@@ -66,6 +76,15 @@ function fromRow(row: Row): Row {
   return row
 }
 
+/** A write waiting for its group's commit. */
+interface Queued {
+  work: () => unknown
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+type Outcome = { value: unknown } | { error: unknown }
+
 const isBusy = (error: unknown): boolean => {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY')
@@ -77,7 +96,10 @@ export class SqliteExecutor implements Executor {
   readonly #busyTimeoutMs: number
   readonly #statements = new Map<string, Prepared>()
   /** BEGIN IMMEDIATE … COMMIT around `work`: the write lock is taken first, so no upgrade can fail midway. */
-  readonly #inTransaction: { immediate: (work: () => unknown) => unknown }
+  readonly #inTransaction: { immediate: (work: () => unknown) => unknown; deferred: (work: () => unknown) => unknown }
+
+  /** Writes waiting for the next group commit; a commit is scheduled while this is not empty. */
+  #queued: Queued[] = []
 
   /** Set until WAL is on: switching needs a moment without another connection's writes. */
   #opening: Promise<void> | undefined
@@ -104,20 +126,55 @@ export class SqliteExecutor implements Executor {
   }
 
   query<Row>(statement: Sql): Promise<Row[]> {
-    return this.#whenOpen(() => this.#query(statement) as Row[])
+    // A read runs at once (WAL: it waits for no writer); an UPDATE … RETURNING is a write.
+    if (this.#reads(statement)) return this.#whenOpen(() => this.#query(statement) as Row[])
+    return this.#write(() => this.#query(statement) as Row[])
   }
 
   execute(statement: Sql): Promise<number> {
-    return this.#whenOpen(() => this.#run(statement))
+    return this.#write(() => this.#run(statement))
   }
 
   async batch(statements: readonly Sql[]): Promise<void> {
-    await this.#whenOpen(() => this.#inTransaction.immediate(() => statements.forEach((statement) => this.#run(statement))))
+    await this.#write(() => statements.forEach((statement) => this.#run(statement)))
   }
 
   transaction<R>(steps: () => Steps<R>): Promise<R> {
     // A fresh generator per attempt: a busy attempt was rolled back, and starts over.
-    return this.#whenOpen(() => this.#inTransaction.immediate(() => this.#drive(steps())) as R)
+    return this.#write(() => this.#drive(steps()))
+  }
+
+  /** `work` in the next group commit; resolves once that committed. */
+  #write<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.#queued.length === 0) setImmediate(() => void this.#commit())
+      this.#queued.push({ work, resolve: resolve as (value: unknown) => void, reject })
+    })
+  }
+
+  async #commit(): Promise<void> {
+    const group = this.#queued
+    this.#queued = []
+    let outcomes: Outcome[]
+    try {
+      // Every write again after a busy attempt: the attempt was rolled back.
+      outcomes = await this.#whenOpen(() => this.#inTransaction.immediate(() => group.map((queued) => this.#savepoint(queued.work))) as Outcome[])
+    } catch (error) {
+      for (const queued of group) queued.reject(error)
+      return
+    }
+    outcomes.forEach((outcome, i) => ('error' in outcome ? group[i]!.reject(outcome.error) : group[i]!.resolve(outcome.value)))
+  }
+
+  /** One write of a group, rolled back alone when it fails (a transaction inside one is a savepoint). */
+  #savepoint(work: () => unknown): Outcome {
+    try {
+      return { value: this.#inTransaction.deferred(work) }
+    } catch (error) {
+      // Some errors (a full disk, an I/O error) end the whole transaction: fail the group.
+      if (!this.#db.inTransaction) throw error
+      return { error }
+    }
   }
 
   #whenOpen<T>(attempt: () => T): Promise<T> {
@@ -162,6 +219,15 @@ export class SqliteExecutor implements Executor {
       this.#statements.set(statement.sql, prepared)
     }
     return prepared
+  }
+
+  #reads(statement: Sql): boolean {
+    try {
+      return this.#prepare(statement).readonly
+    } catch {
+      // Not preparable now (the schema locked, a bad statement): the write path retries or reports it.
+      return false
+    }
   }
 
   #query(statement: Sql): Row[] {
