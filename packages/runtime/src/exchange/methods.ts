@@ -5,7 +5,7 @@
  */
 import type { AgentCard } from '../wire/types.js'
 import { A2AError } from '../wire/a2a-error.js'
-import type { z } from 'zod'
+import type { Check } from '../wire/check.js'
 import { cancelTaskParams, getTaskParams, listTasksParams, parseParams, sendMessageParams, subscribeParams, tenantOnlyParams } from '../wire/params.js'
 import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, type PushConfigOptions } from '../push/push-configs.js'
 import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
@@ -68,8 +68,8 @@ export function methodTable(options: MethodOptions): Record<string, MethodHandle
 }
 
 /** Parses a method's params; unknown fields that look like typos of known ones are logged. */
-function parse<S extends z.ZodType>(core: ExchangeCore, schema: S, raw: unknown): z.output<S> {
-  return parseParams(schema, raw, (nearMiss) => core.logger.warn(`a2a: ${nearMiss}`))
+function parse<T>(core: ExchangeCore, check: Check<T>, raw: unknown): T {
+  return parseParams(check, raw, (nearMiss) => core.logger.warn(`a2a: ${nearMiss}`))
 }
 
 /** -32601, with a pointer to the v1.0 name when a v0.x slash method was sent. */

@@ -4,8 +4,8 @@
  * Parse with `parseParams` from wire/params.ts: failures become -32602 naming the field.
  * @module
  */
-import { z } from 'zod'
-import { nonEmpty, pageSize, pushConfigShape, tenant } from '../wire/params.js'
+import { optional, string } from '../wire/check.js'
+import { nonEmpty, pageSize, pushConfigShape, tenant, type Parsed } from '../wire/params.js'
 import { protoMessage } from '../wire/proto-json.js'
 
 /** CreateTaskPushNotificationConfig: a flat TaskPushNotificationConfig whose taskId is required. */
@@ -19,11 +19,11 @@ export const deletePushConfigParams = pushConfigRefParams
 /** ListTaskPushNotificationConfigs. */
 export const listPushConfigsParams = protoMessage('params', {
   taskId: nonEmpty,
-  pageSize: pageSize.optional(),
-  pageToken: z.string().optional(),
+  pageSize: optional(pageSize),
+  pageToken: optional(string),
   tenant,
 })
 
-export type CreatePushConfigParams = z.output<typeof createPushConfigParams>
-export type PushConfigRefParams = z.output<typeof pushConfigRefParams>
-export type ListPushConfigsParams = z.output<typeof listPushConfigsParams>
+export type CreatePushConfigParams = Parsed<typeof createPushConfigParams>
+export type PushConfigRefParams = Parsed<typeof pushConfigRefParams>
+export type ListPushConfigsParams = Parsed<typeof listPushConfigsParams>

@@ -6,7 +6,7 @@
  * known one is noted, so a typo shows up in the logs instead of as a silently wrong answer.
  * @module
  */
-import { z } from 'zod'
+import { Checking, wrongType, type Check, type Fields, type Shape } from './check.js'
 
 /** Unknown fields close to a known name, collected while one parse runs (parsing is synchronous). */
 let nearMisses: string[] | undefined
@@ -23,44 +23,52 @@ export function collectNearMisses<T>(parse: () => T): { value: T; nearMisses: st
   }
 }
 
-export interface ProtoMessageOptions {
+export interface ProtoMessageOptions<S extends Shape> {
   /** Fields where `null` is a value (google.protobuf.Value), not "unset". */
-  nullValued?: readonly string[]
+  nullValued?: readonly (keyof S & string)[]
+  /** Further rules over the whole message, run once its fields read without a problem. */
+  refine?: (message: Fields<S>, c: Checking) => void
 }
 
 /**
  * A proto request message of the given fields (keyed by JSON name); `label` names it in notes.
+ * Reads as a new object holding the fields that were sent, in the shape's order.
  */
-export function protoMessage<S extends z.ZodRawShape>(label: string, shape: S, options: ProtoMessageOptions = {}) {
+export function protoMessage<S extends Shape>(label: string, shape: S, options: ProtoMessageOptions<S> = {}): Check<Fields<S>> {
   const known = Object.keys(shape)
-  const byProtoName = new Map(known.map((name) => [toProtoName(name), name]))
-  const nullValued = new Set(options.nullValued ?? [])
-  return z.preprocess((input, ctx) => {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) return input
-    const out: Record<string, unknown> = {}
-    const sentAs = new Map<string, string>()
-    for (const [key, value] of Object.entries(input)) {
-      const name = Object.hasOwn(shape, key) ? key : byProtoName.get(key)
-      if (name === undefined) {
-        noteIfNearMiss(label, key, known)
-        continue
-      }
-      const earlier = sentAs.get(name)
-      if (earlier !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [name], message: `is sent twice, as "${earlier}" and as "${key}"; send it once, as "${name}"` })
-        continue
-      }
-      sentAs.set(name, key)
-      if (value === null && !nullValued.has(name)) continue
-      out[name] = value
+  const protoNames = known.map(toProtoName)
+  const byProtoName = new Map(known.map((name, i) => [protoNames[i]!, name]))
+  const nullValued = new Set<string>(options.nullValued ?? [])
+  return (input, c) => {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return wrongType(c, input, 'object') as never
+    const sent = input as Record<string, unknown>
+    const before = c.issues.length
+    for (const key of Object.keys(sent)) {
+      if (Object.hasOwn(shape, key)) continue
+      const name = byProtoName.get(key)
+      if (name === undefined) noteIfNearMiss(label, key, known)
+      else if (Object.hasOwn(sent, name)) sentTwice(c, sent, name, key)
     }
-    return out
-  }, z.object(shape))
+    const out: Record<string, unknown> = {}
+    for (let i = 0; i < known.length; i++) {
+      const name = known[i]!
+      const protoName = protoNames[i]!
+      let value = Object.hasOwn(sent, name) ? sent[name] : protoName !== name && Object.hasOwn(sent, protoName) ? sent[protoName] : undefined
+      if (value === null && !nullValued.has(name)) value = undefined
+      const read = c.at(name, shape[name]!, value)
+      if (read !== undefined) out[name] = read
+    }
+    if (options.refine && c.issues.length === before) options.refine(out as Fields<S>, c)
+    return out as Fields<S>
+  }
 }
 
-/** ProtoJSON int32: a JSON number or a decimal string. */
-export const int32 = (schema: z.ZodNumber) =>
-  z.preprocess((value) => (typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value), schema.int('must be an integer'))
+/** One field sent under both its names: refused, since the two values could differ. */
+function sentTwice(c: Checking, sent: Record<string, unknown>, name: string, protoName: string): void {
+  const keys = Object.keys(sent)
+  const [earlier, later] = keys.indexOf(name) < keys.indexOf(protoName) ? [name, protoName] : [protoName, name]
+  c.fail(`is sent twice, as "${earlier}" and as "${later}"; send it once, as "${name}"`, name)
+}
 
 /** `contextId` → `context_id`. */
 export const toProtoName = (jsonName: string): string => jsonName.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
