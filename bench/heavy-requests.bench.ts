@@ -6,6 +6,7 @@
  *
  *   npm run bench:heavy-requests                  # 3 s per kind and server, 2 heavy callers
  *   BENCH_SECONDS=5 BENCH_HEAVY_CALLERS=8 npm run bench:heavy-requests
+ *   BENCH_KINDS=ListTasks,valid BENCH_SERVER_ARGS=--cpu-prof npm run bench:heavy-requests   # a profile of some kinds
  *
  * Target: the light p99 stays under 50 ms on our server while every heavy kind runs.
  */
@@ -36,7 +37,7 @@ const fill = (wrap: (inner: string) => string, unit: string, join = ''): string 
 const sendText = (messageJson: string) => `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"${messageId()}","role":"ROLE_USER",${messageJson}}}}`
 
 /** Each kind's body; every call builds a fresh one (a new messageId where one is sent). */
-const KINDS: { name: string; body: () => string }[] = [
+const ALL_KINDS: { name: string; body: () => string }[] = [
   { name: 'nesting (1 MiB of [[[…)', body: () => sendText(`"parts":[{"text":"x"}],"metadata":{"d":${'['.repeat(BODY_CAP / 2 - 200)}${']'.repeat(BODY_CAP / 2 - 200)}}`) },
   { name: 'parts (1 MiB of {})', body: () => fill((inner) => sendText(`"parts":[${inner}]`), '{}', ',') },
   { name: 'metadata keys', body: () => fill((inner) => sendText(`"parts":[{"text":"x"}],"metadata":{${inner}}`), '"k0000000":0', ',').replace(/"k0000000":0/g, () => `"k${String(++counter).padStart(7, '0').slice(-7)}":0`) },
@@ -45,6 +46,10 @@ const KINDS: { name: string; body: () => string }[] = [
   { name: 'valid 1 MiB text', body: () => send({ parts: [{ text: 't'.repeat(BODY_CAP - 300) }] }) },
   { name: 'ListTasks of large tasks', body: () => rpc('ListTasks', { pageSize: 100, includeArtifacts: true }) },
 ]
+
+// BENCH_KINDS: only the kinds whose name contains one of these comma-separated words.
+const only = (process.env.BENCH_KINDS ?? '').split(',').map((word) => word.trim()).filter(Boolean)
+const KINDS = only.length > 0 ? ALL_KINDS.filter((kind) => only.some((word) => kind.name.includes(word))) : ALL_KINDS
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 

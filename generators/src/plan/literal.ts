@@ -60,7 +60,7 @@ export function quote(text: string): string {
   return `${mark}${out}${mark}`
 }
 
-const printKey = (key: string): string => (IDENTIFIER.test(key) ? key : quote(key))
+export const printKey = (key: string): string => (IDENTIFIER.test(key) ? key : quote(key))
 
 /**
  * An object literal from ready-made entries (`key: expression`, `...spread`), on one line when it

@@ -24,7 +24,7 @@ function toolsOf(entity: ResolvedEntity): EntityTool[] {
 }
 
 describe('planFrom', () => {
-  it('plans each entity, its hooks and tests, the barrel, the task store schema and the test support, sorted', async () => {
+  it('plans each entity, its hooks and tests, the barrel, the task store schema, the test keys and the test support, sorted', async () => {
     const plan = await planFrom(resolve(INVOICE_SCHEMA, { invoices }))
     expect(plan.files.map((file) => [file.path, file.ownership])).toEqual([
       ['prisma/a2a.prisma', 'generated'],
@@ -32,6 +32,7 @@ describe('planFrom', () => {
       ['src/a2a/hooks/invoices.ts', 'user'],
       ['src/a2a/invoices.gen.ts', 'generated'],
       ['src/a2a/refusals.gen.ts', 'generated'],
+      ['test/access.gen.ts', 'generated'],
       ['test/entities/invoices.gen.test.ts', 'generated'],
       ['test/owners.gen.ts', 'generated'],
       ['test/support.ts', 'user'],

@@ -11,6 +11,7 @@ import { loadDeclarations } from '../read/declarations.js'
 import { type PrismaSchema, parseSchema, readPrismaSchema } from '../read/prisma-schema.js'
 import type { ResolvedEntity } from '../read/resolved.js'
 import { validateEntities } from '../read/validate.js'
+import { accessFile } from './access-file.js'
 import { entityFile, hooksOf } from './entity-file.js'
 import { format } from './format.js'
 import { formatTypeBlocks } from './format-types.js'
@@ -130,6 +131,8 @@ function sameEntitiesWith(
 export async function planFrom(entities: readonly ResolvedEntity[], options: PlanOptions = DEFAULT_OPTIONS): Promise<Plan> {
   const { outDir, testDir, runtimeImport: runtime } = options
   const supportPath = posix.join(posix.dirname(testDir), 'support.ts')
+  const accessPath = posix.join(posix.dirname(testDir), 'access.gen.ts')
+  const barrel = posix.join(outDir, 'entities.gen.ts')
   const files: PlannedFile[] = []
   const add = (path: string, content: string, ownership: PlannedFile['ownership'] = 'generated') =>
     files.push({ path: posix.normalize(path), content: format(content), ownership })
@@ -146,13 +149,13 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
     add(path, entityFile(entity, types[index] ?? '', { runtime, db: importPath(path, options.dbImport), hooks: importPath(path, hooksPath), refusals }, owned))
     if (hooks.length > 0) add(hooksPath, hooksFile(entity, runtime, importPath(hooksPath, path)), 'user')
     const testPath = posix.join(testDir, `${stem}.gen.test.ts`)
-    add(testPath, entityTestFile(entity, entities, importPath(testPath, supportPath), runtime))
+    add(testPath, entityTestFile(entity, entities, { support: importPath(testPath, supportPath), access: importPath(testPath, accessPath), runtime }))
   }
 
   if (entities.some((entity) => hooksOf(entity).length > 0)) add(posix.join(outDir, 'refusals.gen.ts'), render('refusals.gen.ts', { runtime }))
-  const barrel = posix.join(outDir, 'entities.gen.ts')
   add(barrel, entitiesFile(entities, runtime, importPath(barrel, options.dbImport)))
   add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', {}))
+  add(accessPath, accessFile(entities, { runtime, tools: importPath(accessPath, barrel), db: importPath(accessPath, options.dbImport) }))
   add(posix.join(posix.dirname(testDir), 'owners.gen.ts'), ownersFile(entities, importPath(supportPath, options.dbImport)))
   add(supportPath, supportFile(runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
 

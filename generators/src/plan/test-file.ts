@@ -6,6 +6,7 @@
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
+import { declaredScopes } from './access-file.js'
 import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue } from './fixtures.js'
 import { testOwnerIds } from './owners.js'
 import { printLiteral, quote } from './literal.js'
@@ -13,7 +14,8 @@ import { entityNames } from './names.js'
 import { isRequiredOnCreate, operationSchema, PAGE_SIZE } from './schemas.js'
 import { render } from './templates.js'
 
-export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], support: string, runtime: string): string {
+export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], imports: { support: string; access: string; runtime: string }): string {
+  const { support, runtime } = imports
   const owners = ownerLiterals(entity, all)
   const names = entityNames(entity)
   const has = (op: (typeof OPERATIONS)[number]) => entity.operations.includes(op)
@@ -49,7 +51,8 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     runtime,
     caller,
     skill: names.skill,
-    toolsLiteral: printLiteral(tools, '    ', '    tools: '.length, 1),
+    toolsLiteral: printLiteral(tools, '', 'const tools = '.length),
+    access: accessTests(entity, all, imports.access, { tools, readable: (has('get') && idVisible) || (has('list') && idVisible && !entity.owner.isId), tenantFixture: !fixtureNeedsTenant(entity, all) }),
     entity: entity.name,
     singular: names.singular,
     create: has('create'),
@@ -78,15 +81,63 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     invalid: invalidCall(entity),
     missingOperation: OPERATIONS.find((op) => !has(op)) ?? 'purge',
     operationList: entity.operations.join(', '),
-    declaredTools: printLiteral(Object.values(tools), '    ', '    const declared = '.length),
     undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
-    createTool: names.operations.create.tool,
     crossReference: linked && linkedTarget && {
       field: linked.name,
       singular: entityNames(linkedTarget).singular,
       notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
     },
   })
+}
+
+/**
+ * What the entity's tests check with alice's API keys (test/access.gen.ts): per scope it declares,
+ * the operations a key narrowed to it may call and the others it is refused; with none declared,
+ * that a narrowed key reaches nothing; and what a second tenant of alice sees of her rows.
+ */
+function accessTests(
+  entity: ResolvedEntity,
+  all: readonly ResolvedEntity[],
+  module: string,
+  { tools, readable, tenantFixture }: { tools: Record<string, string>; readable: boolean; tenantFixture: boolean },
+) {
+  const own = [...new Set(OPERATIONS.flatMap((operation) => entity.scopes[operation] ?? []))]
+  const scoped = own.map((scope) => {
+    const allowed = entity.operations.filter((operation) => entity.scopes[operation]?.includes(scope))
+    const denied = entity.operations.filter((operation) => !allowed.includes(operation))
+    const lists = allowed.includes('list')
+    const refused = denied.length > 0 ? `is refused ${denied.join(', ')}` : ''
+    const title = `a key narrowed to ${scope} ${lists ? `lists ${entity.name}${refused && ` and ${refused}`}` : refused}`
+    return {
+      scope: quote(scope),
+      title: quote(title),
+      allowedTools: printLiteral(
+        allowed.map((operation) => tools[operation]),
+        '    ',
+        `    expect(await listedTo(${quote(scope)})).toEqual(`.length,
+        ')'.length,
+      ),
+      denied: denied.length > 0 && printLiteral(denied),
+      lists,
+      checked: lists || denied.length > 0,
+    }
+  })
+  // Rows for the tenant tests come from create, and must be read back by id.
+  const tenant = entity.operations.includes('create') && !entity.owner.isId && readable && tenantFixture && !entity.tenant?.references
+  return {
+    module,
+    scoped,
+    // Keys narrowed to other entities' scopes: this entity's tools are none of theirs.
+    foreign: own.length > 0 ? declaredScopes(all).filter((scope) => !own.includes(scope)).map(quote) : [],
+    unscoped: own.length === 0,
+    operations: printLiteral(entity.operations),
+    tenant: tenant && { separate: entity.tenant !== undefined },
+  }
+}
+
+/** A create fixture that first makes a row of another entity kept per tenant: alice's session would make it in none. */
+function fixtureNeedsTenant(entity: ResolvedEntity, all: readonly ResolvedEntity[]): boolean {
+  return entity.writable.some((field) => isRequiredOnCreate(field) && all.some((other) => other.model === field.references && other.tenant !== undefined))
 }
 
 /** A unique field to repeat in a second create: the refusal must name it. Not for one-row-per-owner models, refused first for that. */

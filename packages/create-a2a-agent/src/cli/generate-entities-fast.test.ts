@@ -48,10 +48,10 @@ const edit = async (path: string, change: (text: string) => string) =>
 
 it('skips planning on an unchanged app and prints what a full no-op run prints, in every mode', async () => {
   for (const [options, line] of [
-    [{}, 'Nothing to do: 8 generated files are up to date.\n'],
-    [{ check: true }, 'Up to date: 8 generated files match the plan.\n'],
-    [{ dryRun: true }, 'Nothing to do: 8 generated files are up to date.\n'],
-    [{ diff: true }, 'Nothing to do: 8 generated files are up to date.\n'],
+    [{}, 'Nothing to do: 9 generated files are up to date.\n'],
+    [{ check: true }, 'Up to date: 9 generated files match the plan.\n'],
+    [{ dryRun: true }, 'Nothing to do: 9 generated files are up to date.\n'],
+    [{ diff: true }, 'Nothing to do: 9 generated files are up to date.\n'],
   ] as const) {
     const fast = await run(options)
     expect(fast).toMatchObject({ code: 0, stdout: line, stderr: '' })
@@ -60,7 +60,7 @@ it('skips planning on an unchanged app and prints what a full no-op run prints, 
   // --force always plans, and agrees.
   const forced = await run({ force: true })
   expect(forced.planner).toHaveBeenCalledOnce()
-  expect(forced.stdout).toBe('Nothing to do: 8 generated files are up to date.\n')
+  expect(forced.stdout).toBe('Nothing to do: 9 generated files are up to date.\n')
 })
 
 it('plans after a schema edit, and updates the code', async () => {
@@ -86,7 +86,7 @@ it('plans after an edit to a module the entities file imports, even one that cha
   await edit('src/labels.ts', (text) => `// reworded later\n${text}`)
   const changed = await run()
   expect(changed.planner).toHaveBeenCalledOnce()
-  expect(changed.stdout).toBe('Nothing to do: 8 generated files are up to date.\n')
+  expect(changed.stdout).toBe('Nothing to do: 9 generated files are up to date.\n')
   // That run recorded the new fingerprint, so the next one is quick again.
   expect((await run()).planner).not.toHaveBeenCalled()
 
@@ -122,11 +122,11 @@ it('plans with a manifest that has no fingerprint, records one without reporting
   const manifest = JSON.parse(await readFile(join(app, '.a2a/manifest.json'), 'utf8')) as { files: object }
   await writeFile(join(app, '.a2a/manifest.json'), `${JSON.stringify({ files: manifest.files }, null, 2)}\n`)
   const check = await run({ check: true })
-  expect(check).toMatchObject({ code: 0, stdout: 'Up to date: 8 generated files match the plan.\n' })
+  expect(check).toMatchObject({ code: 0, stdout: 'Up to date: 9 generated files match the plan.\n' })
   expect(check.planner).toHaveBeenCalledOnce()
   const upgrade = await run()
   expect(upgrade.planner).toHaveBeenCalledOnce()
-  expect(upgrade.stdout).toBe('Nothing to do: 8 generated files are up to date.\n')
+  expect(upgrade.stdout).toBe('Nothing to do: 9 generated files are up to date.\n')
   expect(JSON.parse(await readFile(join(app, '.a2a/manifest.json'), 'utf8'))).toMatchObject({
     inputs: expect.stringMatching(/^[0-9a-f]{64}$/),
     userFiles: ['src/a2a/hooks/customers.ts', 'src/a2a/hooks/invoices.ts', 'test/support.ts'],
@@ -141,7 +141,7 @@ it('is quick right after a first run that wrote prisma/a2a.prisma into the schem
   expect(cold.stdout).toMatch(/created\s+prisma\/a2a\.prisma/)
   const next = await run()
   expect(next.planner).not.toHaveBeenCalled()
-  expect(next.stdout).toBe('Nothing to do: 8 generated files are up to date.\n')
+  expect(next.stdout).toBe('Nothing to do: 9 generated files are up to date.\n')
   // An edit to the generated schema file is a hand edit like any other.
   await edit('prisma/a2a.prisma', (text) => `${text}// mine\n`)
   const edited = await run()

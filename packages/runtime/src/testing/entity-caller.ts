@@ -1,7 +1,8 @@
 /**
  * How generated entity tests reach a running app: an entity's skill over A2A (JSON-RPC SendMessage
- * with one data part) and its tools over MCP (the official SDK client), as alice or bob. Shared by
- * every app's generated tests instead of being generated into each of them.
+ * with one data part) and its tools over MCP (the official SDK client), as alice or bob, or as any
+ * caller the app holds a token of (see {@link serveToApiKeys}). Shared by every app's generated
+ * tests instead of being generated into each of them.
  * @module
  */
 import { randomUUID } from 'node:crypto'
@@ -9,12 +10,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Task } from '../wire/types.js'
 
-/** The running app the tests talk to: its base URL and a bearer token for each user. */
-export interface TestApp {
+/** The running app the tests talk to: its base URL and a bearer token for each caller. */
+export interface TestApp<U extends string = User> {
   url: string
   /** The exchange's JSON-RPC URL when it is not `<url>/a2a` (an agent of an AgentHost: `<url>/a2a/<id>`). */
   a2aUrl?: string
-  tokens: { alice: string; bob: string }
+  tokens: Record<U, string>
 }
 
 export type Transport = 'A2A' | 'MCP'
@@ -25,7 +26,7 @@ export type Args = Record<string, unknown>
 export type Outcome = { result: any; error?: undefined } | { result?: undefined; error: string }
 
 /** One operation as `user`, over a transport the caller fixed. */
-export type Call = (user: User, operation: string, args?: Args) => Promise<Outcome>
+export type Call<U extends string = User> = (user: U, operation: string, args?: Args) => Promise<Outcome>
 
 /** One entity's ways in: its skill id and its tool name per operation. */
 export interface EntityEndpoints {
@@ -38,29 +39,32 @@ export interface ListedTool {
   inputSchema: { properties?: Record<string, unknown> }
 }
 
-export interface EntityCaller {
+export interface EntityCaller<U extends string = User> {
   /** Runs one operation as `user`: over A2A through the entity's skill, over MCP through its tool. */
-  call(transport: Transport, user: User, operation: string, args?: Args): Promise<Outcome>
+  call(transport: Transport, user: U, operation: string, args?: Args): Promise<Outcome>
   /** The task answering one message to the entity's skill. */
-  send(user: User, operation: string, args?: Args): Promise<Task>
+  send(user: U, operation: string, args?: Args): Promise<Task>
   /** Calls any tool over MCP and returns its result; a refusal throws. */
-  tool(user: User, name: string, args: Args): Promise<any>
+  tool(user: U, name: string, args: Args): Promise<any>
   /** The tools MCP lists to `user`. */
-  listTools(user: User): Promise<ListedTool[]>
+  listTools(user: U): Promise<ListedTool[]>
   close(): Promise<void>
 }
 
-export async function entityCaller(app: TestApp, entity: EntityEndpoints): Promise<EntityCaller> {
-  const clients = {
-    alice: await connect(app, app.tokens.alice),
-    bob: await connect(app, app.tokens.bob),
+export async function entityCaller<U extends string = User>(app: TestApp<U>, entity: EntityEndpoints): Promise<EntityCaller<U>> {
+  // One MCP session per caller, opened when the caller first uses MCP.
+  const clients = new Map<U, Promise<Client>>()
+  const clientOf = (user: U) => {
+    let client = clients.get(user)
+    if (!client) clients.set(user, (client = connect(app, app.tokens[user])))
+    return client
   }
-  const send = (user: User, operation: string, args?: Args) => {
+  const send = (user: U, operation: string, args?: Args) => {
     const data = { skill: entity.skill, operation, ...(args ? { arguments: args } : {}) }
     return sendMessage(app, app.tokens[user], data)
   }
-  const callTool = async (user: User, name: string, args: Args = {}): Promise<Outcome> => {
-    const answer = await clients[user].callTool({ name, arguments: args })
+  const callTool = async (user: U, name: string, args: Args = {}): Promise<Outcome> => {
+    const answer = await (await clientOf(user)).callTool({ name, arguments: args })
     const text = (answer.content as { text?: string }[])[0]?.text ?? ''
     return answer.isError ? { error: text } : { result: JSON.parse(text) }
   }
@@ -80,10 +84,11 @@ export async function entityCaller(app: TestApp, entity: EntityEndpoints): Promi
       return outcome.result
     },
     async listTools(user) {
-      return (await clients[user].listTools()).tools
+      return (await (await clientOf(user)).listTools()).tools
     },
     async close() {
-      await Promise.all([clients.alice.close(), clients.bob.close()])
+      const opened = await Promise.allSettled(clients.values())
+      await Promise.all(opened.flatMap((client) => (client.status === 'fulfilled' ? [client.value.close()] : [])))
     },
   }
 }
@@ -101,7 +106,7 @@ export function reasonOf(task: Task): string {
   return part && 'text' in part ? part.text : ''
 }
 
-async function sendMessage(app: TestApp, token: string, data: Args): Promise<Task> {
+async function sendMessage(app: TestApp<string>, token: string, data: Args): Promise<Task> {
   const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data }] }
   const response = await fetch(app.a2aUrl ?? `${app.url}/a2a`, {
     method: 'POST',
@@ -118,7 +123,7 @@ async function sendMessage(app: TestApp, token: string, data: Args): Promise<Tas
   throw new Error(`SendMessage answered ${response.status}: ${JSON.stringify(body)}`)
 }
 
-async function connect(app: TestApp, token: string): Promise<Client> {
+async function connect(app: TestApp<string>, token: string): Promise<Client> {
   const client = new Client({ name: 'a2a-entity-tests', version: '1' })
   const transport = new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },

@@ -94,16 +94,45 @@ interface Delegate<Row extends { id: unknown }, Data> {
   delete(args: { where: { id: Row['id'] } }): Promise<Row>
 }
 
+/** An A2AApiKey row (prisma/a2a.prisma), as the runtime's API key functions write and read it. */
+export interface ApiKey {
+  id: string
+  hash: string
+  prefix: string
+  owner: string
+  tenant: string | null
+  scopes: string | null
+  createdAt: Date
+  lastUsedAt: Date | null
+  revokedAt: Date | null
+}
+
+/** The A2AApiKey delegate: createApiKey creates, apiKeyResolver touches lastUsedAt; nothing else is kept up. */
+interface ApiKeyDelegate {
+  create(args: { data: ApiKey }): Promise<ApiKey>
+  updateMany(args: { where: { id: string }; data: { lastUsedAt: Date } }): Promise<{ count: number }>
+  findUnique(args: unknown): Promise<ApiKey | null>
+  findMany(args: unknown): Promise<ApiKey[]>
+  count(args: unknown): Promise<number>
+  createMany(args: unknown): Promise<{ count: number }>
+  deleteMany(args: unknown): Promise<{ count: number }>
+}
+
 export interface Db {
   user: { upsert(args: { where: { id: string }; update: object; create: { id: string } }): Promise<{ id: string }> }
   invoice: Delegate<Invoice, InvoiceData>
   note: Delegate<Note, NoteData>
+  a2AApiKey: ApiKeyDelegate
+  /** Answers the one raw statement the runtime sends here: apiKeyResolver's lookup of a key by its hash. */
+  $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>
+  $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>
   $disconnect(): Promise<void>
 }
 
 export function createDb(): Db {
   let noteIds = 0
   const users = new Set<string>()
+  const keys = new Map<string, ApiKey>()
   return {
     user: {
       async upsert({ create }) {
@@ -134,7 +163,37 @@ export function createDb(): Db {
       authorId: data.authorId ?? old!.authorId,
       createdAt: old?.createdAt ?? new Date(data.createdAt ?? Date.now()),
     })),
+    a2AApiKey: apiKeys(keys),
+    async $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]) {
+      if (!/FROM "A2AApiKey" WHERE "hash" = $/.test(query[0] ?? '')) throw new Error(`the fixture database runs no raw query but the API key lookup: ${query.join('?')}`)
+      return [...keys.values()].filter((key) => key.hash === values[0]) as T
+    },
+    async $executeRaw(query: TemplateStringsArray) {
+      throw new Error(`the fixture database runs no raw statement: ${query.join('?')}`)
+    },
     async $disconnect() {},
+  }
+}
+
+function apiKeys(keys: Map<string, ApiKey>): ApiKeyDelegate {
+  const unused = async (): Promise<never> => {
+    throw new Error('the fixture database keeps API keys only for createApiKey and apiKeyResolver')
+  }
+  return {
+    async create({ data }) {
+      keys.set(data.id, { ...data })
+      return data
+    },
+    async updateMany({ where, data }) {
+      const key = keys.get(where.id)
+      if (key) key.lastUsedAt = data.lastUsedAt
+      return { count: key ? 1 : 0 }
+    },
+    findUnique: unused,
+    findMany: unused,
+    count: unused,
+    createMany: unused,
+    deleteMany: unused,
   }
 }
 
