@@ -26,6 +26,14 @@ export interface ArtifactOffload {
 export const artifactUrl = (baseUrl: string, path: string, taskId: string, fileId: string): string =>
   `${baseUrl}${path}/artifacts/${encodeURIComponent(taskId)}/${encodeURIComponent(fileId)}`
 
+/** Bytes a text or raw part holds, counted without copying them; undefined for other parts. */
+const partBytes = (part: Part): number | undefined =>
+  'text' in part ? Buffer.byteLength(part.text) : 'raw' in part ? Buffer.byteLength(part.raw, 'base64') : undefined
+
+/** Whether any part is over the inline cap (most artifacts: none, and nothing is stored). */
+export const hasLargeParts = (offload: ArtifactOffload, parts: readonly Part[]): boolean =>
+  parts.some((part) => (partBytes(part) ?? 0) > offload.inlineBytes)
+
 /** `parts` with every oversized text or raw part stored and replaced by its url part. */
 export async function offloadLargeParts(
   offload: ArtifactOffload,
@@ -35,11 +43,11 @@ export async function offloadLargeParts(
 ): Promise<Part[]> {
   const result: Part[] = []
   for (const part of parts) {
-    const bytes = 'text' in part ? Buffer.from(part.text) : 'raw' in part ? Buffer.from(part.raw, 'base64') : undefined
-    if (!bytes || bytes.length <= offload.inlineBytes) {
+    if ((partBytes(part) ?? 0) <= offload.inlineBytes) {
       result.push(part)
       continue
     }
+    const bytes = 'text' in part ? Buffer.from(part.text) : Buffer.from((part as { raw: string }).raw, 'base64')
     const { text: _text, raw: _raw, ...common } = part as Part & { text?: string; raw?: string }
     const mediaType = part.mediaType ?? ('text' in part ? 'text/plain; charset=utf-8' : 'application/octet-stream')
     const id = randomUUID()

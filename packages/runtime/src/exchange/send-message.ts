@@ -107,7 +107,8 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   const id = randomUUID()
   const contextId = message.contextId ?? randomUUID()
   const userMessage: Message = { ...message, contextId, taskId: id }
-  const paused = await core.paused?.()
+  // Awaited only when there is something to wait for: each await is a turn of the microtask queue.
+  const paused = core.paused ? await core.paused() : false
   const route = paused
     ? { rejection: `${core.agentName ?? 'This agent'} is paused and is not taking new tasks; send this message again once it is resumed` }
     : routeMessage(message, core.skills)
@@ -142,7 +143,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
   try {
-    undoTurn = await core.quota?.admitTurn(caller.viewer, id, true)
+    if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
     await core.store.create(record)
   } catch (error) {
     core.slots.release(caller.viewer.owner)
@@ -150,7 +151,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     throw error
   }
   try {
-    await hooks.attachPush?.(record)
+    if (hooks.attachPush) await hooks.attachPush(record)
   } catch (error) {
     // As if the message never arrived: no task is left behind a refused config.
     core.slots.release(caller.viewer.owner)

@@ -76,7 +76,9 @@ export function createTaskContext(run: TaskRun): TaskContext {
       assertJsonEncodable(chunk.parts, 'artifact.parts')
       assertJsonEncodable(chunk.metadata, 'artifact.metadata')
       const artifactId = chunk.artifactId ?? randomUUID()
-      const parts = await run.offload(toParts(chunk.parts))
+      const given = toParts(chunk.parts)
+      // Awaited only when a part is stored as a file: each await is a turn of the microtask queue.
+      const parts = run.offloads(given) ? await run.offload(given) : given
       await run.change((t) => withArtifact(t, { ...chunk, parts }, artifactId))
       return artifactId
     },

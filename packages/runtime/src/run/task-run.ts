@@ -11,7 +11,7 @@ import type { Skill, SkillResult } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { isPaused, isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
-import { offloadLargeParts } from '../artifacts/offload.js'
+import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
 import { retain } from './retain.js'
 import { armDeadline } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
@@ -77,6 +77,12 @@ export class TaskRun {
   #abort(reason: Error): void {
     this.#abortReason = reason
     this.#controller?.abort(reason)
+  }
+
+  /** Whether {@link offload} has any part to store as a file (most artifacts have none). */
+  offloads(parts: Part[]): boolean {
+    const { artifacts } = this.core
+    return artifacts !== undefined && hasLargeParts(artifacts, parts)
   }
 
   /** The parts with oversized text and bytes stored as files and sent as url parts. */

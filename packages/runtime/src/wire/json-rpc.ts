@@ -88,7 +88,9 @@ export function findRepeatedTopLevelKey(text: string, nested?: string, where = '
     i = skipSpace(text, i)
     if (text[i] === '}') return undefined
     const end = stringEnd(text, i)
-    const key = JSON.parse(text.slice(i, end)) as string
+    // Most keys hold no escape: their text is the key.
+    const raw = text.slice(i + 1, end - 1)
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
     const folded = key.toLowerCase()
     const earlier = seen.get(folded)
     if (earlier === key) return `${where} "${key}" appears more than once`
