@@ -4,9 +4,11 @@
  * names. `hold` marks its task WORKING and waits to be canceled, `queue` waits without a write (its
  * task stays SUBMITTED); `tick` writes timestamped status updates (bench/replicas.bench.ts); `slow` works for SLOW_MS and
  * then completes, logging each run's start on stdout as `{"ran":"<taskId>"}` (a task that runs
- * twice shows up twice); `done` completes at once. RUN_LEASE_MS and REPLICA_ID set the run
+ * twice shows up twice, and with RUN_TABLE each run also inserts a row in that table); `hold`
+ * prints `{"cut":"<taskId>"}` once its run is cut; `ask` pauses for a name, then writes three
+ * status updates and completes; `done` completes at once. MAX_RUNS caps runs per owner. RUN_LEASE_MS and REPLICA_ID set the run
  * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
- * SqliteStore. Prints `{"port":N}` once listening; SIGTERM shuts down as main.ts does.
+ * SqliteStore; STREAM_POLL_MS sets how often streams read the store without notifications. Prints `{"port":N}` once listening; SIGTERM shuts down as main.ts does.
  * @module
  */
 import type { AddressInfo } from 'node:net'
@@ -28,6 +30,7 @@ const hold = defineSkill({
   handler: async (ctx) => {
     await ctx.working('holding')
     await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
+    say({ cut: ctx.taskId })
   },
 })
 const slow = defineSkill({
@@ -35,6 +38,8 @@ const slow = defineSkill({
   description: 'Works for a while, then completes.',
   handler: async (ctx) => {
     say({ ran: ctx.taskId })
+    // The run's side effect, in the database: a task run twice (on any replica) leaves two rows.
+    if (process.env.RUN_TABLE) await db.$executeRawUnsafe(`INSERT INTO "${process.env.RUN_TABLE}" ("taskId", "replica") VALUES ($1, $2)`, ctx.taskId, process.env.REPLICA_ID ?? '')
     await ctx.working('started')
     await new Promise((resolve) => setTimeout(resolve, slowMs))
     await ctx.complete('finished')
@@ -56,21 +61,30 @@ const tick = defineSkill({
     await ctx.complete('ticked')
   },
 })
+const ask = defineSkill({
+  id: 'ask',
+  description: 'Asks for a name, then greets it in three status updates and completes.',
+  handler: async (ctx) => {
+    if (ctx.history.filter((m) => m.role === 'ROLE_USER').length === 1) return ctx.requireInput('name?')
+    for (const step of ['one', 'two', 'three']) await ctx.working(`${step} ${process.env.REPLICA_ID}`)
+    await ctx.complete(`hello ${ctx.text}`)
+  },
+})
 const done = defineSkill({ id: 'done', description: 'Completes at once.', handler: async (ctx) => ctx.complete('ok') })
 
 const db = createDb(url)
 if (!isPostgresql(url)) await prepareSqlite(db)
 const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
 const exchange = createExchange({
-  skills: [overdue(db), hold, queue, slow, tick, done],
+  skills: [overdue(db), hold, queue, slow, tick, ask, done],
   tools: createToolRegistry(entityTools(db)),
   store,
   resolvePrincipal: apiKeyResolver(db),
   card: { name: 'Replica', description: 'examples/invoices as one of several replicas', version: '0.0.0' },
-  maxConcurrentRunsPerOwner: -1,
+  maxConcurrentRunsPerOwner: Number(process.env.MAX_RUNS ?? -1),
   // Every task the tests made stays readable: none is trimmed by retention.
   settledTaskRetention: -1,
-  streamPollMs: 200,
+  streamPollMs: Number(process.env.STREAM_POLL_MS ?? 200),
   ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
   ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
 })

@@ -112,6 +112,8 @@ export interface Replica {
   child: ChildProcess
   /** Task ids whose `slow` run started on this replica, in order. */
   ran: string[]
+  /** Every line it printed on stdout, parsed (`{"ran":…}`, `{"cut":…}`, …). */
+  said: Record<string, unknown>[]
   /** Everything it printed on stderr. */
   stderr: string[]
   /** Resolves with the exit code (or signal) once the process has ended. */
@@ -131,6 +133,7 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
   })
   const exited = new Promise<number | NodeJS.Signals>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)))
   const ran: string[] = []
+  const said: Record<string, unknown>[] = []
   const stderr: string[] = []
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line))
   const lines = createInterface({ input: child.stdout! })
@@ -138,11 +141,12 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
     const timer = setTimeout(() => reject(new Error(`replica ${name} did not listen within 30 s: ${stderr.join('\n')}`)), 30_000)
     void exited.then((code) => reject(new Error(`replica ${name} exited (${code}) before listening: ${stderr.join('\n')}`)))
     lines.on('line', (line) => {
-      const said = JSON.parse(line) as { port?: number; ran?: string }
-      if (said.ran) ran.push(said.ran)
-      if (said.port) {
+      const parsed = JSON.parse(line) as { port?: number; ran?: string }
+      said.push(parsed)
+      if (parsed.ran) ran.push(parsed.ran)
+      if (parsed.port) {
         clearTimeout(timer)
-        resolve(said.port)
+        resolve(parsed.port)
       }
     })
   })
@@ -151,6 +155,7 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
     base: `http://127.0.0.1:${port}`,
     child,
     ran,
+    said,
     stderr,
     exited,
     async kill9() {

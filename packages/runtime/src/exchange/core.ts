@@ -8,6 +8,7 @@ import type { TaskRun } from '../run/task-run.js'
 import type { ArtifactOffload } from '../artifacts/offload.js'
 import type { Principal, Viewer } from '../auth/principal.js'
 import type { Quota } from '../limits/quota.js'
+import type { RemoteWrites } from '../run/remote-writes.js'
 import type { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
@@ -51,6 +52,8 @@ export interface ExchangeCore {
   replica: string
   /** How long a run's lease holds unless renewed, in ms. */
   leaseMs: number
+  /** Writes of other replicas (store notifications); absent in cores built by hand. */
+  remote?: RemoteWrites
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

@@ -27,6 +27,7 @@ import { INLINE_ARTIFACT_BYTES } from '../artifacts/offload.js'
 import { MemoryCounters } from '../limits/counters.js'
 import { Quota } from '../limits/quota.js'
 import { RunLeases } from '../run/leases.js'
+import { RemoteWrites } from '../run/remote-writes.js'
 import { RunSlots } from '../run/run-slots.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
@@ -173,6 +174,8 @@ export class Exchange {
     // Start-up sweep included: tasks a stopped process left are settled within a lease.
     this.#leases = new RunLeases(this.#core)
     this.#leases.start()
+    this.#core.remote = new RemoteWrites(this.#core)
+    this.#core.remote.start()
     this.#methods = methodTable({
       extendedCard: options.extendedCard && ((caller, baseUrl) => this.extendedCard(caller.principal, baseUrl)),
       streaming: streaming || undefined,
@@ -385,6 +388,7 @@ export class Exchange {
     clearTimeout(timer)
     // Runs still live past the deadline keep their leases no longer: another replica settles them.
     this.#leases.stop()
+    this.#core.remote?.stop()
   }
 }
 

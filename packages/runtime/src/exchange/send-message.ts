@@ -5,7 +5,8 @@
  * before anything is written.
  * @module
  */
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import canonicalize from 'canonicalize'
 import { isDeepStrictEqual } from 'node:util'
 import { canSee, type Principal, type Viewer } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
@@ -52,9 +53,7 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
   const key = `${caller.viewer.owner}\u0000${message.messageId}`
   const earlier = core.accepting.get(key)
   if (earlier) await earlier.catch(() => undefined)
-  const prior = (await core.store.findByMessageId(caller.viewer.owner, message.messageId)).find(
-    (r) => canSee(caller.viewer, tierOf(r)) && isRepeatOf(message, r),
-  )
+  const prior = await findRepeat(core, caller.viewer, message)
   if (prior) {
     await hooks.attachPush?.(prior, { repeat: true })
     return prior
@@ -63,9 +62,32 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
   core.accepting.set(key, accepting)
   try {
     return await accepting
+  } catch (error) {
+    // The same message sent at once to another replica won: its task took this message's id
+    // (the store's key refused ours) or its resume took the paused task. Answer that task.
+    const winner = await findRepeat(core, caller.viewer, message).catch(() => undefined)
+    if (!winner) throw error
+    await hooks.attachPush?.(winner, { repeat: true })
+    return winner
   } finally {
     if (core.accepting.get(key) === accepting) core.accepting.delete(key)
   }
+}
+
+const findRepeat = async (core: ExchangeCore, viewer: Viewer, message: Message): Promise<TaskRecord | undefined> =>
+  (await core.store.findByMessageId(viewer.owner, message.messageId)).find((r) => canSee(viewer, tierOf(r)) && isRepeatOf(message, r))
+
+/**
+ * A new task's id, made from the message as sent and the caller's tier: the same message sent
+ * twice at once (to two replicas) makes one id, so the store's primary key lets one task in, with
+ * no read-then-write race. Any other message, or the same one from another tier, makes another id.
+ * Shaped as a UUID (version 8, RFC 9562).
+ */
+export function newTaskId(viewer: Viewer, message: Message): string {
+  const sent = [viewer.owner, viewer.tenant, viewer.scope, message.messageId, message.contextId ?? null, message.parts, message.metadata ?? {}]
+  const hex = createHash('sha256').update(canonicalize(sent)!).digest('hex')
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
 /**
@@ -104,7 +126,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
 
 async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks): Promise<TaskRecord> {
   const { message } = params
-  const id = randomUUID()
+  const id = newTaskId(caller.viewer, message)
   const contextId = message.contextId ?? randomUUID()
   const userMessage: Message = { ...message, contextId, taskId: id }
   // Awaited only when there is something to wait for: each await is a turn of the microtask queue.
@@ -189,6 +211,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       event = next.event
       return {
         task: { ...next.task, history: [...(next.task.history ?? []), userMessage] },
+        event: next.event,
         messageIds: [...current.messageIds, message.messageId],
         lease: freshLease(core),
       }

@@ -33,7 +33,7 @@ export async function cancelTask(core: ExchangeCore, viewer: Viewer, params: { i
     if (isTerminal(current.task.status.state)) return null
     const next = withStatus(current.task, 'TASK_STATE_CANCELED', agentMessage(current.task, 'canceled by the caller'))
     event = next.event
-    return { task: next.task }
+    return { task: next.task, event: next.event }
   })
   if ('gone' in outcome) throw A2AError.taskNotFound(params.id)
   if ('declined' in outcome) {

@@ -100,7 +100,7 @@ export class RunLeases {
       if (!RUNNING.has(state) || core.runs.has(current.id) || (current.lease?.until ?? -Infinity) >= now) return null
       const next = withStatus(current.task, 'TASK_STATE_FAILED', agentMessage(current.task, stoppedMessage(state)))
       event = next.event
-      return { task: next.task, lease: null }
+      return { task: next.task, event: next.event, lease: null }
     })
     if (!('written' in outcome) || !event) return
     core.logger.warn(`a2a: task ${outcome.written.id} was left ${record.task.status.state} by a stopped run (${record.lease ? `replica ${scrub(record.lease.runner, 64)}` : 'no lease'}); settled FAILED`)

@@ -61,7 +61,7 @@ export async function capPaused(core: ExchangeCore, tier: Viewer): Promise<void>
       if (!PAUSED_STATES.has(current.task.status.state)) return null
       const next = withStatus(current.task, 'TASK_STATE_CANCELED', agentMessage(current.task, 'canceled: too many paused tasks; the oldest paused tasks are canceled'))
       event = next.event
-      return { task: next.task }
+      return { task: next.task, event: next.event }
     })
     if ('written' in outcome && event) {
       core.events.publish({ taskId: record.id, version: outcome.written.version, response: event })

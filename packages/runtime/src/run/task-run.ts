@@ -135,6 +135,22 @@ export class TaskRun {
     void this.#settle(record)
   }
 
+  /**
+   * Another process wrote this task (a store notification of `version`): once this run's own
+   * writes in flight are done, a newer stored terminal state (a cancel served by another replica)
+   * cuts the handler at once and frees the run's slot. A failed read waits for the next note.
+   */
+  noticeWrite(version: number): void {
+    if (this.#stop || version <= this.#record.version) return
+    this.#queue = this.#queue
+      .then(async () => {
+        if (this.#stop || version <= this.#record.version) return
+        const stored = await this.core.store.get(this.id)
+        if (stored && stored.version > this.#record.version && isTerminal(stored.task.status.state)) this.canceled(stored)
+      })
+      .catch(() => undefined)
+  }
+
   /** Shutdown: store CANCELED and cut the handler. */
   async cut(): Promise<void> {
     if (this.#stop) return
@@ -158,7 +174,7 @@ export class TaskRun {
       if (isTerminal(current.task.status.state)) return null
       const next = transition(current.task)
       event = next.event
-      return { task: next.task, ...(repliedWithMessage ? { repliedWithMessage } : {}) }
+      return { task: next.task, event: next.event, ...(repliedWithMessage ? { repliedWithMessage } : {}) }
     })
     if (!('written' in outcome)) {
       // Another writer (a cancel, possibly on another replica) settled the task first.
@@ -203,7 +219,7 @@ export class TaskRun {
         if (isTerminal(current.task.status.state)) return null
         const next = withStatus(current.task, state, agentMessage(current.task, reason))
         event = next.event
-        return { task: next.task }
+        return { task: next.task, event: next.event }
       })
       if ('written' in outcome) {
         this.#record = outcome.written

@@ -7,7 +7,7 @@
 import type { Viewer } from '../auth/principal.js'
 import type { ArtifactFiles } from '../artifacts/artifact-files.js'
 import type { LimitCounters } from '../limits/counters.js'
-import type { Task, TaskState } from '../wire/types.js'
+import type { StreamResponse, Task, TaskState } from '../wire/types.js'
 
 export interface TaskRecord {
   id: string
@@ -52,6 +52,18 @@ export interface TaskChanges {
   repliedWithMessage?: boolean
   /** A new lease (a run starts), or null to drop it; absent leaves it as it is. */
   lease?: RunLease | null
+  /**
+   * The event the write publishes. A store shared by replicas keeps it a while, so followers on
+   * the other replicas receive every event (see {@link Store.eventsSince}); others ignore it.
+   */
+  event?: StreamResponse
+}
+
+/** An event a task write produced, as a store keeps it for followers on other replicas. */
+export interface StoredEvent {
+  /** The task version the write made. */
+  version: number
+  response: StreamResponse
 }
 
 export interface ListQuery {
@@ -123,12 +135,32 @@ export interface PushConfigStore {
   deletePushConfigsOfTasks(taskIds: readonly string[]): Promise<void>
 }
 
+/** A committed task write (`version` is the version it made), or `resync`: some may have been missed. */
+export type TaskNote = { taskId: string; version: number } | { resync: true }
+
+/**
+ * Committed task writes of every process on the store's database, as they commit (PostgresStore:
+ * LISTEN/NOTIFY). The exchange cuts a run another replica canceled and wakes the followers of a
+ * task another replica runs; they read the store, notes carry no task.
+ */
+export interface TaskNotifications {
+  /**
+   * Hears every note from now on; the first listener opens the listening connection and the last
+   * to leave closes it. After a reconnect every listener hears `resync`.
+   */
+  listen(listener: (note: TaskNote) => void): () => void
+  /** False while the listening connection is down (followers read the store on a timer meanwhile). */
+  readonly live: boolean
+}
+
 export interface Store extends PushConfigStore {
   readonly capabilities?: StoreCapabilities
   /** Limit counters in the store's database, shared by the replicas on it; absent: counted per process. */
   readonly counters?: LimitCounters
   /** Where oversized artifact content is kept, in the store's database; absent: in the process. */
   readonly artifactFiles?: ArtifactFiles
+  /** Writes of other processes on the same database as they commit; absent: followers poll. */
+  readonly notifications?: TaskNotifications
   /**
    * Stores a new record (version 1). Rejects a duplicate id, and with NotJsonEncodableError (as
    * `encodeJson` throws it) a task JSON cannot carry or holding U+0000 or a lone surrogate in any
@@ -145,6 +177,12 @@ export interface Store extends PushConfigStore {
   list(query: ListQuery): Promise<ListPage>
   /** Removes a record and its push configs; removing an absent one is not an error. */
   delete(id: string): Promise<void>
+  /**
+   * The kept events of the task after `version`, oldest first: what a follower on another replica
+   * has not sent yet. Events are kept for a while only; a follower that finds a gap sends the task.
+   * Absent: followers on other replicas send each version they read as the task.
+   */
+  eventsSince?(taskId: string, version: number): Promise<StoredEvent[]>
   /** The owner's records that accepted a client message with this id. */
   findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]>
   /**

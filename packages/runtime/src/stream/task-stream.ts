@@ -72,7 +72,7 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
   }
   if (endsStream(current.task.status.state)) return answerRecord(sink, follow, current)
   if (!follow.held) follow.sendSnapshot(current)
-  listener.drainTo((event) => {
+  const deliver = (event: TaskEvent) => {
     if (event.version <= follow.lastVersion || !sink.open) return
     follow.lastVersion = event.version
     const reply = event.repliedWithMessage && 'statusUpdate' in event.response ? event.response.statusUpdate.status.message : undefined
@@ -84,14 +84,15 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
     follow.held = undefined
     sink.sendEncoded(encodeEvent(event), event.version)
     if (endsStream(stateOf(event.response))) sink.close()
-  })
+  }
+  listener.drainTo(deliver)
 
   const keepAlive = setInterval(() => {
     sink.keepAlive()
     void options.recheck?.().then((refusal) => refusal && sink.fail(refusal))
   }, options.keepAliveMs)
   sink.onClose(() => clearInterval(keepAlive))
-  await watchStore(core, taskId, sink, options.pollMs, follow)
+  await watchStore(core, taskId, sink, options.pollMs, follow, deliver)
 }
 
 /** What one stream has sent so far, shared by its event and store paths. */
@@ -112,19 +113,31 @@ function answerRecord(sink: SseWriter, follow: Follow, record: TaskRecord): void
   if (reply || follow.endsStream(record.task.status.state)) sink.close()
 }
 
+/** With notes arriving, the store is still read this often (times pollMs): a safety net, not the path. */
+const LIVE_POLL_FACTOR = 10
+
 /**
  * Events come from the live run in this process. When there is none (another replica runs the
- * task, or a run ended without storing a final state), the store is read instead and each new
- * version is sent as a snapshot.
+ * task, or a run ended without storing a final state), the store is read instead, woken by the
+ * store's notification of each write (another replica's run, a resume elsewhere), or every
+ * `pollMs` while notifications are unavailable. The events the store kept are sent one by one;
+ * past a gap (kept no longer, or written by a store that keeps none) the task is sent instead.
  */
-async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, pollMs: number, follow: Follow) {
+async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, pollMs: number, follow: Follow, deliver: (event: TaskEvent) => void) {
   const closed = new Promise<void>((resolve) => sink.onClose(resolve))
+  const watch = core.remote?.watch(taskId)
+  if (watch) sink.onClose(watch.stop)
   while (sink.open) {
     const run = core.runs.get(taskId)
     if (run) await Promise.race([run.done, closed])
+    else if (watch) await watch.next(watch.live ? pollMs * LIVE_POLL_FACTOR : pollMs, closed)
     else await Promise.race([sleep(pollMs), closed])
     if (!sink.open) return
-    const fresh = await core.store.get(taskId).catch(() => undefined)
+    // Events sent (or their read failed, tried again at the next wake): nothing more to read now.
+    if ((await sendKeptEvents(core, taskId, follow, deliver)) !== false) continue
+    // A read that failed (the database is away) is tried again at the next wake, not taken for a deleted task.
+    const fresh = await core.store.get(taskId).catch(() => null)
+    if (fresh === null) continue
     if (!fresh) return sink.fail(A2AError.taskNotFound(taskId))
     if (fresh.version > follow.lastVersion) {
       follow.lastVersion = fresh.version
@@ -133,4 +146,18 @@ async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, p
       return sink.close()
     }
   }
+}
+
+/**
+ * Sends the events the store kept after the last version sent, when they follow it without a
+ * gap: true when any was sent, false when the task must be read instead, null when the read failed.
+ */
+async function sendKeptEvents(core: ExchangeCore, taskId: string, follow: Follow, deliver: (event: TaskEvent) => void): Promise<boolean | null> {
+  // A held snapshot waits for a direct reply, which only the task tells.
+  if (!core.store.eventsSince || follow.held) return false
+  const kept = await core.store.eventsSince(taskId, follow.lastVersion).catch(() => null)
+  if (kept === null) return null
+  if (kept.length === 0 || !kept.every((event, i) => event.version === follow.lastVersion + 1 + i)) return false
+  for (const event of kept) deliver({ taskId, version: event.version, response: event.response })
+  return true
 }

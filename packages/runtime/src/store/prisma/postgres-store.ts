@@ -6,6 +6,7 @@
  * @module
  */
 import { PgExecutor, type PgPool } from './pg-executor.js'
+import { notifyingUpdate, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
@@ -13,7 +14,10 @@ import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
 import type { Viewer } from '../../auth/principal.js'
 import { compareNewestFirst } from '../cursor.js'
-import type { TaskRecord } from '../store.js'
+import type { StoredEvent, TaskRecord } from '../store.js'
+import type { TaskRow } from './client.js'
+import { toRecord } from './rows.js'
+import type { StreamResponse } from '../../wire/types.js'
 
 export interface PostgresStoreOptions {
   /** The most connections the store's pool opens; default 10 (see postgresPoolSize). */
@@ -45,6 +49,8 @@ export class PostgresStore extends SqlStore {
   readonly #pool: PgPool
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
   override readonly counters: SqlCounters
+  /** Every replica's task writes as they commit, on one LISTEN connection opened while the exchange listens. */
+  readonly notifications: PgTaskNotifications
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -65,6 +71,27 @@ export class PostgresStore extends SqlStore {
     super(new PgExecutor(guardPool(pool, onLost) as unknown as PgPool))
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
+    // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
+    const newClient = () => new pg.Client({ connectionString: url, keepAlive: true }) as unknown as PgListenClient
+    this.notifications = new PgTaskNotifications(newClient, options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile'))
+  }
+
+  protected override updateStatement(change: statements.TaskUpdate): Sql {
+    return notifyingUpdate(super.updateStatement(change), change.event)
+  }
+
+  async eventsSince(taskId: string, version: number): Promise<StoredEvent[]> {
+    const rows = await this.db.query<{ version: number; event: StreamResponse }>(
+      sql`SELECT "version", "event" FROM "A2ATaskEvent" WHERE "taskId" = ${taskId} AND "version" > ${version} ORDER BY "version"`,
+      { idempotent: true },
+    )
+    return rows.map((row) => ({ version: row.version, response: row.event }))
+  }
+
+  /** The sweep's read also deletes the events past their time, so a quiet agent keeps none for long. */
+  override async expiredRuns(now: number, limit: number): Promise<TaskRecord[]> {
+    const rows = await this.db.query<TaskRow>(sql`WITH "pruned" AS (${pruneEvents(new Date(now))}) ${statements.selectExpiredRuns(now, limit)}`, { idempotent: true })
+    return rows.map(toRecord)
   }
 
   protected override createStatements(record: TaskRecord, taskJson: string): Sql[] {
@@ -78,8 +105,8 @@ export class PostgresStore extends SqlStore {
     return rows.sort((a, b) => compareNewestFirst(keyOf(a), keyOf(b))).map((row) => row.id)
   }
 
-  /** Closes the store's pool; the app's Prisma client is not touched. */
-  close(): Promise<void> {
-    return this.#pool.end()
+  /** Closes the store's pool and its listening connection; the app's Prisma client is not touched. */
+  async close(): Promise<void> {
+    await Promise.all([this.#pool.end(), this.notifications.close()])
   }
 }

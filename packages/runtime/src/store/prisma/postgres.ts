@@ -67,17 +67,18 @@ export function loadPg(): PgModule {
 
 export interface PgModule {
   Pool: new (config: Record<string, unknown>) => ErrorEmitter & Record<string, any>
+  Client: new (config: Record<string, unknown>) => ErrorEmitter & Record<string, any>
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
 }
 
 /** One stderr line per 10 s at most: a failover cuts every connection of a pool at once. */
-export function throttledLog(what: string): (error: Error) => void {
+export function throttledLog(what: string, recovery = 'the pool opens a new one at the next query'): (error: Error) => void {
   let quietUntil = 0
   let missed = 0
   return (error) => {
     if (Date.now() < quietUntil) return void missed++
     const more = missed > 0 ? ` (and ${missed} more since the last report)` : ''
-    console.error(`a2a: ${what}: ${error.message}${more}; the pool opens a new one at the next query`)
+    console.error(`a2a: ${what}: ${error.message}${more}; ${recovery}`)
     quietUntil = Date.now() + 10_000
     missed = 0
   }

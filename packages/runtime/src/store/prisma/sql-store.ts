@@ -80,6 +80,7 @@ export class SqlStore implements Store {
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
       ...(changes.lease !== undefined ? { lease: changes.lease } : {}),
+      ...(changes.event ? { event: changes.event } : {}),
     }
     try {
       return await this.#update(change)
@@ -99,17 +100,18 @@ export class SqlStore implements Store {
     const { id, expectedVersion } = change
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
-      const [row] = await this.#db.query<PushedRow>(statements.updateTask(change))
+      const [row] = await this.#db.query<PushedRow>(this.updateStatement(change))
       return row ? this.#written(row) : undefined
     }
     const messageIds = change.messageIds
     const written = (row: PushedRow) => this.#written(row)
+    const updateStatement = this.updateStatement(change)
     // Read the indexed ids, write the task, re-index: one transaction, so a racing writer that
     // loses on the version leaves the index as the winner wrote it.
     return this.#db.transaction(function* (): Steps<TaskRecord | undefined> {
       const [indexed] = yield* read<Pick<TaskRow, 'owner' | 'messageIds'>>(statements.selectIndexed(id, expectedVersion))
       if (!indexed) return undefined
-      const [row] = yield* read<PushedRow>(statements.updateTask(change))
+      const [row] = yield* read<PushedRow>(updateStatement)
       if (!row) return undefined
       const [was, is] = [new Set(indexed.messageIds as string[]), new Set(messageIds)]
       for (const statement of statements.deleteMessageIndex(id, [...was].filter((m) => !is.has(m)))) yield* write(statement)
@@ -127,6 +129,11 @@ export class SqlStore implements Store {
       this.#unpushed.set(row.id, row.version)
     }
     return toRecord(row)
+  }
+
+  /** The version-guarded write returning the row as written (PostgresStore's also notifies it). */
+  protected updateStatement(change: statements.TaskUpdate): Sql {
+    return statements.updateTask(change)
   }
 
   async list(listQuery: ListQuery): Promise<ListPage> {

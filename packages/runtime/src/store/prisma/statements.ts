@@ -4,7 +4,7 @@
  * @module
  */
 import type { Viewer } from '../../auth/principal.js'
-import { TERMINAL_STATES } from '../../wire/types.js'
+import { TERMINAL_STATES, type StreamResponse } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
 import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'
 import { toDate } from './rows.js'
@@ -49,6 +49,8 @@ export interface TaskUpdate {
   messageIds?: readonly string[]
   repliedWithMessage?: boolean
   lease?: RunLease | null
+  /** The event the write publishes (PostgresStore keeps it for followers on other replicas). */
+  event?: StreamResponse
 }
 
 /** Whether the task has push configs, as the write returning it sees them: its event's lookup may be skipped. */

@@ -43,7 +43,7 @@ export async function exportUser(db: PrismaUserDataClient, owner: string): Promi
 }
 
 /**
- * Deletes all of `owner`'s tasks, their push configs and message index, and the user's API keys,
+ * Deletes all of `owner`'s tasks, their push configs, message index and kept events, and the user's API keys,
  * in one transaction, and counts what went. Keys go too: an erased user's key must not keep
  * creating data under the erased id. Runs still working on a task may fail their next write;
  * erase when idle, or accept that.
@@ -57,6 +57,7 @@ export async function eraseUser(db: PrismaUserDataClient, owner: string): Promis
     db.a2ATask.deleteMany({ where: { owner } }),
     db.a2AApiKey.deleteMany({ where: { owner } }),
     execute(db, sql`DELETE FROM "A2AArtifactFile" WHERE "owner" = ${owner}`),
+    execute(db, sql`DELETE FROM "A2ATaskEvent" WHERE "owner" = ${owner}`),
     // The owner's entries in the limits' counts (the per-tenant ones name no owner).
     execute(db, sql`DELETE FROM "A2ALimitEntry" WHERE "key" IN (${`turns owner ${owner}`}, ${`occupied owner ${owner}`})`),
   ])) as [...{ count: number }[], number, number]
