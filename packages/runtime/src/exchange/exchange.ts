@@ -155,7 +155,7 @@ export class Exchange {
         taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
         settledRetention: orDefault(options.settledTaskRetention, 64),
         pausedRetention: orDefault(options.pausedTaskRetention, 64),
-        listTasksBytes: orDefault(options.maxListTasksBytes, 4 * MiB),
+        listTasksBytes: orDefault(options.maxListTasksBytes, MiB),
       },
       replica: options.replicaId ?? randomUUID(),
       leaseMs: orDefault(options.runLeaseMs, 30_000),

@@ -51,7 +51,7 @@ export interface ExchangeOptions {
    * list items, id length. Each unset one keeps its default (DEFAULT_REQUEST_LIMITS).
    */
   requestLimits?: Partial<RequestLimits>
-  /** Bytes of tasks in one ListTasks page; a page over it ends early and its cursor carries on. Default 4 MiB. */
+  /** Bytes of tasks in one ListTasks page; a page over it ends early and its cursor carries on. Default 1 MiB. */
   maxListTasksBytes?: number
   /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
   assumeVersionWhenAbsent?: '1.0'

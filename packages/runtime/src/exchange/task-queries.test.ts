@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
+import { MemoryStore } from '../store/memory-store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
 
@@ -135,6 +136,25 @@ describe('ListTasks byte budget', () => {
     } while (pageToken)
     expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 1])
     expect(pages.flat()).toEqual([...made].reverse())
+  })
+
+  it('reads from the store at most one task more than a page of large tasks answers', async () => {
+    // The store decodes every task it hands out: count them.
+    class CountingStore extends MemoryStore {
+      handedOut = 0
+      override async list(query: Parameters<MemoryStore['list']>[0]) {
+        const page = await super.list(query)
+        this.handedOut += page.records.length
+        return page
+      }
+    }
+    const store = new CountingStore()
+    server = await startTestServer({ check: wireCheck, skills: [echo], store, maxListTasksBytes: 100_000 })
+    for (let i = 0; i < 12; i++) await server.result('SendMessage', { message: userMessage(big(i), { skill: 'echo' }) })
+    store.handedOut = 0
+    const page = await server.result('ListTasks', { pageSize: 50, includeArtifacts: true })
+    expect(page.tasks).toHaveLength(2)
+    expect(store.handedOut).toBeLessThanOrEqual(page.tasks.length + 1)
   })
 
   it('still answers one task when a single task is over the budget, so paging moves on', async () => {

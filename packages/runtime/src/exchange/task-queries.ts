@@ -90,8 +90,16 @@ export async function listTasks(core: ExchangeCore, viewer: Viewer, params: List
 
 type FetchPage = (size: number, cursor: string | undefined) => Promise<{ records: TaskRecord[]; total: number; next: string | undefined }>
 
-/** Tasks read per store call before their size is known. */
-const FIRST_BATCH = 10
+/**
+ * Tasks read by the first store call, before any size is known: one, so a page of large tasks
+ * reads (and a store decodes) little more than it answers; the next call is sized by it.
+ */
+const FIRST_BATCH = 1
+
+/** A task at least this large in JSON is followed by a turn of the event loop. */
+const YIELD_AFTER_BYTES = 256 * 1024
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * A page of at most `pageSize` tasks and `budget` bytes of JSON (at least one task, so paging
@@ -120,11 +128,14 @@ async function pageWithinBytes(pageSize: number, budget: number, pageToken: stri
       tasks.push(task)
       bytes += size
       kept++
+      // Encoding large tasks is the long part of such a page: let other callers' requests run.
+      if (size >= YIELD_AFTER_BYTES) await nextTurn()
     }
     if (!page.next || tasks.length >= pageSize) return { tasks, nextPageToken: page.next ?? '', pageSize, totalSize: total }
     cursor = page.next
     const average = bytes / Math.max(tasks.length, 1)
-    want = Math.min(pageSize - tasks.length, Math.max(1, Math.ceil((budget - bytes) / Math.max(average, 1))))
+    // Rounded down: a batch that overshoots is read again up to its last kept task for the cursor.
+    want = Math.min(pageSize - tasks.length, Math.max(1, Math.floor((budget - bytes) / Math.max(average, 1))))
   }
 }
 

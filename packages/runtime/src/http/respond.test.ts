@@ -1,0 +1,36 @@
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { sendJson } from './respond.js'
+
+let server: Server | undefined
+afterEach(() => {
+  server?.close()
+  server = undefined
+})
+
+async function serve(body: unknown): Promise<Response> {
+  server = createServer((_request, response) => sendJson(response, 200, body, { 'X-Answer': 'yes' }))
+  await once(server.listen(0, '127.0.0.1'), 'listening')
+  return fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)
+}
+
+describe('sendJson', () => {
+  it('writes a small answer whole, its Content-Length in bytes', async () => {
+    const response = await serve({ text: 'héllo' })
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength('{"text":"héllo"}')))
+    expect(response.headers.get('x-answer')).toBe('yes')
+    expect(await response.json()).toEqual({ text: 'héllo' })
+  })
+
+  it('writes a large answer in slices that put it back together byte for byte, multi-byte characters across the cuts included', async () => {
+    // Three-byte and four-byte characters, so slice boundaries fall inside them.
+    const text = '€𝄞x'.repeat(50_000)
+    const response = await serve({ text })
+    const bytes = Buffer.from(await response.arrayBuffer())
+    expect(bytes.length).toBeGreaterThan(4 * 64 * 1024)
+    expect(response.headers.get('content-length')).toBe(String(bytes.length))
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual({ text })
+  })
+})
