@@ -14,9 +14,27 @@ const NODE_OPTIONS = inherited.includes('--conditions=@a2a-agent/source') ? inhe
 export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     env: { NODE_OPTIONS },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'all',
+          include: ['packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+        },
+      },
+      // The runtime's HTTP tests once more on a2aRouter/agentsRouter inside Express; the run above
+      // mounts with a2aListener, as generated apps do (packages/runtime/src/testing/mount.ts).
+      {
+        extends: true,
+        test: {
+          name: 'router-mount',
+          include: ['packages/runtime/src/{http,rest,agents,stream}/**/*.test.ts'],
+          env: { NODE_OPTIONS, A2A_TEST_MOUNT: 'router' },
+        },
+      },
+    ],
   },
 })

@@ -1,9 +1,11 @@
 /**
  * SendMessage throughput: our exchange vs the official SDK's DefaultRequestHandler, both on
  * Express 5, same request, same trivial work (task → one artifact → completed), over each
- * binding: JSON-RPC (`POST /a2a`) and HTTP+JSON (`POST <rest base>/message:send`). Beside them:
- * our exchange called straight from node:http ("ours-bare", the exchange's own cost), a raw
- * node:http server that answers a fixed task ("raw", the ceiling), and GetTask of one task.
+ * binding: JSON-RPC (`POST /a2a`) and HTTP+JSON (`POST <rest base>/message:send`). "ours" is
+ * mounted as generated apps mount it (a2aListener in front of Express). Beside them: ours with
+ * a2aRouter inside Express ("ours-router"), our exchange called straight from node:http
+ * ("ours-bare", the exchange's own cost), a raw node:http server that answers a fixed task
+ * ("raw", the ceiling), and GetTask of one task.
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
@@ -216,6 +218,7 @@ const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ?
 // Which server does what: the raw ceiling only answers SendMessage over JSON-RPC, like for like.
 const SERVERS = [
   { name: 'ours', file: 'ours.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  { name: 'ours-router', file: 'ours.ts', env: { BENCH_HTTP: 'router' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON']] },
   { name: 'ours-bare', file: 'ours.ts', env: { BENCH_HTTP: 'node' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
   { name: 'sdk', file: 'sdk.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
@@ -225,6 +228,17 @@ const only = process.env.BENCH_ONLY?.split(',').filter(Boolean)
 /** BENCH_PLAN=SendMessage:JSON-RPC,GetTask:JSON-RPC measures only those (e.g. for a profile of one). */
 const plan = process.env.BENCH_PLAN?.split(',').filter(Boolean)
 const planned = (method: Method, binding: Binding) => !plan || plan.includes(`${method}:${binding}`)
+
+/** Issue 13 §1 for the generated-app mount: each target with its figure, from this run. */
+function mountTargets(rows: Row[], binding: Binding): void {
+  const [app, bare, sdk] = ['ours', 'ours-bare', 'sdk'].map((name) => rows.find((row) => row.name === name && row.method === 'SendMessage' && row.binding === binding))
+  const line = (label: string, value: number, met: boolean) => console.log(`SendMessage ${binding}: ${label} ${value.toFixed(2)} ${met ? 'met' : 'NOT met'}`)
+  if (app && bare && bare.rps > 0) line('ours/ours-bare throughput (goal ≥ 0.90)', app.rps / bare.rps, app.rps >= 0.9 * bare.rps)
+  if (app && sdk && sdk.rps > 0) {
+    line('ours/sdk throughput (goal ≥ 2.50)', app.rps / sdk.rps, app.rps >= 2.5 * sdk.rps)
+    line(`ours/sdk p99, ${app.p99.toFixed(1)} / ${sdk.p99.toFixed(1)} ms (goal ≤ 0.50)`, app.p99 / sdk.p99, app.p99 <= 0.5 * sdk.p99)
+  }
+}
 
 function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {
   const [a, b] = [mine, theirs].map((name) => rows.find((row) => row.name === name && row.method === method && row.binding === binding))
@@ -270,7 +284,8 @@ async function main(): Promise<void> {
     console.log()
     for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
     ratio(rows, 'SendMessage', 'JSON-RPC', 'ours-bare', 'raw')
-    ratio(rows, 'SendMessage', 'JSON-RPC', 'ours', 'ours-bare')
+    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) ratio(rows, 'SendMessage', binding, 'ours-router', 'ours-bare')
+    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) mountTargets(rows, binding)
     const bare = rows.find((row) => row.name === 'ours-bare' && row.method === 'SendMessage' && row.binding === 'JSON-RPC')
     if (bare?.cpuUsPerRequest !== undefined) {
       console.log(`SendMessage JSON-RPC, ours-bare: ${bare.cpuUsPerRequest.toFixed(0)} µs server CPU per send (goal ≤ ${CPU_GOAL_US} µs) ${bare.cpuUsPerRequest <= CPU_GOAL_US ? 'met' : 'NOT met'}`)

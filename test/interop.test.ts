@@ -95,7 +95,7 @@ async function rejection(call: Promise<unknown>): Promise<unknown> {
 beforeAll(async () => {
   const quickstart = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice,bob:key-bob') })
   exchange = quickstart.exchange
-  server = quickstart.app.listen(0, '127.0.0.1')
+  server = createServer(quickstart.listener).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })
@@ -226,7 +226,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against
     // Private targets are allowed only because this receiver listens on loopback.
     const quickstart = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice'), overrides: { allowPrivatePush: true } })
     agentExchange = quickstart.exchange
-    agent = quickstart.app.listen(0, '127.0.0.1')
+    agent = createServer(quickstart.listener).listen(0, '127.0.0.1')
     await new Promise<void>((resolve) => agent.once('listening', resolve))
     client = await clientFactory('key-alice', protocol).createFromUrl(`http://127.0.0.1:${(agent.address() as AddressInfo).port}`)
   })

@@ -1,13 +1,15 @@
 /**
  * Bench target: our exchange with one trivial skill. Prints `{"port":N}` on stdout once
  * listening; runs until killed. Started by send-message.bench.ts in its own process so the load
- * generator does not share this event loop. Mounted on Express by default, as an app would;
- * BENCH_HTTP=node calls the exchange straight from node:http, which leaves only its own cost.
+ * generator does not share this event loop. Mounted as generated apps mount it by default
+ * (a2aListener in front of an Express app); BENCH_HTTP=router mounts a2aRouter inside the app
+ * instead (what routes behind app middleware cost), and BENCH_HTTP=node calls the exchange
+ * straight from node:http, which leaves only its own cost.
  */
 import type { RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
+import { a2aListener, createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { BENCH_TOKEN, LIGHT_TOKEN } from './shared.js'
 
@@ -39,7 +41,16 @@ const bare: RequestListener = (request, response) => {
   if (exchange.servesRest(path)) return void exchange.handleRest(request, response)
   response.writeHead(404).end()
 }
-const server = createHttpServer(process.env.BENCH_HTTP === 'node' ? bare : express().use(a2aRouter(exchange))).listen(0, '127.0.0.1', () => {
+const app = express()
+app.disable('x-powered-by')
+const mounts: Record<string, () => RequestListener> = {
+  app: () => a2aListener(exchange, app),
+  router: () => app.use(a2aRouter(exchange)),
+  node: () => bare,
+}
+const mount = mounts[process.env.BENCH_HTTP || 'app']
+if (!mount) throw new Error(`BENCH_HTTP=${process.env.BENCH_HTTP}: use app, router or node`)
+const server = createHttpServer(mount()).listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 

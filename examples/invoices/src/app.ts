@@ -1,6 +1,6 @@
-import express, { type Express } from 'express'
-import { createAgentHost, createToolRegistry, type AgentHost, type AgentHostOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
-import { agentsRouter, mcpRouter } from '@a2a-agent/runtime/express'
+import type { RequestListener } from 'node:http'
+import express from 'express'
+import { a2aListener, createAgentHost, createToolRegistry, type AgentHost, type AgentHostOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
@@ -28,7 +28,7 @@ const security = {
  * agent (the hand-written `overdue` skill) at /a2a/reports; GET /a2a/agents lists them for the
  * caller. The entity tools are also served over MCP at /mcp.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared }: AppOptions): { app: Express; host: AgentHost } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared }: AppOptions): { listener: RequestListener; host: AgentHost } {
   const host = createAgentHost({
     resolvePrincipal,
     // Caps for unattended callers (see the runtime README's Limits): generous for people, firm for loops.
@@ -48,9 +48,8 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
       },
     ],
   })
+  // The app's own routes go on `app`; the agents' routes and /mcp are answered before Express sees the request.
   const app = express()
   app.disable('x-powered-by')
-  app.use(agentsRouter(host))
-  app.use(mcpRouter(host.agent('invoices')!))
-  return { app, host }
+  return { listener: a2aListener(host, app, { mcp: { agent: 'invoices' } }), host }
 }

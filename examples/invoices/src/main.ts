@@ -26,8 +26,8 @@ if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
 // than through the Prisma client, with the same tables.
 const store = createStore(databaseUrl)
 // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
-const { app, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
-const server = createHttpServer(app).listen(port, () => {
+const { listener, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
+const server = createHttpServer(listener).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`Invoices agents on http://localhost:${bound}/a2a/invoices and /a2a/reports (listed at /a2a/agents), tools at /mcp (${devKeys ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
 })

@@ -124,8 +124,8 @@ export async function createTestApp(): Promise<TestApp> {
   // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
   const resolvePrincipal: PrincipalResolver = (request) =>
     request.headers.authorization === `Bearer ${tokens.reader}` ? { owner: testOwners.alice, scopes: ['invoices:read'] } : sessions(request)
-  const { app, host } = createApp({ db, store, resolvePrincipal })
-  const server = createHttpServer(app).listen(0, '127.0.0.1')
+  const { listener, host } = createApp({ db, store, resolvePrincipal })
+  const server = createHttpServer(listener).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {

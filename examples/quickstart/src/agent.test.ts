@@ -1,17 +1,17 @@
 import { spawn } from 'node:child_process'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devKeyResolver } from '@a2a-agent/runtime'
 import { createQuickstart } from './agent.js'
 
 let server: Server
 let url: string
-const { app, exchange } = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice,bob:key-bob') })
+const { listener, exchange } = createQuickstart({ resolvePrincipal: devKeyResolver('alice:key-alice,bob:key-bob') })
 
 beforeAll(async () => {
-  server = app.listen(0, '127.0.0.1')
+  server = createServer(listener).listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 })

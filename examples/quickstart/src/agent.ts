@@ -1,6 +1,6 @@
-import express, { type Express } from 'express'
-import { createExchange, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
-import { a2aRouter } from '@a2a-agent/runtime/express'
+import type { RequestListener } from 'node:http'
+import express from 'express'
+import { a2aListener, createExchange, type Exchange, type ExchangeOptions, type PrincipalResolver } from '@a2a-agent/runtime'
 import { ask, echo, fail, slow } from './skills.js'
 
 export interface QuickstartOptions {
@@ -9,7 +9,7 @@ export interface QuickstartOptions {
   overrides?: Partial<ExchangeOptions>
 }
 
-export function createQuickstart({ resolvePrincipal, overrides }: QuickstartOptions): { app: Express; exchange: Exchange } {
+export function createQuickstart({ resolvePrincipal, overrides }: QuickstartOptions): { listener: RequestListener; exchange: Exchange } {
   const exchange = createExchange({
     skills: [echo, ask, slow, fail],
     resolvePrincipal,
@@ -22,8 +22,8 @@ export function createQuickstart({ resolvePrincipal, overrides }: QuickstartOpti
     },
     ...overrides,
   })
+  // The app's own routes go on `app`; the A2A routes are answered before Express sees the request.
   const app = express()
   app.disable('x-powered-by')
-  app.use(a2aRouter(exchange))
-  return { app, exchange }
+  return { listener: a2aListener(exchange, app), exchange }
 }

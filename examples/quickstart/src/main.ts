@@ -21,8 +21,8 @@ if (!devKeys) {
 const allowPrivatePush = process.env.A2A_ALLOW_PRIVATE_PUSH === '1'
 if (allowPrivatePush) console.warn('A2A_ALLOW_PRIVATE_PUSH=1: push URLs on loopback and private networks are allowed')
 
-const { app, exchange } = createQuickstart({ resolvePrincipal: devKeys, overrides: { allowPrivatePush } })
-const server = createHttpServer(app).listen(port, () => {
+const { listener, exchange } = createQuickstart({ resolvePrincipal: devKeys, overrides: { allowPrivatePush } })
+const server = createHttpServer(listener).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`A2A agent on http://localhost:${bound}/a2a (card: http://localhost:${bound}/.well-known/agent-card.json)`)
 })

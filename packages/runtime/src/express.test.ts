@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import type { Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,6 +8,7 @@ import { generateSigningKey } from './card/signing-keys.js'
 import { testRegistry } from './entity/notes-fixture.js'
 import { createExchange, type Exchange } from './exchange/exchange.js'
 import { a2aRouter, agentsRouter } from './express.js'
+import { a2aListener } from './http/a2a-listener.js'
 import { defineSkill } from './skills/skill.js'
 import { startTestServer, tokenResolver, userMessage } from './testing/test-server.js'
 
@@ -17,14 +18,15 @@ const resolvePrincipal = tokenResolver({ alice: { owner: 'alice' } })
 const headers = { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: 'Bearer alice' }
 const rpcBody = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 
-async function listen(app: express.Express): Promise<{ server: Server; url: string }> {
-  const server = app.listen(0, '127.0.0.1')
+async function listen(listener: RequestListener): Promise<{ server: Server; url: string }> {
+  const server = createServer(listener).listen(0, '127.0.0.1')
   await once(server, 'listening')
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
-// Apps that keep Express's default (X-Powered-By on) still send none from the runtime's routes.
-describe('the runtime routes name no framework', () => {
+// Apps that keep Express's default (X-Powered-By on) still send none from the runtime's routes,
+// whether the routers run inside the app or a2aListener in front of it.
+describe.each(['router', 'listener'] as const)('the runtime routes name no framework (%s mount)', (mount) => {
   let exchange: Exchange
   let host: AgentHost
   let server: Server
@@ -34,10 +36,9 @@ describe('the runtime routes name no framework', () => {
     exchange = createExchange({ card, resolvePrincipal, skills: [echo], tools: testRegistry(), signingKeys: generateSigningKey() })
     host = createAgentHost({ resolvePrincipal, agents: [{ id: 'books', skills: [echo], card }], basePath: '/hosted' })
     const app = express()
-    app.use(a2aRouter(exchange))
-    app.use(agentsRouter(host))
+    if (mount === 'router') app.use(a2aRouter(exchange), agentsRouter(host))
     app.get('/app-route', (_request, response) => void response.send('the app'))
-    ;({ server, url } = await listen(app))
+    ;({ server, url } = await listen(mount === 'router' ? app : a2aListener(exchange, a2aListener(host, app))))
   })
   afterAll(async () => {
     await exchange.shutdown({ timeoutMs: 500 })

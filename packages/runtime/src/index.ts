@@ -4,15 +4,14 @@
  * @example
  * ```ts
  * import express from 'express'
- * import { createExchange, createHttpServer, defineSkill, devKeyResolver } from '@a2a-agent/runtime'
- * import { a2aRouter } from '@a2a-agent/runtime/express'
+ * import { a2aListener, createExchange, createHttpServer, defineSkill, devKeyResolver } from '@a2a-agent/runtime'
  *
  * const echo = defineSkill({ id: 'echo', description: 'Echoes text', handler: async (ctx) => {
  *   await ctx.artifact({ name: 'echo', parts: ctx.text })
  * } })
  * const exchange = createExchange({ skills: [echo], resolvePrincipal: devKeyResolver('alice:key-alice'),
  *   card: { name: 'Echo', description: 'Echoes', version: '1.0.0' } })
- * createHttpServer(express().use(a2aRouter(exchange))).listen(3000)
+ * createHttpServer(a2aListener(exchange, express())).listen(3000)
  * ```
  *
  * This file is the whole public API: named exports only.
@@ -26,8 +25,12 @@ export type { ExchangeOptions, ExtendedSkills } from './exchange/exchange.js'
 // Limits: per request, and the HTTP server's own timeouts
 export { DEFAULT_REQUEST_LIMITS } from './wire/limits.js'
 export type { RequestLimits } from './wire/limits.js'
-export { createHttpServer, DEFAULT_SERVER_TIMEOUTS } from './http/http-server.js'
-export type { ServerTimeouts } from './http/http-server.js'
+export { createHttpServer, DEFAULT_LISTEN_BACKLOG, DEFAULT_SERVER_TIMEOUTS } from './http/http-server.js'
+export type { HttpServerOptions, ServerTimeouts } from './http/http-server.js'
+
+// Serving: the runtime's routes straight from node:http, the rest to the app (see also ./express)
+export { a2aListener } from './http/a2a-listener.js'
+export type { A2aListenerOptions } from './http/a2a-listener.js'
 
 // Several agents in one app
 export { AgentHost, createAgentHost } from './agents/agent-host.js'

@@ -70,8 +70,8 @@ export async function createTestApp(): Promise<TestApp> {
     throw error
   }
   const resolvePrincipal = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
-  const { app, exchange } = createApp({ db, resolvePrincipal })
-  const server = createHttpServer(app).listen(0, '127.0.0.1')
+  const { listener, exchange } = createApp({ db, resolvePrincipal })
+  const server = createHttpServer(listener).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
   return {

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import express from 'express'
 import { afterEach, describe, expect, it } from 'vitest'
-import { agentsRouter } from '../express.js'
+import { mounted } from '../testing/mount.js'
 import { defineSkill } from '../skills/skill.js'
 import { tokenResolver, userMessage } from '../testing/test-server.js'
 import { createAgentHost, type AgentHost, type AgentHostOptions } from './agent-host.js'
@@ -37,8 +37,7 @@ async function start(extra: Partial<AgentHostOptions> = {}) {
     canUse: (principal, id) => principal.owner === 'alice' || id === 'books',
     ...extra,
   })
-  const app = express().use(agentsRouter(host))
-  server = app.listen(0, '127.0.0.1')
+  server = createServer(mounted(host, express())).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server!.once('listening', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }

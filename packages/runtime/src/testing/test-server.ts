@@ -1,5 +1,5 @@
 /**
- * A real listening server for tests: an Express app with the exchange mounted on 127.0.0.1 and
+ * A real listening server for tests: the exchange mounted on an Express app (see mount.ts) on 127.0.0.1 and
  * a small JSON-RPC client that speaks to it over HTTP.
  * @module
  */
@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
-import { a2aRouter } from '../express.js'
 import { bindingClient, type Binding, type BindingClient, type WireCheck } from './binding-client.js'
 import { createHttpServer, type ServerTimeouts } from '../http/http-server.js'
+import { mounted, testMount, type Mount } from './mount.js'
 import { openSse, type SseEvent, type SseReply } from './sse-client.js'
 
 /** Resolves `Authorization: Bearer <token>` through a fixed token → principal table. */
@@ -60,10 +60,12 @@ export type TestServerOptions = Omit<ExchangeOptions, 'card' | 'resolvePrincipal
   serverTimeouts?: ServerTimeouts
   /** Sees every successful result and stream event the server sends (e.g. a JSON Schema check). */
   check?: WireCheck
+  /** a2aListener in front of an Express app (as generated apps run; the default) or a2aRouter inside it; A2A_TEST_MOUNT sets the default. */
+  mount?: Mount
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
-  const { tokens, token: defaultToken = 'alice', serverTimeouts, check, ...rest } = options
+  const { tokens, token: defaultToken = 'alice', serverTimeouts, check, mount = testMount(), ...rest } = options
   const exchange = createExchange({
     card: { name: 'Test agent', description: 'An agent under test', version: '0.0.0' },
     resolvePrincipal: tokenResolver(tokens ?? { alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
@@ -71,8 +73,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   })
   const app = express()
   app.disable('x-powered-by')
-  app.use(a2aRouter(exchange))
-  const server = createHttpServer(app, serverTimeouts).listen(0, '127.0.0.1')
+  const server = createHttpServer(mounted(exchange, app, mount), serverTimeouts).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const endpoint = `${url}${exchange.path ?? ''}`

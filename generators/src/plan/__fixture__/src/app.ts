@@ -1,7 +1,7 @@
-import express, { type Express } from 'express'
-import { createExchange, createToolRegistry, type Exchange } from '@a2a-agent/runtime'
+import type { RequestListener } from 'node:http'
+import express from 'express'
+import { a2aListener, createExchange, createToolRegistry, type Exchange } from '@a2a-agent/runtime'
 import type { PrincipalResolver } from '@a2a-agent/runtime'
-import { a2aRouter } from '@a2a-agent/runtime/express'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
 
@@ -11,7 +11,7 @@ export interface AppOptions {
 }
 
 export interface App {
-  app: Express
+  listener: RequestListener
   exchange: Exchange
 }
 
@@ -22,7 +22,5 @@ export function createApp({ db, resolvePrincipal }: AppOptions): App {
     resolvePrincipal,
     card: { name: 'Golden fixture', description: 'Invoices and notes', version: '0.0.0' },
   })
-  const app = express()
-  app.use(a2aRouter(exchange))
-  return { app, exchange }
+  return { listener: a2aListener(exchange, express()), exchange }
 }
