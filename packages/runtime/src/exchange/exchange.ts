@@ -117,6 +117,11 @@ export class Exchange {
     this.#bodyLimits = { maxBodyBytes: orDefault(options.maxBodyBytes, MiB), bodyIdleTimeoutMs: orDefault(options.bodyIdleTimeoutMs, 30_000) }
     const store = options.store ?? new MemoryStore()
     const logger = options.logger ?? consoleLogger
+    const replica = options.replicaId ?? randomUUID()
+    const taskTimeoutMs = orDefault(options.taskTimeoutMs, 5 * 60_000)
+    const leaseMs = orDefault(options.runLeaseMs, 30_000)
+    // Shared by the replicas on one database (PostgresStore's), or the app's own; absent: counted per process.
+    const sharedCounters = options.limitCounters ?? (store as Store).counters
     const push = options.pushNotifications !== false && {
       allowPrivate: options.allowPrivatePush ?? false,
       maxPerTask: orDefault(options.maxPushConfigsPerTask, 8),
@@ -129,7 +134,8 @@ export class Exchange {
       // Every stored event also goes to the task's push configs.
       events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
-      slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16)),
+      // Counted for the whole agent with shared counters; an entry no one released outlives no run.
+      slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16), sharedCounters && { counters: sharedCounters, replica, ttlMs: taskTimeoutMs + leaseMs, logger }),
       artifacts: {
         files: (store as Store).artifactFiles ?? new MemoryArtifactFiles(),
         inlineBytes: orDefault(options.maxInlineArtifactBytes, INLINE_ARTIFACT_BYTES),
@@ -146,19 +152,19 @@ export class Exchange {
         turnsPer: options.turnLimitPer ?? 'owner',
         occupiedPerTenant: orDefault(options.maxOccupiedTasksPerTenant, -1),
         // A run never outlives its deadline; a place left by a process that died expires soon after.
-        occupancyTtlMs: orDefault(options.taskTimeoutMs, 5 * 60_000) + 60_000,
-        counters: options.limitCounters ?? (store as Store).counters ?? new MemoryCounters(),
+        occupancyTtlMs: taskTimeoutMs + 60_000,
+        counters: sharedCounters ?? new MemoryCounters(),
         logger,
       }),
       logger,
       limits: {
-        taskTimeoutMs: orDefault(options.taskTimeoutMs, 5 * 60_000),
+        taskTimeoutMs,
         settledRetention: orDefault(options.settledTaskRetention, 64),
         pausedRetention: orDefault(options.pausedTaskRetention, 64),
         listTasksBytes: orDefault(options.maxListTasksBytes, MiB),
       },
-      replica: options.replicaId ?? randomUUID(),
-      leaseMs: orDefault(options.runLeaseMs, 30_000),
+      replica,
+      leaseMs,
       acceptUrlParts: options.acceptUrlParts ?? false,
       defaultOutputModes: options.card.defaultOutputModes ?? DEFAULT_OUTPUT_MODES,
       accepting: new Map(),

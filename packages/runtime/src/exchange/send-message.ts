@@ -160,7 +160,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     return rejected
   }
   refuseUnacceptableOutput(core, route.skill, params)
-  claimRun(core, caller.viewer.owner)
+  await claimRun(core, caller.viewer.owner, id)
   // Held by this replica's run from the first write: if the process stops, a sweep settles it.
   record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
@@ -168,7 +168,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
     await core.store.create(record)
   } catch (error) {
-    core.slots.release(caller.viewer.owner)
+    core.slots.release(caller.viewer.owner, id)
     await undoTurn?.()
     throw error
   }
@@ -176,7 +176,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     if (hooks.attachPush) await hooks.attachPush(record)
   } catch (error) {
     // As if the message never arrived: no task is left behind a refused config.
-    core.slots.release(caller.viewer.owner)
+    core.slots.release(caller.viewer.owner, id)
     await undoTurn?.()
     await core.store.delete(record.id).catch(() => undefined)
     throw error
@@ -200,7 +200,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
   }
   const skill = core.skills.get(record.skill)
   if (!skill) throw A2AError.unsupported(`Task ${taskId} was made by skill "${record.skill}", which this server no longer serves`)
-  claimRun(core, caller.viewer.owner)
+  await claimRun(core, caller.viewer.owner, taskId)
   const userMessage: Message = { ...message, contextId: record.contextId, taskId }
   let event
   try {
@@ -226,7 +226,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
     void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
     return outcome.written
   } catch (error) {
-    core.slots.release(caller.viewer.owner)
+    core.slots.release(caller.viewer.owner, taskId)
     throw error
   }
 }
@@ -244,9 +244,9 @@ function refuseUnless(record: TaskRecord): void {
   }
 }
 
-function claimRun(core: ExchangeCore, owner: string): void {
+async function claimRun(core: ExchangeCore, owner: string, taskId: string): Promise<void> {
   if (core.closing) throw A2AError.unsupported('The server is shutting down and starts no new runs; retry against another instance')
-  if (!core.slots.claim(owner)) {
+  if (!(await core.slots.claim(owner, taskId))) {
     throw A2AError.unsupported(`Maximum concurrent task runs reached (${core.slots.limit} per owner); retry when one of your tasks has finished`)
   }
 }

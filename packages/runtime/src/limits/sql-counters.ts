@@ -19,16 +19,21 @@ export class SqlCounters implements LimitCounters {
   take(key: string, id: string, limit: number, ttlMs: number): Promise<Take> {
     const now = this.now
     return this.db.transaction(function* () {
-      const at = now()
+      const at = toDate(now())
       yield* read(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))::text AS "locked"`)
-      yield* write(sql`DELETE FROM "A2ALimitEntry" WHERE "key" = ${key} AND "expiresAt" <= ${toDate(at)}`)
-      const [counted] = yield* read<{ n: number; next: Date | null; mine: number }>(
-        sql`SELECT count(*)::int AS "n", min("expiresAt") AS "next", count(*) FILTER (WHERE "id" = ${id})::int AS "mine"
-          FROM "A2ALimitEntry" WHERE "key" = ${key}`,
+      // After the lock, in one statement (its snapshot sees every take that held the lock before):
+      // the key's expired entries deleted (but this id's, which the insert renews), the live ones
+      // counted, and this one counted when there is room.
+      const [counted] = yield* read<{ n: number; next: Date | null; mine: number; taken: number }>(
+        sql`WITH "pruned" AS (DELETE FROM "A2ALimitEntry" WHERE "key" = ${key} AND "expiresAt" <= ${at} AND "id" <> ${id}),
+          "counted" AS (SELECT count(*) FILTER (WHERE "expiresAt" > ${at})::int AS "n", min("expiresAt") FILTER (WHERE "expiresAt" > ${at}) AS "next",
+            count(*) FILTER (WHERE "id" = ${id} AND "expiresAt" > ${at})::int AS "mine" FROM "A2ALimitEntry" WHERE "key" = ${key}),
+          "taken" AS (INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+            SELECT ${key}, ${id}, ${at}, ${toDate(at.getTime() + ttlMs)} FROM "counted" WHERE "mine" > 0 OR "n" < ${limit}
+            ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING 1)
+          SELECT "n", "next", "mine", (SELECT count(*) FROM "taken")::int AS "taken" FROM "counted"`,
       )
-      if (!counted!.mine && counted!.n >= limit) return { taken: false, retryAfterMs: counted!.next!.getTime() - at }
-      yield* write(sql`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES (${key}, ${id}, ${toDate(at)}, ${toDate(at + ttlMs)})
-        ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt"`)
+      if (!counted!.taken) return { taken: false, retryAfterMs: counted!.next!.getTime() - at.getTime() } as Take
       return { taken: true } as Take
     })
   }

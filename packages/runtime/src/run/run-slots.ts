@@ -1,23 +1,70 @@
 /**
- * Per-owner bound on concurrent skill runs, so one caller cannot occupy the process.
+ * Per-owner bound on concurrent skill runs, so one caller cannot occupy the agent. Counted in this
+ * process and, when the store's limit counters are shared by replicas (PostgresStore: the
+ * A2ALimitEntry table, taken under an advisory lock on the owner's key), for the whole agent: a
+ * run is an entry `runs owner <owner>` / `<replica> <taskId>` from its claim until it settles, paused, or is
+ * settled by a sweep (its replica stopped). An entry no one released stops counting after the
+ * longest a run may last (the task deadline and one lease).
  * @module
  */
+import type { LimitCounters } from '../limits/counters.js'
+import { scrub, type Logger } from '../log/logger.js'
+
+/** The agent-wide count: the store's counters and how long an entry counts unless released. */
+export interface SharedRunCount {
+  counters: LimitCounters
+  /** This process's id in run leases: a claim's entry is `<replica> <taskId>`, so a duplicate's claim elsewhere is its own. */
+  replica: string
+  ttlMs: number
+  logger: Logger
+}
+
+const keyOf = (owner: string) => `runs owner ${owner}`
 
 export class RunSlots {
   readonly #inUse = new Map<string, number>()
+  readonly #shared: SharedRunCount | undefined
 
   /** @param limit runs per owner; negative means unlimited. */
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    shared?: SharedRunCount,
+  ) {
+    this.#shared = limit >= 0 ? shared : undefined
+  }
 
-  /** Takes a slot, or returns false when the owner is at the cap. */
-  claim(owner: string): boolean {
+  /** Takes a slot for the owner's run of `taskId`, or resolves false when the owner is at the cap. */
+  async claim(owner: string, taskId: string): Promise<boolean> {
     const used = this.#inUse.get(owner) ?? 0
     if (this.limit >= 0 && used >= this.limit) return false
     this.#inUse.set(owner, used + 1)
-    return true
+    if (!this.#shared) return true
+    try {
+      const take = await this.#shared.counters.take(keyOf(owner), `${this.#shared.replica} ${taskId}`, this.limit, this.#shared.ttlMs)
+      if (take.taken) return true
+    } catch (error) {
+      this.#releaseHere(owner)
+      throw error
+    }
+    this.#releaseHere(owner)
+    return false
   }
 
-  release(owner: string): void {
+  /** Gives the slot of the owner's run of `taskId` back. */
+  release(owner: string, taskId: string): void {
+    this.#releaseHere(owner)
+    if (this.#shared) this.releaseShared(owner, taskId, this.#shared.replica)
+  }
+
+  /** Gives back the agent-wide place of a run of `runner`, another process (a sweep settled its task). */
+  releaseShared(owner: string, taskId: string, runner: string): void {
+    const shared = this.#shared
+    shared?.counters.release(keyOf(owner), `${runner} ${taskId}`).catch((error: unknown) => {
+      shared.logger.warn(`a2a: releasing the run slot of task ${taskId} failed (it stops counting after ${shared.ttlMs} ms): ${scrub(error)}`)
+    })
+  }
+
+  #releaseHere(owner: string): void {
     const used = (this.#inUse.get(owner) ?? 1) - 1
     if (used <= 0) this.#inUse.delete(owner)
     else this.#inUse.set(owner, used)

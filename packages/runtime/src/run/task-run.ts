@@ -240,7 +240,7 @@ export class TaskRun {
     this.#stop ??= { why: 'ended' }
     clearTimeout(this.#timer)
     if (this.core.runs.get(this.id) === this) this.core.runs.delete(this.id)
-    this.core.slots.release(this.#record.owner)
+    this.core.slots.release(this.#record.owner, this.id)
     this.core.quota?.vacate(this.#record)
     this.#record = record
     await retain(this.core, record)

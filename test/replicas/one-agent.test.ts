@@ -1,0 +1,98 @@
+/**
+ * Several replicas on one PostgreSQL database act as one agent: the same message sent at once to
+ * two replicas makes one task, run once; the per-owner run cap counts the runs of every replica;
+ * and with three replicas, one killed with SIGKILL mid-run, every task settles, none is lost and
+ * none runs twice (each run inserts a row in the database: its side effect, counted there).
+ */
+import { afterEach, expect, it } from 'vitest'
+import { createDatabase, message, rpc, startReplica, stopReplicas, type Replica, type TestDatabase } from './harness.js'
+
+let database: TestDatabase | undefined
+afterEach(async () => {
+  await stopReplicas()
+  await database?.drop()
+  database = undefined
+})
+
+const RUN_TABLE = 'test_runs'
+
+/** A fresh database with the table each `slow` run inserts its row in, and replicas on it. */
+async function replicas(names: string[], env: Record<string, string>) {
+  database = await createDatabase('postgres')
+  await database.query(`CREATE TABLE "${RUN_TABLE}" ("taskId" TEXT NOT NULL, "replica" TEXT NOT NULL)`)
+  const started = await Promise.all(names.map((name) => startReplica(name, database!, { RUN_TABLE, ...env })))
+  return { replicas: started, token: database.tokens.alice }
+}
+
+const runsOf = async () =>
+  Object.fromEntries((await database!.query<{ taskId: string; n: number }>(`SELECT "taskId", count(*)::int AS n FROM "${RUN_TABLE}" GROUP BY "taskId"`)).map((row) => [row.taskId, row.n]))
+
+const stateOn = async (replica: Replica, token: string, id: string) => (await rpc(replica, token, 'GetTask', { id })).body.result?.status.state as string | undefined
+
+it('the same message sent at once to two replicas makes one task, run once; a different one under its messageId makes another', { timeout: 60_000 }, async () => {
+  const { replicas: [a, b], token } = await replicas(['a', 'b'], { SLOW_MS: '200' })
+  const ids: string[] = []
+  for (let round = 0; round < 10; round++) {
+    const sent = message('slow', `round ${round}`)
+    const [onA, onB] = await Promise.all([rpc(a!, token, 'SendMessage', sent), rpc(b!, token, 'SendMessage', sent)])
+    expect(onA.body.result?.task.id, JSON.stringify([onA.body, onB.body])).toBe(onB.body.result?.task.id)
+    ids.push(onA.body.result.task.id)
+  }
+  await expect.poll(async () => Promise.all(ids.map((id) => stateOn(a!, token, id))), { timeout: 10_000 }).toEqual(ids.map(() => 'TASK_STATE_COMPLETED'))
+  expect(await runsOf()).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+  expect((await database!.query(`SELECT 1 FROM "A2ATask"`)).length).toBe(10)
+
+  // The existing rule holds across replicas too: other parts under a reused messageId run as a new message.
+  const first = message('slow', 'first')
+  const made = (await rpc(a!, token, 'SendMessage', first)).body.result.task.id
+  const other = (await rpc(b!, token, 'SendMessage', { message: { ...first.message, parts: [{ text: 'second' }] } })).body.result.task
+  expect(other.id).not.toBe(made)
+  expect((await rpc(b!, token, 'SendMessage', first)).body.result.task.id).toBe(made)
+})
+
+it('counts the per-owner run cap over every replica: 2 of 6 concurrent sends run, and a cancel elsewhere frees a place', { timeout: 60_000 }, async () => {
+  const { replicas: [a, b], token } = await replicas(['a', 'b'], { MAX_RUNS: '2' })
+  const hold = (replica: Replica) => rpc(replica, token, 'SendMessage', { ...message('hold'), configuration: { returnImmediately: true } })
+  const replies = await Promise.all([a, b, a, b, a, b].map((replica) => hold(replica!)))
+  const accepted = replies.filter((reply) => reply.body.result).map((reply) => reply.body.result.task.id as string)
+  expect(accepted).toHaveLength(2)
+  expect(replies.filter((reply) => reply.body.error?.code === -32004)).toHaveLength(4)
+  // bob has places of his own.
+  expect((await rpc(a!, database!.tokens.bob, 'SendMessage', { ...message('hold'), configuration: { returnImmediately: true } })).body.result).toBeDefined()
+  expect((await hold(a!)).body.error?.code).toBe(-32004)
+
+  // Canceled on the replica that does not run it: the run is cut where it runs, and its place freed.
+  const running = await database!.query<{ id: string; runner: string }>(`SELECT "id", "runner" FROM "A2ATask" WHERE "id" = $1`, [accepted[0]])
+  const elsewhere = running[0]!.runner === 'a' ? b! : a!
+  expect((await rpc(elsewhere, token, 'CancelTask', { id: accepted[0] })).body.result.status.state).toBe('TASK_STATE_CANCELED')
+  await expect.poll(async () => (await hold(elsewhere)).body.result?.task.id, { timeout: 5000, interval: 100 }).toBeDefined()
+  expect((await hold(a!)).body.error?.code).toBe(-32004)
+})
+
+it('three replicas, one killed with SIGKILL mid-run: every task settles, none is lost, none runs twice', { timeout: 90_000 }, async () => {
+  const LEASE_MS = 3000
+  const { replicas: [a, b, c], token } = await replicas(['a', 'b', 'c'], { SLOW_MS: '2500', RUN_LEASE_MS: String(LEASE_MS) })
+  const sent = await Promise.all(
+    Array.from({ length: 30 }, async (_, i) => {
+      const replica = [a, b, c][i % 3]!
+      const reply = await rpc(replica, token, 'SendMessage', { ...message('slow'), configuration: { returnImmediately: true } })
+      return { id: reply.body.result.task.id as string, on: replica.name }
+    }),
+  )
+  // Every run has begun (its row is in the database) when b is killed.
+  await expect.poll(async () => Object.keys(await runsOf()).length, { timeout: 10_000 }).toBe(30)
+  await b!.kill9()
+
+  const ids = sent.map((task) => task.id)
+  const states = () => Promise.all(ids.map((id) => stateOn(a!, token, id)))
+  await expect.poll(async () => (await states()).every((state) => state === 'TASK_STATE_COMPLETED' || state === 'TASK_STATE_FAILED'), { timeout: 20_000, interval: 200 }).toBe(true)
+  const settled = await states()
+  sent.forEach((task, i) => expect(settled[i], `${task.on}'s task`).toBe(task.on === 'b' ? 'TASK_STATE_FAILED' : 'TASK_STATE_COMPLETED'))
+  // Each ran exactly once, on the replica it was sent to.
+  expect(await runsOf()).toEqual(Object.fromEntries(ids.map((id) => [id, 1])))
+  const ranOn = await database!.query<{ taskId: string; replica: string }>(`SELECT "taskId", "replica" FROM "${RUN_TABLE}"`)
+  expect(Object.fromEntries(ranOn.map((row) => [row.taskId, row.replica]))).toEqual(Object.fromEntries(sent.map((task) => [task.id, task.on])))
+  // None lost: all 30 readable from c too, and no run is left leased.
+  expect((await Promise.all(ids.map((id) => stateOn(c!, token, id)))).filter(Boolean)).toHaveLength(30)
+  expect(await database!.query(`SELECT 1 FROM "A2ATask" WHERE "runner" IS NOT NULL AND "statusState" IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`)).toEqual([])
+})
