@@ -1,12 +1,15 @@
 /**
- * Cross-replica subscribe latency: two replicas of test/replicas/agent.ts (PostgresStore) on a
- * fresh PostgreSQL database; a `tick` task started on A writes a status update every 100 ms
- * saying when it was written, and SubscribeToTask followers on B (another process: the store is
- * read every streamPollMs, 200 ms in the agent) and on A (the same process: in-process events)
- * measure written-on-A → received, p50/p99. Then SendMessage round trips on A for scale.
+ * Cross-replica subscribe latency: replicas of test/replicas/agent.ts on a fresh PostgreSQL
+ * database; a `tick` task started on A (PostgresStore) writes a status update every 100 ms saying
+ * when it was written, and SubscribeToTask followers measure written-on-A → received, p50/p99: on
+ * B (another process, PostgresStore: woken by LISTEN/NOTIFY, the event read from the store), on
+ * C (another process on PrismaStore, which has no notifications: it reads the store every
+ * streamPollMs, 200 ms in the agent, as every replica did before) and on A (the same process:
+ * in-process events). Then SendMessage round trips on A for scale.
  *
  *   npm run bench:replicas            # BENCH_TASKS (default 10) tick tasks of 20 updates each
  */
+import { loadavg } from 'node:os'
 import { openSse } from '@a2a-agent/runtime/testing'
 import { createDatabase, message, rpc, startReplica, stopReplicas, type Replica } from '../test/replicas/harness.js'
 import { positiveInt } from './load/env.js'
@@ -16,9 +19,9 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 
 const database = await createDatabase('postgres')
 try {
-  const [a, b] = await Promise.all([startReplica('a', database), startReplica('b', database)])
+  const [a, b, c] = await Promise.all([startReplica('a', database), startReplica('b', database), startReplica('c', database, { STORE: 'prisma' })])
   const token = database.tokens.alice
-  const latencies: Record<string, number[]> = { 'A → B (other process)': [], 'A → A (same process)': [] }
+  const latencies: Record<string, number[]> = { 'A → B (other process, notified)': [], 'A → C (other process, polling)': [], 'A → A (same process)': [] }
   const follow = async (replica: Replica, id: string, into: number[]) => {
     const stream = await openSse(`${replica.base}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } }), {
       'A2A-Version': '1.0',
@@ -37,7 +40,11 @@ try {
   for (let i = 0; i < tasks; i++) {
     const sent = await rpc(a, token, 'SendMessage', { ...message('tick'), configuration: { returnImmediately: true } })
     const id = sent.body.result.task.id as string
-    await Promise.all([follow(b, id, latencies['A → B (other process)']!), follow(a, id, latencies['A → A (same process)']!)])
+    await Promise.all([
+      follow(b, id, latencies['A → B (other process, notified)']!),
+      follow(c, id, latencies['A → C (other process, polling)']!),
+      follow(a, id, latencies['A → A (same process)']!),
+    ])
   }
   const sends: number[] = []
   for (let i = 0; i < 200; i++) {
@@ -45,9 +52,9 @@ try {
     await rpc(a, token, 'SendMessage', message('done'))
     sends.push(performance.now() - started)
   }
-  console.log(`\nReplicas on PostgreSQL (PostgresStore), ${tasks} tasks × 20 status updates; B follows A's run by reading the store every 200 ms`)
+  console.log(`\nReplicas on PostgreSQL, ${tasks} tasks × 20 status updates written on A; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
   for (const [name, values] of Object.entries(latencies)) {
-    console.log(`  subscribe latency ${name.padEnd(24)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`)
+    console.log(`  subscribe latency ${name.padEnd(34)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`)
   }
   console.log(`  SendMessage (blocking, one at a time) on A       p50 ${percentile(sends, 50).toFixed(1)} ms  p99 ${percentile(sends, 99).toFixed(1)} ms`)
 } finally {
