@@ -21,13 +21,13 @@
  * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_STORES (comma list of memory,
  * sqlite, sqlite-direct, postgres, postgres-direct, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
  * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
- * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct (profile SqliteStore
+ * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
  * instead; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
  */
 import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -45,7 +45,8 @@ const connections = positiveInt('BENCH_CONNECTIONS', 32)
 const taskIdCount = positiveInt('BENCH_TASK_IDS', 64)
 const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
 const profiling = process.env.BENCH_PROFILE !== '0'
-const profiled = process.env.BENCH_PROFILE_STORE === 'sqlite-direct' ? 'sqlite-direct' : 'sqlite'
+const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct'] as const
+const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE_STORE) ?? 'sqlite'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
 const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'sdk'] as const
 type Kind = (typeof storeKinds)[number]
@@ -272,7 +273,14 @@ interface Row extends WrkResult {
   method: Method
   /** Server CPU per request; steadier than req/s when neighbours share the cores. */
   cpuUsPerRequest: number | undefined
+  /** SQL statements (round trips) per request, where the server counts them (not memory, sqlite-direct, sdk). */
+  statementsPerRequest: number | undefined
 }
+
+/** Servers whose /bench/queries counts their statements. */
+const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct)$/.test(target.name)
+
+const sentStatements = async (target: Target) => Object.values(await statementCounts(target)).reduce((sum, count) => sum + count, 0)
 
 /**
  * Waits (up to 15 s) until the server's CPU use stops: wrk drops its connections at the end of a
@@ -294,11 +302,16 @@ async function measure(target: Target, method: Method, script: () => string): Pr
   console.log(`${target.name} ${method}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
   await runWrkScriptAsync(target.endpoint, script(), connections, warmupSeconds, WRK_TIMEOUT)
   await settle(target)
+  const sentBefore = countsStatements(target) ? await sentStatements(target) : undefined
   const cpuBefore = cpuMs(target.child.pid)
   const result = await runWrkScriptAsync(target.endpoint, script(), connections, seconds, WRK_TIMEOUT)
   const cpuAfter = cpuMs(target.child.pid)
+  // After the requests still in flight when wrk stopped, which wrk does not count.
+  await settle(target)
+  const sentAfter = sentBefore === undefined ? undefined : await sentStatements(target)
   const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
-  return { name: target.name, method, ...result, cpuUsPerRequest }
+  const statementsPerRequest = sentBefore !== undefined && sentAfter !== undefined && result.requests > 0 ? (sentAfter - sentBefore) / result.requests : undefined
+  return { name: target.name, method, ...result, cpuUsPerRequest, statementsPerRequest }
 }
 
 async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
@@ -357,7 +370,7 @@ async function statementCounts(target: Target): Promise<Record<string, number>> 
   return (await response.json()) as Record<string, number>
 }
 
-async function profileSqlite(kind: 'sqlite' | 'sqlite-direct', url: string): Promise<ProfileSummary> {
+async function profileStore(kind: (typeof profiledKinds)[number], url: string): Promise<ProfileSummary> {
   const dir = join(tempDir, 'prof')
   mkdirSync(dir, { recursive: true })
   const spawnedAt = performance.now()
@@ -450,7 +463,7 @@ function packageOf(url: string, functionName: string): string {
 
 function printTable(rows: Row[]): void {
   const cells = [
-    ['server', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req'],
+    ['server', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req', 'statements/req'],
     ...rows.map((row) => [
       row.name,
       row.method,
@@ -460,6 +473,7 @@ function printTable(rows: Row[]): void {
       String(row.errors),
       String(row.requests),
       row.cpuUsPerRequest === undefined ? 'n/a' : row.cpuUsPerRequest.toFixed(0),
+      row.statementsPerRequest === undefined ? 'n/a' : row.statementsPerRequest.toFixed(2),
     ]),
   ]
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
@@ -503,13 +517,14 @@ async function main(): Promise<void> {
     if (selected.includes('sqlite') || (profiling && profiled === 'sqlite')) urls.sqlite = createSqlite('store.db')
     if (selected.includes('sqlite-direct') || (profiling && profiled === 'sqlite-direct')) urls['sqlite-direct'] = createSqlite('direct.db')
     // Both PostgreSQL stores on one database, one after the other: the same tables either way.
-    if (selected.includes('postgres') || selected.includes('postgres-direct')) urls.postgres = urls['postgres-direct'] = await createPostgres()
+    if (selected.includes('postgres') || selected.includes('postgres-direct') || (profiling && profiled === 'postgres-direct')) urls.postgres = urls['postgres-direct'] = await createPostgres()
     const rows: Row[] = []
     for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
     const profiledUrl = urls[profiled]
-    const profile = profiling && profiledUrl ? await profileSqlite(profiled, profiledUrl) : undefined
+    const profile = profiling && profiledUrl ? await profileStore(profiled, profiledUrl) : undefined
 
     console.log()
+    console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((load) => load.toFixed(2)).join(', ')} on ${cpus().length} cores`)
     console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version})`)
     printTable(rows)
     console.log()

@@ -4,7 +4,8 @@
  * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection) or `postgres-direct`
  * (PostgresStore on its own node-postgres pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
- * counts statements at Prisma's adapter, so it stays empty for the direct stores.
+ * counts statements at Prisma's adapter, and at pg's Client for postgres-direct (SqliteStore's
+ * stay uncounted).
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
  */
 import type { AddressInfo } from 'node:net'
@@ -43,8 +44,7 @@ function countingStatements<T extends { connect(): Promise<unknown> }>(factory: 
     for (const method of ['queryRaw', 'executeRaw'] as const) {
       const original = target[method].bind(target)
       target[method] = (query) => {
-        const key = query.sql.replace(/\s+/g, ' ').replace(/\$\d+|\?/g, '?').slice(0, 160)
-        statements.set(key, (statements.get(key) ?? 0) + 1)
+        count(query.sql)
         return original(query)
       }
     }
@@ -60,6 +60,22 @@ function countingStatements<T extends { connect(): Promise<unknown> }>(factory: 
   const connect = factory.connect.bind(factory)
   factory.connect = async () => watch(await connect())
   return factory
+}
+
+/** Counts every statement a pg Client sends (a pool's queries go through its clients), BEGIN and COMMIT too. */
+async function countingPgStatements(): Promise<void> {
+  const { default: pg } = await import('pg')
+  const query = pg.Client.prototype.query as (this: unknown, ...args: unknown[]) => unknown
+  pg.Client.prototype.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string }
+    count(typeof config === 'string' ? config : (config.text ?? ''))
+    return query.apply(this, args)
+  } as typeof pg.Client.prototype.query
+}
+
+function count(sql: string): void {
+  const key = sql.replace(/\s+/g, ' ').replace(/\$\d+|\?/g, '?').slice(0, 160)
+  statements.set(key, (statements.get(key) ?? 0) + 1)
 }
 
 async function openStore(): Promise<Store | undefined> {
@@ -86,6 +102,7 @@ async function openStore(): Promise<Store | undefined> {
     return store
   }
   if (kind === 'postgres-direct') {
+    await countingPgStatements()
     const store = new PostgresStore(url)
     disconnect = () => store.close()
     return store

@@ -47,6 +47,26 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(await store.findByMessageId('bob', 'msg-t1')).toEqual([])
     })
 
+    it('lookups made together answer each its own: copies of one task, each owner\'s message id, the unknown ones empty', async () => {
+      const [a, b] = [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2', owner: 'bob', messageIds: ['m1', 'm2'] })]
+      await seed(store, [a, b])
+      const [first, second, other, none] = await Promise.all([store.get('t1'), store.get('t1'), store.get('t2'), store.get('nope')])
+      expect([first, second, other, none]).toEqual([a, a, b, undefined])
+      first!.task.status.state = 'TASK_STATE_FAILED'
+      first!.messageIds.push('x')
+      expect(second).toEqual(a)
+      const found = await Promise.all([
+        store.findByMessageId('alice', 'm1'),
+        store.findByMessageId('bob', 'm1'),
+        store.findByMessageId('bob', 'm2'),
+        store.findByMessageId('alice', 'm2'),
+        store.findByMessageId('bob', 'm1'),
+      ])
+      expect(found.map(ids)).toEqual([['t1'], ['t2'], ['t2'], [], ['t2']])
+      found[1]![0]!.task.status.state = 'TASK_STATE_FAILED'
+      expect(found[4]).toEqual([b])
+    })
+
     it('get of an unknown id is undefined', async () => {
       expect(await store.get('nope')).toBeUndefined()
     })

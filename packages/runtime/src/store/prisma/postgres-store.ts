@@ -7,6 +7,8 @@
  */
 import { PgExecutor, type PgPool } from './pg-executor.js'
 import { notifyingUpdate, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
+import { PgReads } from './pg-reads.js'
+import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
@@ -51,6 +53,8 @@ export class PostgresStore extends SqlStore {
   override readonly counters: SqlCounters
   /** Every replica's task writes as they commit, on one LISTEN connection opened while the exchange listens. */
   readonly notifications: PgTaskNotifications
+  /** The reads every request makes, batched per turn of the event loop. */
+  readonly #reads: PgReads
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -65,12 +69,14 @@ export class PostgresStore extends SqlStore {
     const pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? DEFAULT_POOL_SIZE,
+      stream: corkedSocket,
       types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
     super(new PgExecutor(guardPool(pool, onLost) as unknown as PgPool))
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
+    this.#reads = new PgReads(this.db)
     // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
     const newClient = () => new pg.Client({ connectionString: url, keepAlive: true }) as unknown as PgListenClient
     this.notifications = new PgTaskNotifications(newClient, options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile'))
@@ -92,6 +98,15 @@ export class PostgresStore extends SqlStore {
   override async expiredRuns(now: number, limit: number): Promise<TaskRecord[]> {
     const rows = await this.db.query<TaskRow>(sql`WITH "pruned" AS (${pruneEvents(new Date(now))}) ${statements.selectExpiredRuns(now, limit)}`, { idempotent: true })
     return rows.map(toRecord)
+  }
+
+  override async get(id: string): Promise<TaskRecord | undefined> {
+    const row = await this.#reads.task(id)
+    return row && toRecord(row)
+  }
+
+  override async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
+    return (await this.#reads.byMessageId(owner, messageId)).map(toRecord)
   }
 
   protected override createStatements(record: TaskRecord, taskJson: string): Sql[] {
