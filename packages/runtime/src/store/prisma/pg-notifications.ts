@@ -33,20 +33,25 @@ const MAX_RETRY_MS = 5000
 /** How long a write's event is kept for followers on other replicas: they read it within milliseconds of its note. */
 export const EVENT_KEEP_MS = 60_000
 
-/** Events kept past {@link EVENT_KEEP_MS}, deleted by the next write or sweep (through the createdAt index). */
-export const pruneEvents = (now: Date): Sql => sql`DELETE FROM "A2ATaskEvent" WHERE "createdAt" < ${new Date(now.getTime() - EVENT_KEEP_MS)}`
+const keptUntil = (now: Date): Date => new Date(now.getTime() - EVENT_KEEP_MS)
+
+/** Events past {@link EVENT_KEEP_MS}, deleted by the sweep; rows another sweep holds are left to it, so sweeps never wait on each other. */
+export const pruneEvents = (now: Date): Sql =>
+  sql`DELETE FROM "A2ATaskEvent" WHERE ("taskId", "version") IN
+    (SELECT "taskId", "version" FROM "A2ATaskEvent" WHERE "createdAt" < ${keptUntil(now)} LIMIT 1000 FOR UPDATE SKIP LOCKED)`
 
 /**
  * The version-guarded update, notifying its write: the row as written, plus `pg_notify` of
- * `<version>:<id>` on {@link TASK_CHANNEL}, and the write's event kept in A2ATaskEvent (the
- * events past their time deleted), all in the same statement: no round trip more.
+ * `<version>:<id>` on {@link TASK_CHANNEL}, and the write's event kept in A2ATaskEvent (this
+ * task's events past their time deleted: writes of two tasks never wait on each other's rows), all
+ * in the same statement: no round trip more.
  */
 export function notifyingUpdate(update: Sql, event: StreamResponse | undefined): Sql {
   const now = new Date()
   const kept = event
     ? sql`, "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", "version", "owner", ${JSON.stringify(event)}::jsonb, ${now} FROM "written"
         ON CONFLICT ("taskId", "version") DO UPDATE SET "owner" = excluded."owner", "event" = excluded."event", "createdAt" = excluded."createdAt"),
-      "pruned" AS (${pruneEvents(now)})`
+      "pruned" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = (SELECT "id" FROM "written") AND "createdAt" < ${keptUntil(now)})`
     : sql``
   return sql`WITH "written" AS (${update})${kept}
     SELECT "written".*, pg_notify(${TASK_CHANNEL}, "written"."version" || ':' || "written"."id")::text AS "notified" FROM "written"`
