@@ -9,6 +9,7 @@
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
+ *   BENCH_ROUNDS=3 BENCH_SECONDS=4 npm run bench:send-message   # medians of 3 rounds, for a busy machine
  *   BENCH_ONLY=ours-bare BENCH_PLAN=SendMessage:JSON-RPC BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message
  *
  * Each server runs in its own child process so the load generator does not compete for its event
@@ -29,6 +30,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
 const warmupSeconds = positiveInt('BENCH_WARMUP_SECONDS', 2)
 const connections = positiveInt('BENCH_CONNECTIONS', 32)
+/** Rounds of the whole sequence; each figure printed is the median of its rounds. */
+const rounds = positiveInt('BENCH_ROUNDS', 1)
 /** The exchange's own CPU per SendMessage on the memory store, bare node:http mount (issue 13 §2). */
 const CPU_GOAL_US = 100
 
@@ -224,6 +227,21 @@ const SERVERS = [
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
 ] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
 
+/** Each row's figures are the median over the rounds; errors and requests are summed. */
+function medianRow(runs: Row[]): Row {
+  const median = (pick: (row: Row) => number) => runs.map(pick).toSorted((a, b) => a - b)[Math.floor(runs.length / 2)]!
+  const cpu = runs.every((row) => row.cpuUsPerRequest !== undefined) ? median((row) => row.cpuUsPerRequest!) : undefined
+  return {
+    ...runs[0]!,
+    rps: median((row) => row.rps),
+    p50: median((row) => row.p50),
+    p99: median((row) => row.p99),
+    errors: runs.reduce((sum, row) => sum + row.errors, 0),
+    requests: runs.reduce((sum, row) => sum + row.requests, 0),
+    cpuUsPerRequest: cpu,
+  }
+}
+
 const only = process.env.BENCH_ONLY?.split(',').filter(Boolean)
 /** BENCH_PLAN=SendMessage:JSON-RPC,GetTask:JSON-RPC measures only those (e.g. for a profile of one). */
 const plan = process.env.BENCH_PLAN?.split(',').filter(Boolean)
@@ -251,7 +269,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = []
   // Hard ceiling so a wedged server or load run cannot hang CI.
   const runs = SERVERS.reduce((sum, server) => sum + server.plan.length, 0)
-  const budgetMs = runs * (warmupSeconds + seconds) * 1000 + 90_000
+  const budgetMs = rounds * runs * (warmupSeconds + seconds) * 1000 + 90_000
   const watchdog = setTimeout(() => {
     console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
     for (const child of children) child.kill('SIGKILL')
@@ -273,13 +291,17 @@ async function main(): Promise<void> {
         targets.push(target)
       }
     }
-    const rows: Row[] = []
-    // One at a time, every server in turn per method and binding: an idle server costs nothing.
-    for (const [method, binding] of SERVERS[0].plan) {
-      for (const target of targets.filter((t) => t.method === method && t.binding === binding)) rows.push(await measure(target))
+    const samples = new Map<Target, Row[]>(targets.map((target) => [target, []]))
+    // One at a time, every server in turn per method and binding (an idle server costs nothing),
+    // the whole sequence once per round, so neighbours' load falls on every server alike.
+    for (let round = 0; round < rounds; round++) {
+      for (const [method, binding] of SERVERS[0].plan) {
+        for (const target of targets.filter((t) => t.method === method && t.binding === binding)) samples.get(target)!.push(await measure(target))
+      }
     }
+    const rows = [...samples.values()].filter((runs) => runs.length > 0).map(medianRow)
     console.log()
-    console.log(`${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+    console.log(`${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
     printTable(rows)
     console.log()
     for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
