@@ -122,9 +122,11 @@ export class TaskRun {
 
   /** A handler write: serialized, versioned, refused once the run has stopped. */
   change(transition: (task: Task) => Transition): Promise<TaskRecord> {
-    const write = this.#queue.then(() => this.#write(transition))
-    this.#queue = write.catch(() => undefined)
-    return write
+    // After the previous write whether it held or failed; one promise per write serves as both.
+    const write = () => this.#write(transition)
+    const next = this.#queue.then(write, write)
+    this.#queue = next
+    return next
   }
 
   /** Marks the run cut by a cancel the exchange already stored. */
