@@ -109,14 +109,26 @@ export class PushDispatcher implements PushDelivery {
     this.#pendingLookups++
     // Chained per task: with a store whose queries can overtake each other, a later event's
     // lookup must not enqueue before an earlier one's (it would make the earlier one stale).
-    const previous = this.#lookups.get(event.taskId) ?? Promise.resolve()
-    const current = previous.then(() => this.#dispatch(event)).catch(() => undefined)
-    this.#lookups.set(event.taskId, current)
-    return current.finally(() => {
+    // Every event of every task comes here, most to tasks without configs: two promises per event.
+    const previous = this.#lookups.get(event.taskId)
+    const dispatch = () => this.#dispatch(event)
+    const done = () => {
       if (this.#lookups.get(event.taskId) === current) this.#lookups.delete(event.taskId)
       this.#pendingLookups--
       this.#checkIdle()
-    })
+    }
+    const current: Promise<void> = (previous ? previous.then(dispatch) : this.#dispatchNow(event)).then(done, done)
+    this.#lookups.set(event.taskId, current)
+    return current
+  }
+
+  /** {@link #dispatch} started now, a throw of its synchronous part turned into a rejection. */
+  #dispatchNow(event: PushEvent): Promise<void> {
+    try {
+      return this.#dispatch(event)
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /** Resolves when nothing is being looked up, in flight or waiting. */

@@ -161,7 +161,10 @@ export class MemoryStore implements Store {
   }
 
   async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
-    const configs = [...(this.#pushConfigs.get(taskId)?.values() ?? [])]
+    const held = this.#pushConfigs.get(taskId)
+    // Asked after every event of every task; most have none.
+    if (!held) return []
+    const configs = [...held.values()]
     return configs.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(copyConfig)
   }
 
