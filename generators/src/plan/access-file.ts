@@ -6,7 +6,9 @@
  */
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
+import type { Uses } from './fixtures.js'
 import { printKey, printLiteral, printObject, quote } from './literal.js'
+import { ownerUpsert } from './owners.js'
 import { render } from './templates.js'
 
 /** The key a test narrowed to every declared scope calls with; none of them when none is declared. */
@@ -19,28 +21,46 @@ export function declaredScopes(entities: readonly ResolvedEntity[]): string[] {
   return [...new Set(scopes)]
 }
 
-/** Tenant ids that fit every tenant column: numbers, uuids or names. */
+/** Tenant ids that fit every tenant column and the rows it references: numbers, uuids or names. */
 export function testTenantIds(entities: readonly ResolvedEntity[]): [string, string] {
   const tenants = entities.flatMap((entity) => (entity.tenant ? [entity.tenant] : []))
   if (tenants.some((tenant) => tenant.type !== 'String')) return ['1', '2']
-  if (tenants.some((tenant) => tenant.schema.format === 'uuid')) return ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b']
-  return ['tenant-a', 'tenant-b']
+  const uuid = tenants.some((tenant) => tenant.schema.format === 'uuid') || entities.some((entity) => entity.tenantModel?.id.uuid)
+  return uuid ? ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'] : ['tenant-a', 'tenant-b']
+}
+
+/**
+ * Whether the entity's tests call as alice and bob in a tenant (API keys) rather than as their
+ * sessions: its tenant column is required, or its create fixture first makes a row of an entity
+ * whose tenant column is, and a caller in no tenant reaches none of those rows.
+ */
+export function callsInTenant(entity: ResolvedEntity, all: readonly ResolvedEntity[], seen: ReadonlySet<string> = new Set()): boolean {
+  if (entity.tenant?.isRequired) return true
+  return entity.writable.some((field) => {
+    const referenced = field.isRequired && all.find((other) => other.model === field.references && other.operations.includes('create') && !seen.has(other.name))
+    return referenced ? callsInTenant(referenced, all, new Set([...seen, entity.name])) : false
+  })
 }
 
 export function accessFile(entities: readonly ResolvedEntity[], imports: { runtime: string; tools: string; db: string }): string {
   const scopes = declaredScopes(entities)
   const [first, second] = testTenantIds(entities)
-  const key = (name: string, entry: string) => {
+  const key = (name: string, owner: 'alice' | 'bob', entries: string[]) => {
     const start = `  ${printKey(name)}: `
-    return `${start}${printObject(['owner: testOwners.alice', entry], '  ', start.length, ','.length)},`
+    return `${start}${printObject([`owner: testOwners.${owner}`, ...entries], '  ', start.length, ','.length)},`
   }
   // A key narrowed to every scope is what shows that an entity declaring none is closed to such keys.
   const narrowed = entities.some((entity) => OPERATIONS.every((operation) => (entity.scopes[operation] ?? []).length === 0))
+  const inTenant = entities.some((entity) => callsInTenant(entity, entities))
+  const inFirst = `tenant: testTenants.${TENANT_KEYS.first}`
+  // Where some entity's rows need a tenant, the narrowed keys act in the first one too.
+  const narrowedIn = (scopeList: string[]) => [...(inTenant ? [inFirst] : []), `scopes: ${printLiteral(scopeList, '    ', '    scopes: '.length, ','.length)}`]
   const keys = [
-    ...scopes.map((scope) => key(scope, `scopes: [${quote(scope)}]`)),
-    ...(narrowed ? [key(NARROWED_KEY, `scopes: ${printLiteral(scopes, '    ', '    scopes: '.length, ','.length)}`)] : []),
-    key(TENANT_KEYS.first, `tenant: ${quote(first)}`),
-    key(TENANT_KEYS.second, `tenant: ${quote(second)}`),
+    ...scopes.map((scope) => key(scope, 'alice', narrowedIn([scope]))),
+    ...(narrowed ? [key(NARROWED_KEY, 'alice', narrowedIn(scopes))] : []),
+    key(TENANT_KEYS.first, 'alice', [inFirst]),
+    key(TENANT_KEYS.second, 'alice', [`tenant: testTenants.${TENANT_KEYS.second}`]),
+    ...(inTenant ? (['alice', 'bob'] as const).map((user) => key(user, user, [inFirst])) : []),
   ]
   const narrowedTo = scopes.length > 0 ? 'all of them at once' : 'no scope (none is declared)'
   const kinds = [
@@ -50,7 +70,21 @@ export function accessFile(entities: readonly ResolvedEntity[], imports: { runti
   ]
   const listed = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds[0]
   const summary = `The API keys of alice the generated tests call with besides her session: ${listed}.`
-  return render('access.gen.ts', { ...imports, summary: wrapComment(summary), keys: `{\n${keys.join('\n')}\n}` })
+  const uses: Uses = { fresh: false, uuid: false, db: true }
+  const tenantModels = [...new Map(entities.flatMap((entity) => (entity.tenantModel ? [[entity.tenantModel.model, entity.tenantModel] as const] : []))).values()]
+  const creates = tenantModels.map((model) => ownerUpsert(model, uses))
+  return render('access.gen.ts', {
+    ...imports,
+    summary: wrapComment(summary),
+    tenants: printLiteral({ [TENANT_KEYS.first]: first, [TENANT_KEYS.second]: second }, '', 'export const testTenants = '.length),
+    keys: `{\n${keys.join('\n')}\n}`,
+    inTenant,
+    creates,
+    tenantModels: tenantModels.map((model) => model.model).join(' and '),
+    uuid: uses.uuid,
+    fresh: uses.fresh,
+    loop: creates.some((create) => create.includes('${name}')) ? '[name, id] of Object.entries(testTenants)' : 'id of Object.values(testTenants)',
+  })
 }
 
 /** A doc comment's text as ` * ` lines of at most 100 characters. */

@@ -36,8 +36,11 @@ export function ownersFile(entities: readonly ResolvedEntity[], db: string): str
   })
 }
 
-// One owner row by id, made unless it exists; unique columns take the owner's name, so alice's and bob's differ.
-function ownerUpsert(model: RowRecipe, uses: Uses): string {
+/**
+ * One row of `model` by `id`, made unless it exists; unique columns take `name`, so the rows of
+ * alice and bob (or of two test tenants) differ. Code for a loop over `[name, id]` pairs.
+ */
+export function ownerUpsert(model: RowRecipe, uses: Uses): string {
   const id = model.id.type === 'String' ? 'id' : model.id.type === 'BigInt' ? 'BigInt(id)' : 'Number(id)'
   const unique = model.columns.filter((column) => column.isUnique && column.name !== model.id.name)
   const perOwner = unique.map((column) => {

@@ -130,6 +130,34 @@ describe('planFrom', () => {
     expect(code).toContain('id: row.id.toString(),')
   })
 
+  it("tests an entity whose tenant is a required reference as alice and bob in a tenant, making the tenants' rows", async () => {
+    const schema = `${DATASOURCE}
+model Org {
+  id    Int    @id
+  name  String
+  notes Note[]
+}
+model Note {
+  id       String @id @default(uuid())
+  text     String
+  authorId String
+  org      Org    @relation(fields: [orgId], references: [id])
+  orgId    Int
+}
+`
+    const plan = await planFrom(resolve(schema, { notes: { model: 'Note', ownerField: 'authorId', tenantField: 'orgId' } }))
+    const access = contentOf(plan, 'test/access.gen.ts')
+    // Int tenant ids, made as Org rows before the keys are used.
+    expect(access).toContain("export const testTenants = { tenantA: '1', tenantB: '2' }")
+    expect(access).toContain('await createTenants(db)')
+    expect(access).toContain('await db.org.upsert({')
+    expect(access).toContain('alice: { owner: testOwners.alice, tenant: testTenants.tenantA },')
+    expect(access).toContain('bob: { owner: testOwners.bob, tenant: testTenants.tenantA },')
+    const test = contentOf(plan, 'test/entities/notes.gen.test.ts')
+    expect(test).toContain('  notes = notesByKey\n')
+    expect(test).toContain("it(\"keeps notes of one of alice's tenants from her other tenant\"")
+  })
+
   it('refers to user-chosen paths with relative import specifiers', async () => {
     const plan = await planFrom(resolve(INVOICE_SCHEMA, { invoices }), {
       outDir: 'lib/agents',

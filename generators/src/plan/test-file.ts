@@ -6,7 +6,7 @@
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
-import { declaredScopes } from './access-file.js'
+import { callsInTenant, declaredScopes } from './access-file.js'
 import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue } from './fixtures.js'
 import { testOwnerIds } from './owners.js'
 import { printLiteral, quote } from './literal.js'
@@ -35,10 +35,13 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     ? entity.writable.find((field) => isRequiredOnCreate(field) && all.some((other) => other.model === field.references && other.operations.includes('create')))
     : undefined
   const linkedTarget = linked && all.find((other) => other.model === linked.references)
+  const inTenant = callsInTenant(entity, all)
   const callLine = `const call: Call = (user, operation, args) => ${caller}.call(transport, user, operation, args)`
+  const keyCallLine = `const call: Call<AccessKey> = (key, operation, args) => ${caller}ByKey.call(transport, key, operation, args)`
   return render('entity.gen.test.ts', {
     // Resolved per call: the caller only exists once beforeAll has run.
-    callLine: callLine.length + 2 <= 100 ? callLine : callLine.replace('=> ', '=>\n    '),
+    callLine: wrapArrow(callLine),
+    keyCallLine: wrapArrow(keyCallLine),
     uuid: fixture?.uses.uuid ?? false,
     fresh: fixture?.uses.fresh ?? false,
     // One row per owner: every test starts without the caller's, and a second create is refused.
@@ -52,7 +55,13 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     caller,
     skill: names.skill,
     toolsLiteral: printLiteral(tools, '', 'const tools = '.length),
-    access: accessTests(entity, all, imports.access, { tools, readable: (has('get') && idVisible) || (has('list') && idVisible && !entity.owner.isId), tenantFixture: !fixtureNeedsTenant(entity, all) }),
+    inTenant: inTenant && (entity.tenant?.isRequired ? `${entity.name} belong to a tenant` : `Its fixture makes rows that belong to a tenant`),
+    access: accessTests(entity, all, imports.access, {
+      tools,
+      readable: (has('get') && idVisible) || (has('list') && idVisible && !entity.owner.isId),
+      // Rows the fixture makes first are in the first tenant only when alice calls in it.
+      tenantFixture: inTenant || !fixtureNeedsTenant(entity, all),
+    }),
     entity: entity.name,
     singular: names.singular,
     create: has('create'),
@@ -90,6 +99,9 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   })
 }
 
+/** A `const f = (...) => body` line at two spaces, its body on the next line when it does not fit (as prettier breaks it). */
+const wrapArrow = (line: string) => (line.length + 2 <= 100 ? line : line.replace('=> ', '=>\n    '))
+
 /**
  * What the entity's tests check with alice's API keys (test/access.gen.ts): per scope it declares,
  * the operations a key narrowed to it may call and the others it is refused; with none declared,
@@ -123,7 +135,8 @@ function accessTests(
     }
   })
   // Rows for the tenant tests come from create, and must be read back by id.
-  const tenant = entity.operations.includes('create') && !entity.owner.isId && readable && tenantFixture && !entity.tenant?.references
+  const tenantRows = !entity.tenant?.references || entity.tenantModel !== undefined
+  const tenant = entity.operations.includes('create') && !entity.owner.isId && readable && tenantFixture && tenantRows
   return {
     module,
     scoped,

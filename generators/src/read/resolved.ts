@@ -78,6 +78,8 @@ export interface ResolvedEntity {
   referenceRows: { field: string; row: RowRecipe }[]
   /** The model the owner field references (the entity's own for an owner that is its id). */
   ownerModel?: RowRecipe
+  /** The model the tenant field references: the generated tests make a row of it per test tenant. */
+  tenantModel?: RowRecipe
   /** What the generator left out, and why: printed with the report. */
   notes: string[]
 }

@@ -180,6 +180,9 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   // The owner field's relation names the owner model; an owner that is the id and no key is the row itself.
   const ownerTarget = datamodel.models.find((candidate) => candidate.name === targetOf(owner.name)) ?? (owner.isId ? model : undefined)
   const ownerModel = ownerTarget && rowRecipe(datamodel, ownerTarget, ownerTarget.name)
+  const tenantTarget = tenant && datamodel.models.find((candidate) => candidate.name === targetOf(tenant.name))
+  const tenantModel = tenantTarget && rowRecipe(datamodel, tenantTarget, ownerTarget?.name)
+  if (tenantTarget && !tenantModel) notes.push(`no tests of tenants: they cannot make a ${tenantTarget.name} row for tenantField "${tenant!.name}" (a required Unsupported column, a compound id or a cycle of required relations)`)
   const referenceRows: ResolvedEntity['referenceRows'] = []
   for (const field of writable.filter((candidate) => candidate.references !== undefined && candidate.isRequired && !candidate.hasDefault)) {
     const target = datamodel.models.find((candidate) => candidate.name === field.references)!
@@ -213,6 +216,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       onePerOwner,
       referenceRows,
       ...(ownerModel ? { ownerModel } : {}),
+      ...(tenantModel ? { tenantModel } : {}),
       notes,
     },
   }
