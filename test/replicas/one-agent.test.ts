@@ -29,13 +29,15 @@ const runsOf = async () =>
 
 const stateOn = async (replica: Replica, token: string, id: string) => (await rpc(replica, token, 'GetTask', { id })).body.result?.status.state as string | undefined
 
-it('the same message sent at once to two replicas makes one task, run once; a different one under its messageId makes another', { timeout: 60_000 }, async () => {
+it('the same message sent at once to two replicas makes one task, run once, both answers its end; a different one under its messageId makes another', { timeout: 60_000 }, async () => {
   const { replicas: [a, b], token } = await replicas(['a', 'b'], { SLOW_MS: '200' })
   const ids: string[] = []
   for (let round = 0; round < 10; round++) {
     const sent = message('slow', `round ${round}`)
     const [onA, onB] = await Promise.all([rpc(a!, token, 'SendMessage', sent), rpc(b!, token, 'SendMessage', sent)])
     expect(onA.body.result?.task.id, JSON.stringify([onA.body, onB.body])).toBe(onB.body.result?.task.id)
+    // Both blocking answers wait for the one run, wherever it is, and carry its end.
+    expect([onA.body.result.task.status.state, onB.body.result.task.status.state]).toEqual(['TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'])
     ids.push(onA.body.result.task.id)
   }
   await expect.poll(async () => Promise.all(ids.map((id) => stateOn(a!, token, id))), { timeout: 10_000 }).toEqual(ids.map(() => 'TASK_STATE_COMPLETED'))

@@ -111,7 +111,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     return { task: toWireTask(record, { historyLength: configuration.historyLength }) }
   }
   const run = core.runs.get(record.id)
-  let final = run ? await run.done : record
+  let final = run ? await run.done : await (core.remote?.turnEnded(record) ?? record)
   if (final.task.status.state === 'TASK_STATE_SUBMITTED') {
     // A run that could not start is gone by now: answer what the store holds (FAILED once
     // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.

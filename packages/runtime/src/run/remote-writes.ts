@@ -9,7 +9,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExchangeCore } from '../exchange/core.js'
-import type { TaskNote } from '../store/store.js'
+import type { TaskNote, TaskRecord } from '../store/store.js'
+import { isPaused, isTerminal } from '../wire/types.js'
+
+/** How often a blocking answer about another replica's run reads the store: with notes, as a safety net; without, as the path. */
+const LIVE_RECHECK_MS = 10_000
+const FALLBACK_POLL_MS = 1000
+
+const endsTurn = (record: TaskRecord) => isTerminal(record.task.status.state) || isPaused(record.task.status.state)
 
 /** One follower's wake-ups: a note for its task (or a resync) since it last read the store. */
 export interface StoreWatch {
@@ -72,6 +79,30 @@ export class RemoteWrites {
         set.delete(entry)
         if (set.size === 0 && watches.get(taskId) === set) watches.delete(taskId)
       },
+    }
+  }
+
+  /**
+   * The task once its turn has ended (settled or paused), for a blocking answer about a run of
+   * another replica (the repeat of a message sent there): woken by its notes, read from the store.
+   * As it is when there are no notifications, or after the longest a run may last.
+   */
+  async turnEnded(record: TaskRecord): Promise<TaskRecord> {
+    const watch = endsTurn(record) ? undefined : this.watch(record.id)
+    if (!watch) return record
+    const { taskTimeoutMs } = this.#core.limits
+    const giveUp = Date.now() + taskTimeoutMs + this.#core.leaseMs
+    const never = new Promise<void>(() => {})
+    let current = record
+    try {
+      // Watching before the first read: no write falls between the two.
+      for (;;) {
+        current = (await this.#core.store.get(record.id).catch(() => current)) ?? current
+        if (endsTurn(current) || Date.now() >= giveUp) return current
+        await watch.next(watch.live ? LIVE_RECHECK_MS : FALLBACK_POLL_MS, never)
+      }
+    } finally {
+      watch.stop()
     }
   }
 
