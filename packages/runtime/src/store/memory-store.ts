@@ -24,6 +24,13 @@ const encode = (task: Task): string => encodeJson(task, 'task')
 /** The lease is the one nested object of the metadata: copied in and out, like the task. */
 const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
 
+/** A record handed out: copies of the metadata (in one spread), the lease and the message ids. */
+function recordOf(meta: Entry['meta'], task: Task, messageIds: readonly string[]): TaskRecord {
+  const record: TaskRecord = { ...meta, task, messageIds: [...messageIds] }
+  if (meta.lease) record.lease = { ...meta.lease }
+  return record
+}
+
 /** The states a run holds a task in: what an expired lease leaves behind. */
 const RUNNING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'])
 
@@ -85,7 +92,7 @@ export class MemoryStore implements Store {
       this.#indexMessages(next, next.messageIds)
     }
     // The stored copy is the text; the caller's task object can go back to it as is.
-    return { ...copyMeta(meta), task: changes.task, messageIds: [...next.messageIds] }
+    return recordOf(meta, changes.task, next.messageIds)
   }
 
   async list(query: ListQuery): Promise<ListPage> {
@@ -217,6 +224,6 @@ export class MemoryStore implements Store {
   }
 
   #toRecord(entry: Entry): TaskRecord {
-    return { ...copyMeta(entry.meta), task: JSON.parse(entry.body) as Task, messageIds: [...entry.messageIds] }
+    return recordOf(entry.meta, JSON.parse(entry.body) as Task, entry.messageIds)
   }
 }
