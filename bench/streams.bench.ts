@@ -1,9 +1,18 @@
 /**
- * SSE streams: server memory per open stream, and fan-out latency from one stored artifact chunk
+ * SSE streams, in two phases.
+ *
+ * Burst: BENCH_STREAMS SendStreamingMessage requests issued at once (bench/load/sse-burst.ts),
+ * each running a `hold` task that goes WORKING and waits; first-event latency per stream (from
+ * its issue to its first event) and server RSS per open stream, on ours (as generated apps mount
+ * it) and on the official SDK's server (bench/servers/sdk-streams.ts), same listen backlog, same
+ * run. Targets (issue 13): first-event p99 under 2 s and under 40 KiB RSS per stream.
+ *
+ * Fan-out: server memory per open stream, and fan-out latency from one stored artifact chunk
  * to every subscriber. Goal: 10,000 concurrent streams under 1 GiB server RSS.
  *
  *   npm run bench                                   # runs send-message.bench.ts, then this
  *   BENCH_STREAMS=1000 npm run bench:streams
+ *   BENCH_PHASES=burst npm run bench:streams        # burst, fanout or both (default)
  *
  * The server (bench/servers/streams-server.ts) runs in its own process. The driver makes
  * BENCH_TASKS long-running `hold` tasks (SendMessage, returnImmediately), opens BENCH_STREAMS
@@ -19,13 +28,15 @@
  * keep-alive interval), BENCH_HTTP=node (bare node:http instead of Express), BENCH_SERVER_ARGS
  * (extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Agent, request, type ClientRequest } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { wallMs } from './servers/shared.js'
+import { listenBacklog, wallMs } from './servers/shared.js'
 import { cpuMs, positiveInt, procStatusBytes } from './load/env.js'
 import { spawnServer, stopProcess, type ServerProcess } from './load/server-process.js'
+import { openBurst } from './load/sse-burst.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const streamCount = positiveInt('BENCH_STREAMS', 10_000)
@@ -35,9 +46,13 @@ const tickGapMs = positiveInt('BENCH_TICK_GAP_MS', 200)
 const ownerCount = Math.min(positiveInt('BENCH_OWNERS', 10), taskCount)
 const openConcurrency = positiveInt('BENCH_OPEN_CONCURRENCY', 256)
 const warmupStreams = positiveInt('BENCH_WARMUP_STREAMS', 200)
+const phases = new Set((process.env.BENCH_PHASES || 'burst,fanout').split(','))
 const MiB = 1024 * 1024
+const KiB = 1024
 const GOAL_STREAMS = 10_000
 const GOAL_RSS = 1024 * MiB
+const GOAL_FIRST_EVENT_P99_MS = 2000
+const GOAL_RSS_PER_STREAM = 40 * KiB
 
 
 // ---------------------------------------------------------------------------------------------
@@ -65,15 +80,33 @@ async function stopServer(target: Server): Promise<void> {
 }
 
 
-/** The soft open-files limit, from /proc (Linux); undefined elsewhere. */
-function openFilesLimit(): number | undefined {
+/** The soft and hard open-files limits, from /proc (Linux); undefined elsewhere. */
+function openFilesLimits(): { soft: number; hard: number } | undefined {
   try {
     const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
-    const soft = Number(line?.split(/\s{2,}/)[1])
-    return Number.isFinite(soft) ? soft : undefined
+    const [, soft, hard] = line?.split(/\s{2,}/) ?? []
+    return Number.isFinite(Number(soft)) ? { soft: Number(soft), hard: hard === 'unlimited' ? Infinity : Number(hard) } : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * Both processes hold one socket per stream, plus a margin for node's own descriptors. A soft
+ * limit under that is raised to the hard one (prlimit, util-linux; servers inherit it).
+ */
+function ensureOpenFiles(needed: number): void {
+  const limits = openFilesLimits()
+  if (!limits || limits.soft >= needed) return
+  if (limits.hard >= needed) {
+    try {
+      execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${limits.hard}:${limits.hard}`])
+    } catch {
+      // Reported below.
+    }
+    if ((openFilesLimits()?.soft ?? 0) >= needed) return console.log(`streams: raised the open-files limit to ${limits.hard} (was ${limits.soft})`)
+  }
+  throw new Error(`BENCH_STREAMS=${streamCount} needs ${needed} open files; the limit is ${limits.soft} (hard ${limits.hard}, ulimit -n): lower BENCH_STREAMS or raise the limit`)
 }
 
 interface ServerMemory {
@@ -491,13 +524,128 @@ function printReport(r: Result): void {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
-  const limit = openFilesLimit()
-  // Both processes hold one socket per stream, plus a margin for node's own descriptors.
-  if (limit !== undefined && streamCount + 256 > limit) {
-    throw new Error(`BENCH_STREAMS=${streamCount} needs more open files than the limit of ${limit} (ulimit -n); lower BENCH_STREAMS or raise the limit`)
+// ---------------------------------------------------------------------------------------------
+// Burst: SendStreamingMessage streams opened at once, ours and the SDK's
+
+interface BurstResult {
+  name: string
+  streams: number
+  opened: number
+  p50: number
+  p99: number
+  max: number
+  rssBefore: number
+  rssOpen: number
+  /** Server CPU from the first request until every stream had its first event, per stream. */
+  serverCpuMs: number | undefined
+  clientCpuMs: number
+  /** Connections the kernel dropped at a full accept queue during the burst (machine-wide). */
+  listenOverflows: number | undefined
+  completed: number
+  failures: string[]
+}
+
+/** TcpExt ListenOverflows from /proc/net/netstat (Linux): SYNs dropped because an accept queue was full. */
+function listenOverflows(): number | undefined {
+  try {
+    const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'))
+    const value = Number(values?.split(' ')[names!.split(' ').indexOf('ListenOverflows')])
+    return Number.isFinite(value) ? value : undefined
+  } catch {
+    return undefined
   }
-  const budgetMs = Number(process.env.BENCH_TIMEOUT_SECONDS || 0) * 1000 || 120_000 + streamCount * 15 + tickCount * (tickGapMs + 500)
+}
+
+async function runBurst(name: string, file: string): Promise<BurstResult> {
+  const target = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, nodeArgs: ['--expose-gc'] })
+  server = target
+  try {
+    const message = (i: number) => ({ messageId: `burst-${runId}-${i}`, role: 'ROLE_USER', parts: [{ text: 'hold' }], metadata: { skill: 'hold' } })
+    const body = (i: number) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendStreamingMessage', params: { message: message(i) } })
+    // A few streams end to end first: a server that cannot serve them is not measured.
+    const warm = openBurst(target.port, Math.min(50, streamCount), (i) => ({ path: '/a2a', headers: rpcHeaders(ownerOf(i)), body: body(-1 - i) }))
+    await warm.opened(10_000)
+    await control('POST', '/bench/finish')
+    await warm.settle(10_000)
+    if (warm.completed < warm.count) throw new Error(`${name}: warm-up ${warm.completed} of ${warm.count} completed; ${warm.failures.slice(0, 3).join(' | ')}`)
+    warm.close()
+
+    const before = await memory()
+    const cpuBefore = cpuMs(target.child.pid)
+    const clientBefore = process.cpuUsage()
+    const overflowsBefore = listenOverflows()
+    const burst = openBurst(target.port, streamCount, (i) => ({ path: '/a2a', headers: rpcHeaders(ownerOf(i)), body: body(i) }))
+    await burst.opened(30_000)
+    const cpuAfter = cpuMs(target.child.pid)
+    const client = process.cpuUsage(clientBefore)
+    const overflowsAfter = listenOverflows()
+    const open = await memory()
+    await control('POST', '/bench/finish')
+    await burst.settle(30_000)
+    burst.close()
+    const sorted = burst.firstEvents()
+    return {
+      name,
+      streams: streamCount,
+      opened: sorted.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1) ?? Number.NaN,
+      rssBefore: before.rss,
+      rssOpen: open.rss,
+      serverCpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / streamCount : undefined,
+      clientCpuMs: (client.user + client.system) / 1000 / streamCount,
+      listenOverflows: overflowsBefore !== undefined && overflowsAfter !== undefined ? overflowsAfter - overflowsBefore : undefined,
+      completed: burst.completed,
+      failures: burst.failures,
+    }
+  } finally {
+    await stopServer(target)
+    stopping = false
+    server = undefined
+  }
+}
+
+const somaxconn = (): string => {
+  try {
+    return readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim()
+  } catch {
+    return 'n/a'
+  }
+}
+
+function printBursts(results: BurstResult[]): void {
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+  console.log(`\nSendStreamingMessage: ${streamCount} streams issued at once (Node ${process.version}, listen backlog ${listenBacklog()} (net.core.somaxconn ${somaxconn()}), load average ${load})`)
+  const perStream = (r: BurstResult) => (r.opened > 0 ? (r.rssOpen - r.rssBefore) / r.opened : Number.NaN)
+  const rows: [string, (r: BurstResult) => string, string][] = [
+    ['streams with a first event', (r) => `${r.opened} / ${r.streams}`, ''],
+    ['first event p50', (r) => `${r.p50.toFixed(0)} ms`, ''],
+    ['first event p99', (r) => `${r.p99.toFixed(0)} ms`, `< ${GOAL_FIRST_EVENT_P99_MS} ms`],
+    ['first event max', (r) => `${r.max.toFixed(0)} ms`, ''],
+    ['server RSS idle → open', (r) => `${mb(r.rssBefore)} → ${mb(r.rssOpen)} MB`, ''],
+    ['RSS per open stream', (r) => `${(perStream(r) / KiB).toFixed(1)} KiB`, `< ${GOAL_RSS_PER_STREAM / KiB} KiB`],
+    ['CPU per stream opened, server / client', (r) => `${r.serverCpuMs?.toFixed(2) ?? 'n/a'} / ${r.clientCpuMs.toFixed(2)} ms`, ''],
+    ['accept-queue drops (SYNs retried after 1, 3, 7, 15 s)', (r) => String(r.listenOverflows ?? 'n/a'), ''],
+    ['ended on COMPLETED', (r) => `${r.completed} / ${r.streams}`, ''],
+  ]
+  const cells = [['', ...results.map((r) => r.name), 'target'], ...rows.map(([label, cell, goal]) => [label, ...results.map(cell), goal])]
+  const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
+  for (const row of cells) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '))
+  for (const r of results) if (r.failures.length) console.log(`${r.name} failures (${r.failures.length}): ${[...new Set(r.failures)].slice(0, 3).join(' | ')}`)
+  const ours = results.find((r) => r.name === 'ours')
+  if (!ours) return
+  const healthy = ours.opened === ours.streams && ours.completed === ours.streams
+  console.log(`goal first-event p99 < ${GOAL_FIRST_EVENT_P99_MS} ms: ${healthy && ours.p99 < GOAL_FIRST_EVENT_P99_MS ? 'MET' : 'NOT MET'} (ours ${ours.p99.toFixed(0)} ms)`)
+  console.log(`goal RSS per stream < ${GOAL_RSS_PER_STREAM / KiB} KiB: ${healthy && perStream(ours) < GOAL_RSS_PER_STREAM ? 'MET' : 'NOT MET'} (ours ${(perStream(ours) / KiB).toFixed(1)} KiB)`)
+  if (!healthy) process.exitCode = 1
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  ensureOpenFiles(streamCount + 256)
+  const budgetMs = Number(process.env.BENCH_TIMEOUT_SECONDS || 0) * 1000 || 240_000 + streamCount * 25 + tickCount * (tickGapMs + 500)
   const watchdog = setTimeout(() => {
     console.error(`streams bench exceeded its ${(budgetMs / 1000).toFixed(0)} s budget`)
     process.exit(1)
@@ -505,6 +653,15 @@ async function main(): Promise<void> {
   watchdog.unref()
 
   try {
+    if (phases.has('burst')) {
+      const results: BurstResult[] = []
+      for (const [name, file] of [['ours', 'streams-server.ts'], ['sdk', 'sdk-streams.ts']] as const) {
+        console.log(`streams: burst of ${streamCount} SendStreamingMessage on ${name}`)
+        results.push(await runBurst(name, file))
+      }
+      printBursts(results)
+    }
+    if (!phases.has('fanout')) return
     server = await startServer()
     console.log(`streams: warm-up with ${Math.min(warmupStreams, streamCount)} streams`)
     const warmup = await runRound('warmup', Math.min(warmupStreams, streamCount), Math.min(10, taskCount), 3)

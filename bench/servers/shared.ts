@@ -8,3 +8,6 @@ export const LIGHT_TOKEN = 'bench-token-light'
  * a time stamped in one process can be subtracted from a time read in another.
  */
 export const wallMs = (): number => performance.timeOrigin + performance.now()
+
+/** The listen backlog bench servers use: BENCH_BACKLOG, else the runtime's default (DEFAULT_LISTEN_BACKLOG). */
+export const listenBacklog = (): number => Number(process.env.BENCH_BACKLOG || 4096)

@@ -8,14 +8,15 @@
  *   POST /bench/finish  every held task completes
  *   GET  /bench/memory  process.memoryUsage(), after a full GC when started with --expose-gc
  *
- * BENCH_HTTP=node serves everything on bare node:http instead of Express.
+ * Mounted as generated apps mount it (a2aListener in front of an Express app holding the control
+ * routes); BENCH_HTTP=node serves everything on bare node:http instead. BENCH_BACKLOG sets the
+ * listen backlog (default the runtime's, DEFAULT_LISTEN_BACKLOG).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { createExchange, defineSkill, type TaskContext } from '@a2a-agent/runtime'
-import { a2aRouter } from '@a2a-agent/runtime/express'
-import { wallMs } from './shared.js'
+import { a2aListener, createExchange, createHttpServer, defineSkill, type TaskContext } from '@a2a-agent/runtime'
+import { listenBacklog, wallMs } from './shared.js'
 
 type Signal = 'tick' | 'finish'
 
@@ -116,31 +117,28 @@ function sendJson(response: ServerResponse, body: unknown): void {
 }
 
 /**
- * Express by default, as an app would mount it. BENCH_HTTP=node serves the same on bare node:http,
- * which separates what Express costs per stream from what the exchange costs.
+ * As an app would mount it by default; BENCH_HTTP=node serves the same on bare node:http, which
+ * separates what the mount costs per stream from what the exchange costs.
  */
-function front(): Server {
+function front(): RequestListener {
   if (process.env.BENCH_HTTP === 'node') {
-    return createServer((request, response) => {
+    return (request, response) => {
       const path = request.url?.split('?')[0]
       const handler = control[`${request.method} ${path}`]
       if (handler) return void handler(request, response)
       if (path === exchange.path) return void exchange.handle(request, response)
       response.writeHead(404).end()
-    })
+    }
   }
   const app = express()
   for (const [route, handler] of Object.entries(control)) {
     const [method, path] = route.split(' ') as [string, string]
     app[method === 'GET' ? 'get' : 'post'](path, handler)
   }
-  app.use(a2aRouter(exchange))
-  return createServer(app)
+  return a2aListener(exchange, app)
 }
 
-const server = front()
-// The default backlog (511) overflows when thousands of streams connect at once.
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
+const server = createHttpServer(front(), { listenBacklog: listenBacklog() }).listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 

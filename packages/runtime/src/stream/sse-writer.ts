@@ -26,6 +26,7 @@ export const rpcFraming = (id: JsonRpcId): SseFraming => {
 
 export class SseWriter {
   #open = true
+  #wrote = false
   readonly #closers: (() => void)[] = []
 
   constructor(
@@ -39,7 +40,10 @@ export class SseWriter {
       // Proxies such as nginx buffer responses unless told otherwise.
       'X-Accel-Buffering': 'no',
     })
-    response.flushHeaders()
+    // The headers go out with the first event, in one write (a socket write costs more than the
+    // event); a stream whose first event is not ready by the next turn of the loop sends them
+    // alone then, so its client knows it is open.
+    setImmediate(() => this.#open && !this.#wrote && response.flushHeaders())
     response.once('close', () => this.#finish())
   }
 
@@ -64,17 +68,17 @@ export class SseWriter {
   sendEncoded(resultJson: string, version?: number): void {
     if (!this.#open) return
     const data = this.framing.result(resultJson)
-    this.response.write(encode(version === undefined ? { data } : { id: String(version), data }))
+    this.#write(version === undefined ? event(data) : `id: ${version}\n${event(data)}`)
   }
 
   keepAlive(): void {
-    if (this.#open) this.response.write(`${encodeComment('keep-alive')}\n`)
+    if (this.#open) this.#write(`${encodeComment('keep-alive')}\n`)
   }
 
   /** An error after the first event: an `error` event, then the stream ends. */
   fail(error: A2AError): void {
     if (!this.#open) return
-    this.response.write(encode({ event: 'error', data: this.framing.error(error) }))
+    this.#write(encode({ event: 'error', data: this.framing.error(error) }))
     this.close()
   }
 
@@ -84,9 +88,20 @@ export class SseWriter {
     this.#finish()
   }
 
+  #write(text: string): void {
+    this.#wrote = true
+    this.response.write(text)
+  }
+
   #finish(): void {
     if (!this.#open) return
     this.#open = false
     for (const closer of this.#closers.splice(0)) closer()
   }
 }
+
+/**
+ * One `data:` event. Event data is JSON, which never holds a raw CR or LF, so it is one line and
+ * needs none of the encoder's line splitting; anything else goes through the encoder.
+ */
+const event = (data: string): string => (data.includes('\n') || data.includes('\r') ? encode({ data }) : `data: ${data}\n\n`)

@@ -10,6 +10,7 @@ import type { ExchangeCore } from '../exchange/core.js'
 import { toWireTask } from '../exchange/to-wire.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, isTerminal, type StreamResponse, type TaskState } from '../wire/types.js'
+import { everyKeepAlive } from './keep-alive-clock.js'
 import type { SseWriter } from './sse-writer.js'
 import type { TaskRecord } from '../store/store.js'
 import { encodeEvent, type TaskEvent } from './task-events.js'
@@ -87,11 +88,12 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
   }
   listener.drainTo(deliver)
 
-  const keepAlive = setInterval(() => {
-    sink.keepAlive()
-    void options.recheck?.().then((refusal) => refusal && sink.fail(refusal))
-  }, options.keepAliveMs)
-  sink.onClose(() => clearInterval(keepAlive))
+  sink.onClose(
+    everyKeepAlive(options.keepAliveMs, () => {
+      sink.keepAlive()
+      void options.recheck?.().then((refusal) => refusal && sink.fail(refusal))
+    }),
+  )
   await watchStore(core, taskId, sink, options.pollMs, follow, deliver)
 }
 
