@@ -19,7 +19,18 @@ export function agentMessage(task: Pick<Task, 'id' | 'contextId'>, content: Cont
   return { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: task.contextId, taskId: task.id }
 }
 
-export const now = (): string => new Date().toISOString()
+let nowMs = Number.NaN
+let nowIso = ''
+
+/** The current time as an RFC 3339 timestamp; formatted once per millisecond (a send stamps three). */
+export function now(): string {
+  const ms = Date.now()
+  if (ms !== nowMs) {
+    nowMs = ms
+    nowIso = new Date(ms).toISOString()
+  }
+  return nowIso
+}
 
 /** The next task in `state`; the given task is left as it was. */
 export function withStatus(task: Task, state: TaskState, message?: Message): Transition {
