@@ -67,6 +67,27 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(found[4]).toEqual([b])
     })
 
+    it('writes made together fail alone: a duplicate create beside creates and updates that land', async () => {
+      const [first, second] = [makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), makeRecord({ id: 't2', state: 'TASK_STATE_WORKING' })]
+      await seed(store, [first, second])
+      const outcomes = await Promise.allSettled([
+        store.update('t1', 1, { task: nextTask(first, 'TASK_STATE_COMPLETED', T0 + 1000) }),
+        store.create(makeRecord({ id: 't1', messageIds: ['dup'] })),
+        store.create(makeRecord({ id: 't3', messageIds: ['m3'] })),
+        store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_COMPLETED', T0 + 1000) }),
+        store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_FAILED', T0 + 1000) }),
+      ])
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'])
+      const [updated, , , raced, lost] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined))
+      expect(updated).toMatchObject({ version: 2 })
+      // Two writers on one version: exactly one lands.
+      expect([raced, lost].filter(Boolean)).toHaveLength(1)
+      expect((await store.get('t1'))?.task.status.state).toBe('TASK_STATE_COMPLETED')
+      expect(await store.get('t3')).toEqual(makeRecord({ id: 't3', messageIds: ['m3'] }))
+      expect(ids(await store.findByMessageId('alice', 'dup'))).toEqual([])
+      expect(ids(await store.findByMessageId('alice', 'm3'))).toEqual(['t3'])
+    })
+
     it('get of an unknown id is undefined', async () => {
       expect(await store.get('nope')).toBeUndefined()
     })

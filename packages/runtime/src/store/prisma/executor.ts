@@ -24,6 +24,11 @@ export interface Run {
    * may send it again on a fresh connection when the first one died under it.
    */
   idempotent?: boolean
+  /**
+   * A write the executor may commit in one transaction with other such writes of the same turn
+   * of the event loop (each still answered only once committed): one commit for many.
+   */
+  group?: boolean
 }
 
 export interface Executor {

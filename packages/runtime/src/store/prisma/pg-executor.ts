@@ -18,16 +18,17 @@
 import { createHash } from 'node:crypto'
 import type { Executor, Run, Step, Steps } from './executor.js'
 import type { Sql } from './sql.js'
+import { GroupCommit } from './pg-group-commit.js'
 
 type Row = Record<string, unknown>
 
-interface QueryConfig {
+export interface QueryConfig {
   name?: string
   text: string
   values: unknown[]
 }
 
-interface QueryResult {
+export interface QueryResult {
   rows: Row[]
   rowCount: number | null
 }
@@ -80,10 +81,12 @@ const toParam = (value: unknown): unknown => (value instanceof Date ? value.toIS
 export class PgExecutor implements Executor {
   readonly #pool: PgPool
   readonly #names = new Map<string, string>()
+  readonly #grouped: GroupCommit
 
   /** `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`. */
   constructor(pool: PgPool) {
     this.#pool = pool
+    this.#grouped = new GroupCommit(pool, isConnectionLoss)
   }
 
   lostConnection(error: unknown): boolean {
@@ -129,6 +132,7 @@ export class PgExecutor implements Executor {
 
   async #send(statement: Sql, run: Run): Promise<QueryResult> {
     const config = this.#config(statement)
+    if (run.group) return this.#grouped.send(config)
     try {
       return await this.#pool.query(config)
     } catch (error) {

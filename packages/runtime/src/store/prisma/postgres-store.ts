@@ -70,6 +70,8 @@ export class PostgresStore extends SqlStore {
       connectionString: url,
       max: options.max ?? DEFAULT_POOL_SIZE,
       stream: corkedSocket,
+      // A group commit's statements go out together, not each after the last one's answer (pg-group-commit.ts).
+      pipeline: true,
       types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')

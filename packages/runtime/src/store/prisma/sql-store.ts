@@ -22,6 +22,9 @@ import * as statements from './statements.js'
 /** Statements that may be sent again after their connection died: reads, upserts, deletes. */
 const REPEATABLE: Run = { idempotent: true }
 
+/** A write that may share its commit with other writes of the same turn (see Run.group). */
+const GROUPED: Run = { group: true }
+
 /** Tasks whose last write saw no push config, remembered until their event's lookup (or past this many). */
 const REMEMBERED_UNPUSHED = 4096
 
@@ -44,7 +47,7 @@ export class SqlStore implements Store {
 
   async create(record: TaskRecord): Promise<void> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = () => this.#db.batch(this.createStatements(record, taskJson))
+    const insert = () => this.#db.batch(this.createStatements(record, taskJson), GROUPED)
     try {
       await insert()
     } catch (error) {
@@ -100,7 +103,7 @@ export class SqlStore implements Store {
     const { id, expectedVersion } = change
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
-      const [row] = await this.#db.query<PushedRow>(this.updateStatement(change))
+      const [row] = await this.#db.query<PushedRow>(this.updateStatement(change), GROUPED)
       return row ? this.#written(row) : undefined
     }
     const messageIds = change.messageIds
