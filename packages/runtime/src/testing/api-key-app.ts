@@ -12,10 +12,10 @@ import { apiKeyResolver, createApiKey, type NewApiKey, type PrismaApiKeyClient }
 import type { EntityTool } from '../entity/entity-tool.js'
 import { createToolRegistry } from '../entity/tool-registry.js'
 import { createExchange } from '../exchange/exchange.js'
-import { a2aRouter } from '../express.js'
 import { createHttpServer } from '../http/http-server.js'
 import type { RawClient } from '../store/prisma/client.js'
 import type { TestApp } from './entity-caller.js'
+import { mounted } from './mount.js'
 
 export interface ApiKeyApp<K extends string> extends TestApp<K> {
   close(): Promise<void>
@@ -39,8 +39,8 @@ export async function serveToApiKeys<K extends string>(
   })
   const app = express()
   app.disable('x-powered-by')
-  app.use(a2aRouter(exchange))
-  const server = createHttpServer(app).listen(0, '127.0.0.1')
+  // Mounted as generated apps mount the runtime (A2A_TEST_MOUNT=router: inside Express).
+  const server = createHttpServer(mounted(exchange, app)).listen(0, '127.0.0.1')
   await once(server, 'listening')
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
