@@ -17,6 +17,8 @@ interface Entry {
   state: TaskState
   /** Status time in epoch ms, parsed once per write. */
   time: number
+  /** The tier's key in #settled, made once at create: the coordinates never change. */
+  tier: string
 }
 
 const encode = (task: Task): string => encodeJson(task, 'task')
@@ -40,7 +42,6 @@ const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
 }
 
 const tierKey = (owner: string, tenant: string | null, scope: string | null) => JSON.stringify([owner, tenant, scope])
-const entryTier = (entry: Entry) => tierKey(entry.meta.owner, entry.meta.tenant, entry.meta.scope)
 
 export class MemoryStore implements Store {
   readonly capabilities = { filtersTenant: true, filtersScope: true }
@@ -56,7 +57,14 @@ export class MemoryStore implements Store {
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
     const { task, messageIds, ...meta } = record
-    const entry: Entry = { meta: copyMeta(meta), messageIds: [...messageIds], body: encode(task), state: task.status.state, time: taskTime(task, record.updatedAt) }
+    const entry: Entry = {
+      meta: copyMeta(meta),
+      messageIds: [...messageIds],
+      body: encode(task),
+      state: task.status.state,
+      time: taskTime(task, record.updatedAt),
+      tier: tierKey(record.owner, record.tenant, record.scope),
+    }
     this.#entries.set(record.id, entry)
     let ids = this.#byOwner.get(record.owner)
     if (!ids) this.#byOwner.set(record.owner, (ids = new Set()))
@@ -84,6 +92,7 @@ export class MemoryStore implements Store {
       body,
       state: changes.task.status.state,
       time: taskTime(changes.task, meta.updatedAt),
+      tier: current.tier,
     }
     this.#entries.set(id, next)
     this.#trackSettled(current, next)
@@ -190,11 +199,11 @@ export class MemoryStore implements Store {
     const was = before && isTerminal(before.state)
     const is = after && isTerminal(after.state)
     if (was && !(is && before.time === after!.time)) {
-      const list = this.#settled.get(entryTier(before))!
+      const list = this.#settled.get(before.tier)!
       list.splice(list.findIndex((key) => key.id === before.meta.id), 1)
     }
     if (is && !(was && before!.time === after.time)) {
-      const tier = entryTier(after)
+      const tier = after.tier
       let list = this.#settled.get(tier)
       if (!list) this.#settled.set(tier, (list = []))
       const key = { time: after.time, id: after.meta.id }
