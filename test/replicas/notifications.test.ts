@@ -30,7 +30,7 @@ const statuses = (events: { data: any }[]) => events.map((event) => event.data.r
 
 /** How many connections of the test database LISTEN: one per replica while notifications are live. */
 const listening = async () =>
-  (await database!.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`))[0]!.n
+  (await database!.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`))[0]!.n
 
 it('a cancel served by B cuts the handler running on A at once and frees its run slot', { timeout: 60_000 }, async () => {
   const { a, b, token } = await twoReplicas({ MAX_RUNS: '1' })
@@ -59,7 +59,7 @@ it('SubscribeToTask on B follows a run on A update by update, in order, also acr
   // Mid-run, both replicas' LISTEN connections are terminated (the pools' are left alone, so A's run goes on as it would).
   await new Promise((resolve) => setTimeout(resolve, 900))
   const cut = await database!.query<{ n: number }>(
-    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`,
   )
   expect(cut[0]!.n).toBe(2)
   await expect.poll(listening, { timeout: 10_000 }).toBe(2)

@@ -6,7 +6,7 @@
  * @module
  */
 import { PgExecutor, type PgPool } from './pg-executor.js'
-import { notifyingUpdate, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
+import { keepingEvent, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
 import { PgReads } from './pg-reads.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
@@ -16,7 +16,7 @@ import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
 import type { Viewer } from '../../auth/principal.js'
 import { compareNewestFirst } from '../cursor.js'
-import type { StoredEvent, TaskRecord } from '../store.js'
+import type { StoredEvent, TaskChanges, TaskRecord } from '../store.js'
 import type { TaskRow } from './client.js'
 import { toRecord } from './rows.js'
 import type { StreamResponse } from '../../wire/types.js'
@@ -80,12 +80,20 @@ export class PostgresStore extends SqlStore {
     this.counters = new SqlCounters(this.db)
     this.#reads = new PgReads(this.db)
     // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
-    const newClient = () => new pg.Client({ connectionString: url, keepAlive: true }) as unknown as PgListenClient
-    this.notifications = new PgTaskNotifications(newClient, options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile'))
+    const newClient = () => new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME }) as unknown as PgListenClient
+    const onListenLost = options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile')
+    this.notifications = new PgTaskNotifications(newClient, onListenLost, (notify) => this.db.query(notify, { idempotent: false }))
   }
 
   protected override updateStatement(change: statements.TaskUpdate): Sql {
-    return notifyingUpdate(super.updateStatement(change), change.event)
+    return keepingEvent(super.updateStatement(change), change.event)
+  }
+
+  override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+    const written = await super.update(id, expectedVersion, changes)
+    // Once committed: a note never tells of a write before it can be read.
+    if (written) this.notifications.notify(id, written.version)
+    return written
   }
 
   async eventsSince(taskId: string, version: number): Promise<StoredEvent[]> {
@@ -124,6 +132,8 @@ export class PostgresStore extends SqlStore {
 
   /** Closes the store's pool and its listening connection; the app's Prisma client is not touched. */
   async close(): Promise<void> {
-    await Promise.all([this.#pool.end(), this.notifications.close()])
+    // The notes still waiting may go out on the pool.
+    await this.notifications.close()
+    await this.#pool.end()
   }
 }
