@@ -71,8 +71,10 @@ export function accessFile(entities: readonly ResolvedEntity[], imports: { runti
   const listed = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds[0]
   const summary = `The API keys of alice the generated tests call with besides her session: ${listed}.`
   const uses: Uses = { fresh: false, uuid: false, db: true }
-  const tenantModels = [...new Map(entities.flatMap((entity) => (entity.tenantModel ? [[entity.tenantModel.model, entity.tenantModel] as const] : []))).values()]
-  const creates = tenantModels.map((model) => ownerUpsert(model, uses))
+  const tenanted = [...new Map(entities.flatMap((entity) => (entity.tenantModel ? [[entity.tenantModel.model, entity] as const] : []))).values()]
+  const tenantModels = tenanted.map((entity) => entity.tenantModel!)
+  // The tenants are alice's: a tenant row that must have an owner has her.
+  const creates = tenanted.map((entity) => ownerUpsert(entity.tenantModel!, uses, ownerIdOf(entity, 'testOwners.alice')))
   return render('access.gen.ts', {
     ...imports,
     summary: wrapComment(summary),
@@ -85,6 +87,12 @@ export function accessFile(entities: readonly ResolvedEntity[], imports: { runti
     fresh: uses.fresh,
     loop: creates.some((create) => create.includes('${name}')) ? '[name, id] of Object.entries(testTenants)' : 'id of Object.values(testTenants)',
   })
+}
+
+/** `expression` (a test owner's id, a string) as the entity's owner model keys its rows. */
+function ownerIdOf(entity: ResolvedEntity, expression: string): string {
+  const type = entity.ownerModel?.id.type
+  return type === 'Int' ? `Number(${expression})` : type === 'BigInt' ? `BigInt(${expression})` : expression
 }
 
 /** A doc comment's text as ` * ` lines of at most 100 characters. */

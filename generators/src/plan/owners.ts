@@ -38,9 +38,10 @@ export function ownersFile(entities: readonly ResolvedEntity[], db: string): str
 
 /**
  * One row of `model` by `id`, made unless it exists; unique columns take `name`, so the rows of
- * alice and bob (or of two test tenants) differ. Code for a loop over `[name, id]` pairs.
+ * alice and bob (or of two test tenants) differ. Code for a loop over `[name, id]` pairs; a
+ * required relation to the owner model connects to `owner` (by default the row's own id).
  */
-export function ownerUpsert(model: RowRecipe, uses: Uses): string {
+export function ownerUpsert(model: RowRecipe, uses: Uses, owner?: string): string {
   const id = model.id.type === 'String' ? 'id' : model.id.type === 'BigInt' ? 'BigInt(id)' : 'Number(id)'
   const unique = model.columns.filter((column) => column.isUnique && column.name !== model.id.name)
   const perOwner = unique.map((column) => {
@@ -51,7 +52,7 @@ export function ownerUpsert(model: RowRecipe, uses: Uses): string {
     uses.uuid = true
     return `${column.name}: randomUUID()`
   })
-  const rest = rowEntries(model, id, uses, '      ', [model.id.name, ...unique.map((column) => column.name)])
+  const rest = rowEntries(model, owner ?? id, uses, '      ', [model.id.name, ...unique.map((column) => column.name)])
   const idEntry = model.id.name === id ? id : `${model.id.name}: ${id}`
   const create = printObject([idEntry, ...perOwner, ...rest], '      ', '      create: '.length, ','.length)
   return `await db.${model.delegate}.upsert({
