@@ -5,7 +5,8 @@
  * B (another process, PostgresStore: woken by LISTEN/NOTIFY, the event read from the store), on
  * C (another process on PrismaStore, which has no notifications: it reads the store every
  * streamPollMs, 200 ms in the agent, as every replica did before) and on A (the same process:
- * in-process events). Then SendMessage round trips on A for scale.
+ * in-process events). Then blocking SendMessage round trips, interleaved, on A (no run cap) and on
+ * D (maxConcurrentRunsPerOwner 16, counted for the whole agent in A2ALimitEntry): the cap's cost per send.
  *
  *   npm run bench:replicas            # BENCH_TASKS (default 10) tick tasks of 20 updates each
  */
@@ -19,7 +20,12 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 
 const database = await createDatabase('postgres')
 try {
-  const [a, b, c] = await Promise.all([startReplica('a', database), startReplica('b', database), startReplica('c', database, { STORE: 'prisma' })])
+  const [a, b, c, d] = await Promise.all([
+    startReplica('a', database),
+    startReplica('b', database),
+    startReplica('c', database, { STORE: 'prisma' }),
+    startReplica('d', database, { MAX_RUNS: '16' }),
+  ])
   const token = database.tokens.alice
   const latencies: Record<string, number[]> = { 'A → B (other process, notified)': [], 'A → C (other process, polling)': [], 'A → A (same process)': [] }
   const follow = async (replica: Replica, id: string, into: number[]) => {
@@ -46,17 +52,21 @@ try {
       follow(a, id, latencies['A → A (same process)']!),
     ])
   }
-  const sends: number[] = []
+  const sends: Record<string, number[]> = { 'on A (no run cap)': [], 'on D (run cap, agent-wide)': [] }
   for (let i = 0; i < 200; i++) {
-    const started = performance.now()
-    await rpc(a, token, 'SendMessage', message('done'))
-    sends.push(performance.now() - started)
+    for (const [replica, into] of [[a, sends['on A (no run cap)']!], [d, sends['on D (run cap, agent-wide)']!]] as const) {
+      const started = performance.now()
+      await rpc(replica, token, 'SendMessage', message('done'))
+      into.push(performance.now() - started)
+    }
   }
   console.log(`\nReplicas on PostgreSQL, ${tasks} tasks × 20 status updates written on A; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
   for (const [name, values] of Object.entries(latencies)) {
     console.log(`  subscribe latency ${name.padEnd(34)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`)
   }
-  console.log(`  SendMessage (blocking, one at a time) on A       p50 ${percentile(sends, 50).toFixed(1)} ms  p99 ${percentile(sends, 99).toFixed(1)} ms`)
+  for (const [name, values] of Object.entries(sends)) {
+    console.log(`  SendMessage (blocking, one at a time) ${name.padEnd(28)} p50 ${percentile(values, 50).toFixed(1)} ms  p99 ${percentile(values, 99).toFixed(1)} ms`)
+  }
 } finally {
   await stopReplicas()
   await database.drop()
