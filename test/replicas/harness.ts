@@ -38,7 +38,8 @@ const migrationsOf = (folder: string) => {
     .map((name) => readFileSync(join(dir, name, 'migration.sql'), 'utf8'))
 }
 
-async function onServer(sql: string): Promise<void> {
+/** One statement on the test server's own database (what a database cannot do to itself). */
+export async function onServer(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: server })
   await client.connect()
   try {

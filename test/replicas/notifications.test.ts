@@ -2,12 +2,13 @@
  * Two replicas on one PostgreSQL database hear each other's task writes through LISTEN/NOTIFY:
  * a cancel served by B cuts the handler running on A at once (the handler never writes again)
  * and frees its run slot; SubscribeToTask on B to A's run gets every update in order, also after
- * the listening connections were terminated (they reconnect, and polling bridges the gap); and a
- * task paused on A and resumed on B is followed on A to its end.
+ * the listening connections were terminated (they reconnect, and polling bridges the gap), and
+ * while no connection can listen at all; and a task paused on A and resumed on B is followed on A
+ * to its end.
  */
 import { openSse } from '@a2a-agent/runtime/testing'
 import { afterEach, expect, it } from 'vitest'
-import { createDatabase, message, rpc, startReplica, stopReplicas, type Replica, type TestDatabase } from './harness.js'
+import { createDatabase, message, onServer, rpc, startReplica, stopReplicas, type Replica, type TestDatabase } from './harness.js'
 
 let database: TestDatabase | undefined
 afterEach(async () => {
@@ -74,6 +75,35 @@ it('SubscribeToTask on B follows a run on A update by update, in order, also acr
   expect(events.slice(1).every((event) => event.data.result.statusUpdate)).toBe(true)
   const ticks = seen.slice(1, -1).map((status) => Number(status.message.parts[0].text))
   expect(ticks).toEqual([...ticks].sort((x, y) => x - y))
+})
+
+it('while no connection can listen, B follows A\'s run by reading the store every streamPollMs, missing nothing, and listens again after', { timeout: 60_000 }, async () => {
+  const { a, b, token } = await twoReplicas({ TICKS: '40', TICK_MS: '60', STREAM_POLL_MS: '100' })
+  await expect.poll(listening, { timeout: 10_000 }).toBe(2)
+  const id = (await rpc(a, token, 'SendMessage', { ...message('tick'), configuration: { returnImmediately: true } })).body.result.task.id as string
+  const stream = await subscribe(b, token, id)
+  await stream.next()
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  // No new connection to the database is let in (the pools keep theirs), and the listening ones are cut.
+  const name = new URL(database!.url).pathname.slice(1)
+  await onServer(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`)
+  try {
+    await database!.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`)
+    await expect.poll(listening).toBe(0)
+    const before = stream.events.length
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    // Updates kept arriving, read on B's timer.
+    expect(stream.events.length - before).toBeGreaterThanOrEqual(5)
+    expect(await listening()).toBe(0)
+  } finally {
+    await onServer(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`)
+  }
+  await expect.poll(listening, { timeout: 10_000 }).toBe(2)
+  const events = await stream.ended
+  const versions = events.map((event) => Number(event.id))
+  expect(versions).toEqual(Array.from({ length: 43 - versions[0]! }, (_, i) => versions[0]! + i))
+  expect(events.slice(1).every((event) => event.data.result.statusUpdate)).toBe(true)
+  expect(statuses(events).at(-1)).toMatchObject({ state: 'TASK_STATE_COMPLETED' })
 })
 
 it('a task paused on A and resumed on B is followed on A to its end, every update in order', { timeout: 60_000 }, async () => {

@@ -142,6 +142,8 @@ async function watchStore(core: ExchangeCore, taskId: string, sink: SseWriter, p
     if (fresh === null) continue
     if (!fresh) return sink.fail(A2AError.taskNotFound(taskId))
     if (fresh.version > follow.lastVersion) {
+      // Written between the two reads: its event is kept by now (the same statement wrote both).
+      if ((await sendKeptEvents(core, taskId, follow, deliver)) === true) continue
       follow.lastVersion = fresh.version
       answerRecord(sink, follow, fresh)
     } else if (follow.endsStream(fresh.task.status.state)) {
