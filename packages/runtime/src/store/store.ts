@@ -129,6 +129,15 @@ export interface PushConfigStore {
    * without another query. Absent: push deliveries ask listPushConfigs.
    */
   pushConfigsFor?(taskId: string, version: number): Promise<PushConfigRecord[]>
+  /**
+   * From now on writes the push outbox's rows (`<schema>.outbox`, see push-outbox) for the task's
+   * configs in the same transaction as each task write that carries its event, so a crash between
+   * the two cannot lose the event. Resolves false, changing nothing, when that table is not in the
+   * store's database.
+   */
+  queuePushOutbox?(schema: string): Promise<boolean>
+  /** The configs whose outbox rows the write that made `version` wrote with it; undefined when it wrote none. */
+  outboxedFor?(taskId: string, version: number): string[] | undefined
   /** Removing an absent config is not an error. */
   deletePushConfig(taskId: string, id: string): Promise<void>
   /** Removes every config of these tasks; absent ones are not an error. */

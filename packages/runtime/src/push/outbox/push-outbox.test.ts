@@ -7,6 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Logger } from '../../log/logger.js'
 import { openDatabase, type TestDatabase } from '../../store/prisma/__fixture__/databases.js'
 import { PrismaStore } from '../../store/prisma/prisma-store.js'
+import { PostgresStore } from '../../store/prisma/postgres-store.js'
+import { makeRecord, nextTask } from '../../store/conformance-fixtures.js'
 import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
 import { deliverWebhook } from '../webhook-client.js'
 import { echo, work } from '../__fixture__/skills.js'
@@ -184,6 +186,44 @@ describe('PushOutbox', () => {
     expect(hitsOf('/lost').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
     expect(hitsOf('/leased').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_FAILED'])
   }, 30_000)
+
+  it('on PostgresStore the task write writes the rows: an event whose process died before handing it over is delivered', async () => {
+    const first = await outbox()
+    const store = new PostgresStore(database.url, { max: 2 })
+    started.push({ close: () => store.close() })
+    first.attach({ store, logger: quiet, allowPrivate: true })
+    await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
+    const record = makeRecord({ id: 't-died', state: 'TASK_STATE_WORKING', messageIds: ['m-died'] })
+    await store.create(record)
+    await store.putPushConfig({ id: 'c1', taskId: 't-died', owner: 'alice', url: `${base}/died`, token: 'tok', createdAt: Date.now() })
+    // The process's last write, committed; it dies before any notify reaches an outbox.
+    const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
+    const event = { statusUpdate: { taskId: 't-died', contextId: record.contextId, status: task.status } }
+    expect(await store.update('t-died', 1, { task, event })).toMatchObject({ version: 2 })
+    expect(store.outboxedFor('t-died', 2)).toEqual(['c1'])
+    await first.stop()
+    // The restarted replica's outbox finds the row by its sweep.
+    await outbox({ sweepIntervalMs: 1000 })
+    await expect.poll(() => hitsOf('/died').length, { timeout: 10_000, interval: 50 }).toBe(1)
+    expect(hitsOf('/died')[0]!.body).toEqual(event)
+  }, 30_000)
+
+  it('on PostgresStore each event still arrives once, in order, when the task writes write the rows', async () => {
+    const delivery = await outbox()
+    const server = await startTestServer({ skills: [work, echo], store: new PostgresStore(database.url, { max: 4 }), allowPrivatePush: true, pushDelivery: delivery, logger: quiet })
+    started.push(server)
+    const paths = Array.from({ length: 5 }, (_, i) => `/written/${i}`)
+    await Promise.all(paths.map((path) => send(server, 'work', path)))
+    await expect.poll(() => hits.length, { timeout: 20_000, interval: 50 }).toBe(20)
+    for (const path of paths) {
+      const bodies = hitsOf(path).map((hit) => hit.body)
+      expect(bodies.map(kindOf), path).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'])
+      expect(stateOf(bodies.at(-1)), path).toBe('TASK_STATE_COMPLETED')
+    }
+    // Nothing is delivered a second time later.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(hits).toHaveLength(20)
+  }, 40_000)
 
   it('a replica killed mid-delivery: another delivers that row again after its lease, then the rest in order', async () => {
     await (await outbox()).stop() // the tables exist

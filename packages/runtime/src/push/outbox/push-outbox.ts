@@ -80,6 +80,9 @@ export class PushOutbox implements PushDeliveryProvider {
   #started: Promise<void> | undefined
   #stopped = false
   #stopping: Promise<void> | undefined
+  /** The stores of the exchanges attached: each writes the outbox rows with its task writes once started. */
+  readonly #stores = new Set<PushDeliveryContext['store']>()
+  #ready = false
   /** Per task, the tail of its notify chain: rows are written in event order. */
   readonly #chains = new Map<string, Promise<void>>()
 
@@ -110,6 +113,8 @@ export class PushOutbox implements PushDeliveryProvider {
   attach(context: PushDeliveryContext): PushDelivery {
     if (!this.#options.logger) this.#logger = context.logger
     this.#allowPrivate ??= context.allowPrivate
+    this.#stores.add(context.store)
+    if (this.#ready) void this.#queueIn(context.store)
     return {
       notify: (event) => this.#notify(event, context),
       idle: () => this.idle(),
@@ -126,6 +131,8 @@ export class PushOutbox implements PushDeliveryProvider {
     await this.#boss.start()
     await this.#pool.query(outboxDdl(this.#schema))
     await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' })
+    this.#ready = true
+    await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
     const concurrency = Math.max(1, this.#options.concurrency ?? 4)
     const work = { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.#options.pollingIntervalSeconds ?? 2 } as const
     for (let i = 0; i < concurrency; i++) {
@@ -190,7 +197,22 @@ export class PushOutbox implements PushDeliveryProvider {
     })
   }
 
+  /**
+   * Has the store write the rows with its task writes (PostgresStore on this database): a
+   * process that dies between its commit and the hand-over here then loses no event.
+   */
+  async #queueIn(store: PushDeliveryContext['store']): Promise<void> {
+    await store.queuePushOutbox?.(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
+  }
+
   async #enqueue(event: PushEvent, context: PushDeliveryContext): Promise<void> {
+    const written = context.store.outboxedFor?.(event.taskId, event.version)
+    if (written) {
+      // The task write wrote the rows: only their wake-up is left.
+      await this.start()
+      await this.#wake(written.map((configId) => ({ taskId: event.taskId, configId })))
+      return
+    }
     const configs = await (context.store.pushConfigsFor?.(event.taskId, event.version) ?? context.store.listPushConfigs(event.taskId))
     if (configs.length === 0) return
     await this.start()

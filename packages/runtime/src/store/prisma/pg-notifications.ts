@@ -55,13 +55,13 @@ export const pruneEvents = (now: Date): Sql =>
  * their time deleted: writes of two tasks never wait on each other's rows), in the same
  * statement: no round trip more.
  */
-export function keepingEvent(update: Sql, event: StreamResponse | undefined): Sql {
+export function keepingEvent(update: Sql, event: StreamResponse | undefined, also?: { ctes: Sql; columns: Sql }): Sql {
   if (!event) return update
   const now = new Date()
   return sql`WITH "written" AS (${update}), "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", "version", "owner", ${JSON.stringify(event)}::jsonb, ${now} FROM "written"
         ON CONFLICT ("taskId", "version") DO UPDATE SET "owner" = excluded."owner", "event" = excluded."event", "createdAt" = excluded."createdAt"),
-      "pruned" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = (SELECT "id" FROM "written") AND "createdAt" < ${keptUntil(now)})
-    SELECT * FROM "written"`
+      "pruned" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = (SELECT "id" FROM "written") AND "createdAt" < ${keptUntil(now)})${also?.ctes ?? sql``}
+    SELECT "written".*${also?.columns ?? sql``} FROM "written"`
 }
 
 /** `<version>:<taskId>` → a note; anything else (another app's NOTIFY on the channel) is ignored. */

@@ -8,6 +8,7 @@
 import { PgExecutor, type PgPool } from './pg-executor.js'
 import { keepingEvent, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
 import { PgReads } from './pg-reads.js'
+import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { sql, type Sql } from './sql.js'
@@ -55,6 +56,8 @@ export class PostgresStore extends SqlStore {
   readonly notifications: PgTaskNotifications
   /** The reads every request makes, batched per turn of the event loop. */
   readonly #reads: PgReads
+  /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
+  #outbox: string | undefined
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -86,7 +89,8 @@ export class PostgresStore extends SqlStore {
   }
 
   protected override updateStatement(change: statements.TaskUpdate): Sql {
-    return keepingEvent(super.updateStatement(change), change.event)
+    const outboxed = this.#outbox && change.event ? outboxRows(this.#outbox, change.event) : undefined
+    return keepingEvent(super.updateStatement(change), change.event, outboxed)
   }
 
   override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
@@ -94,6 +98,13 @@ export class PostgresStore extends SqlStore {
     // Once committed: a note never tells of a write before it can be read.
     if (written) this.notifications.notify(id, written.version)
     return written
+  }
+
+  async queuePushOutbox(schema: string): Promise<boolean> {
+    const table = outboxTable(schema)
+    const [found] = await this.db.query<{ exists: boolean }>(outboxExists(table), { idempotent: true })
+    if (found?.exists) this.#outbox = table
+    return Boolean(found?.exists)
   }
 
   async eventsSince(taskId: string, version: number): Promise<StoredEvent[]> {

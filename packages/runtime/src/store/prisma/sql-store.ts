@@ -16,6 +16,7 @@ import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import { toPushConfig, toRecord } from './rows.js'
 import { Coalesced } from './coalesced.js'
+import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
 
@@ -25,10 +26,11 @@ const REPEATABLE: Run = { idempotent: true }
 /** A write that may share its commit with other writes of the same turn (see Run.group). */
 const GROUPED: Run = { group: true }
 
-/** Tasks whose last write saw no push config, remembered until their event's lookup (or past this many). */
-const REMEMBERED_UNPUSHED = 4096
+/** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
+const REMEMBERED_TASKS = 4096
 
-type PushedRow = TaskRow & { pushed: boolean | number | bigint }
+/** An updated row, with whether its task has push configs and the configs its outbox rows went to (PostgresStore). */
+type PushedRow = TaskRow & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
@@ -37,8 +39,10 @@ export class SqlStore implements Store {
   readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor
   readonly #trims = new Coalesced<string[]>()
-  /** Task id → the version whose write saw the task without push configs: that event needs no lookup. */
-  readonly #unpushed = new Map<string, number>()
+  /** Versions whose write saw the task without push configs: their events need no lookup. */
+  readonly #unpushed = new VersionFacts<true>(REMEMBERED_TASKS)
+  /** Versions whose write also wrote outbox rows, and the configs they went to. */
+  readonly #outboxed = new VersionFacts<string[]>(REMEMBERED_TASKS)
 
   constructor(executor: Executor) {
     this.#db = executor
@@ -125,12 +129,9 @@ export class SqlStore implements Store {
 
   /** The record of a row an update returned, remembering when the task had no push configs then. */
   #written(row: PushedRow): TaskRecord {
-    this.#unpushed.delete(row.id)
+    if (row.outboxed?.length) this.#outboxed.set(row.id, row.version, row.outboxed)
     // SQLite answers 0 or 1, PostgreSQL a boolean.
-    if (!Number(row.pushed)) {
-      if (this.#unpushed.size >= REMEMBERED_UNPUSHED) this.#unpushed.delete(this.#unpushed.keys().next().value!)
-      this.#unpushed.set(row.id, row.version)
-    }
+    if (!Number(row.pushed)) this.#unpushed.set(row.id, row.version, true)
     return toRecord(row)
   }
 
@@ -211,16 +212,18 @@ export class SqlStore implements Store {
   }
 
   async putPushConfig(record: PushConfigRecord): Promise<void> {
-    this.#unpushed.delete(record.taskId)
+    this.#unpushed.drop(record.taskId)
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
     await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
   }
 
+  outboxedFor(taskId: string, version: number): string[] | undefined {
+    return this.#outboxed.take(taskId, version)
+  }
+
   /** The event's lookup, skipped when the write that made `version` saw no config (see updateTask). */
   pushConfigsFor(taskId: string, version: number): Promise<PushConfigRecord[]> {
-    if (this.#unpushed.get(taskId) !== version) return this.listPushConfigs(taskId)
-    this.#unpushed.delete(taskId)
-    return Promise.resolve([])
+    return this.#unpushed.take(taskId, version) ? Promise.resolve([]) : this.listPushConfigs(taskId)
   }
 
   async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {

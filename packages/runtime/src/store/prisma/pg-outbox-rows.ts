@@ -1,0 +1,39 @@
+/**
+ * The push outbox's rows written by the task write itself: when a PushOutbox has started on the
+ * store's database, PostgresStore's version-guarded write that carries its event also inserts one
+ * outbox row per push config of the task, in the same statement. A process that dies after the
+ * commit but before handing the event to the outbox loses nothing: the row is there, and the
+ * outbox's sweep wakes it. Rows are what PushOutbox writes itself (push/outbox/outbox-sql.ts):
+ * the config's target as webhookTarget builds it, the event as the body.
+ * @module
+ */
+import type { StreamResponse } from '../../wire/types.js'
+import { raw } from 'sql-template-tag'
+import { sql, type Sql } from './sql.js'
+
+/** A lower-case SQL identifier, as PushOutbox requires of its schema. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** Checks `schema` before it is spliced into SQL (it names a schema, it cannot be bound). */
+export function outboxTable(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`push outbox schema "${schema}" must be a lower-case SQL identifier like a2a_push`)
+  return `${schema}.outbox`
+}
+
+/** Whether the outbox table exists where the store writes. */
+export const outboxExists = (table: string): Sql => sql`SELECT to_regclass(${table}) IS NOT NULL AS "exists"`
+
+/**
+ * CTEs for {@link notifyingUpdate}'s statement: the rows of the task's configs, from the row
+ * `"written"`, and the column `outboxed` naming the configs they were written for.
+ */
+export function outboxRows(table: string, event: StreamResponse): { ctes: Sql; columns: Sql } {
+  const into = raw(`INSERT INTO ${table} (task_id, config_id, owner, version, target, body)`)
+  return {
+    ctes: sql`, "outboxed" AS (${into}
+      SELECT c."taskId", c."id", c."owner", w."version",
+        jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', c."authentication")), ${JSON.stringify(event)}::jsonb
+      FROM "written" w JOIN "A2APushConfig" c ON c."taskId" = w."id" RETURNING config_id)`,
+    columns: sql`, ARRAY(SELECT config_id FROM "outboxed") AS "outboxed"`,
+  }
+}
