@@ -15,9 +15,13 @@ const REPEATABLE = { idempotent: true }
 
 const selectTasks = (ids: readonly string[]): Sql => sql`SELECT * FROM "A2ATask" WHERE "id" = ANY(${ids}::text[])`
 
-/** The (owner, messageId) pairs' tasks, oldest first, each row naming the message id it was found by. */
+/**
+ * The (owner, messageId) pairs' tasks, oldest first, each row naming the index entry it was found
+ * by. Joined on the task id alone, so the plan (prepared while the table is nearly empty) reaches
+ * each task by its primary key, never by scanning the owner's tasks; the owners are compared here.
+ */
 const selectByMessageIds = (keys: readonly MessageKey[]): Sql =>
-  sql`SELECT m."messageId" AS "foundBy", t.* FROM "A2ATaskMessage" m JOIN "A2ATask" t ON t."id" = m."taskId" AND t."owner" = m."owner"
+  sql`SELECT m."owner" AS "foundFor", m."messageId" AS "foundBy", t.* FROM "A2ATaskMessage" m JOIN "A2ATask" t ON t."id" = m."taskId"
     WHERE (m."owner", m."messageId") IN (SELECT * FROM unnest(${keys.map((key) => key.owner)}::text[], ${keys.map((key) => key.messageId)}::text[]))
     ORDER BY t."createdAt" ASC, t."id" ASC`
 
@@ -41,7 +45,8 @@ export class PgReads {
       (key) => messageKey(key.owner, key.messageId),
       async (keys) => {
         const found = new Map<string, TaskRow[]>()
-        for (const row of await db.query<TaskRow & { foundBy: string }>(selectByMessageIds(keys), REPEATABLE)) {
+        for (const row of await db.query<TaskRow & { foundFor: string; foundBy: string }>(selectByMessageIds(keys), REPEATABLE)) {
+          if (row.owner !== row.foundFor) continue
           const key = messageKey(row.owner, row.foundBy)
           found.set(key, [...(found.get(key) ?? []), row])
         }
