@@ -3,7 +3,7 @@
  * against two replicas (PostgresStore, and PrismaStore through @prisma/adapter-pg) while every
  * backend of the test's own database is terminated every 500 ms for 30 s. No process exits, no
  * request gets HTTP 500 (a request may get a clean JSON-RPC -32603 or the resolver's 503 with
- * Retry-After), no request to the PostgresStore replica hangs, and every write that was
+ * Retry-After), no request to either replica hangs, and every write that was
  * acknowledged is readable afterwards.
  */
 import { randomBytes } from 'node:crypto'
@@ -39,10 +39,9 @@ describe('PostgreSQL connections cut under load', () => {
         if (reply.status === 503 && !reply.headers.get('retry-after')) failures.push(`${method} on ${replica.name}: 503 without Retry-After`)
         return reply.status === 200 ? reply.body.result : undefined
       } catch (error) {
-        // PrismaStore through Prisma's client may leave a request waiting past a cut (its
-        // transactions on a dead connection): counted, not failed; it must only never crash.
-        if (replica.name === 'prisma' && (error as Error).name === 'TimeoutError') count(`${method} timed out`)
-        else failures.push(`${method} on ${replica.name}: ${(error as Error).message}`)
+        // A request that waits out rpc's 20 s fails too, on PrismaStore as well: guardPool reclaims
+        // a connection Prisma's transaction path keeps after the server cut it.
+        failures.push(`${method} on ${replica.name}: ${(error as Error).message}`)
         return undefined
       }
     }

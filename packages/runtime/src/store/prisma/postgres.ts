@@ -52,8 +52,39 @@ export interface ErrorEmitter {
  */
 export function guardPool<P extends ErrorEmitter>(pool: P, onConnectionError: (error: Error) => void = throttledLog('a PostgreSQL connection of the app was lost')): P {
   pool.on('error', onConnectionError)
-  pool.on('connect', (client: ErrorEmitter) => client.on('error', onConnectionError))
+  pool.on('connect', (client: ErrorEmitter) => client.on('error', (error: Error) => {
+    onConnectionError(error)
+    reclaimLater(client as PooledClient, error)
+  }))
+  pool.on('acquire', (client: PooledClient) => (client[CHECKED_OUT] = true))
+  pool.on('release', (_error: unknown, client: PooledClient) => (client[CHECKED_OUT] = false))
   return pool
+}
+
+const CHECKED_OUT = Symbol('a2a.checkedOut')
+
+/** Time a holder of a dead connection gets to release it itself. */
+const RECLAIM_AFTER_MS = 2000
+
+interface PooledClient extends ErrorEmitter {
+  [CHECKED_OUT]?: boolean
+  release?: (error?: Error) => void
+}
+
+/**
+ * A connection that died while checked out, and is still out after a moment, goes back to the
+ * pool as broken (destroyed, its slot freed). Prisma's driver adapter can keep a transaction's
+ * connection forever when the server cuts it mid-transaction; ten such leaks starved the pool
+ * and every later request waited for a connection without end. The holder's own late release
+ * becomes a no-op.
+ */
+function reclaimLater(client: PooledClient, error: Error): void {
+  setTimeout(() => {
+    const release = client.release
+    if (!client[CHECKED_OUT] || !release) return
+    client.release = () => {}
+    release(error)
+  }, RECLAIM_AFTER_MS).unref()
 }
 
 /** `pg`, loaded from wherever the app has it; named when missing. */
