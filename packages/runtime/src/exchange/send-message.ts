@@ -5,8 +5,7 @@
  * before anything is written.
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { canSee, type Principal, type Viewer } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
@@ -15,6 +14,7 @@ import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, now, withStatus } from '../run/task-changes.js'
 import { TaskRun } from '../run/task-run.js'
+import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { routeMessage } from '../skills/router.js'
 import type { Skill } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
@@ -23,6 +23,7 @@ import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import { isPaused, isTerminal, type Message, type SendMessageResponse } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
+import { taskIdOf } from './task-id.js'
 import { findVisible } from './task-queries.js'
 import { toWireTask } from './to-wire.js'
 
@@ -78,19 +79,6 @@ const findRepeat = async (core: ExchangeCore, viewer: Viewer, message: Message):
   (await core.store.findByMessageId(viewer.owner, message.messageId)).find((r) => canSee(viewer, tierOf(r)) && isRepeatOf(message, r))
 
 /**
- * A new task's id, made from the message as sent and the caller's tier: the same message sent
- * twice at once (to two replicas) makes one id, so the store's primary key lets one task in, with
- * no read-then-write race. Any other message, or the same one from another tier, makes another id.
- * Shaped as a UUID (version 8, RFC 9562).
- */
-export function newTaskId(viewer: Viewer, message: Message): string {
-  const sent = [viewer.owner, viewer.tenant, viewer.scope, message.messageId, message.contextId ?? null, message.parts, message.metadata ?? {}]
-  const hex = createHash('sha256').update(canonicalize(sent)!).digest('hex')
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
-}
-
-/**
  * Whether `message` repeats the one of the same messageId that made or resumed `record`: the same
  * parts and metadata, and no other task or context. Fields the first send left for the server to
  * fill (taskId, contextId) match when absent. A message no longer in the task's history is taken
@@ -126,7 +114,9 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
 
 async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks): Promise<TaskRecord> {
   const { message } = params
-  const id = newTaskId(caller.viewer, message)
+  const { id, chars } = taskIdOf(caller.viewer, message)
+  // Hashing a large message was one stage; the store's encoding of it is the next.
+  if (chars >= LARGE_TEXT) await nextTurn()
   const contextId = message.contextId ?? randomUUID()
   const userMessage: Message = { ...message, contextId, taskId: id }
   // Awaited only when there is something to wait for: each await is a turn of the microtask queue.

@@ -7,6 +7,7 @@ import { canSee, type Viewer } from '../auth/principal.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, withStatus } from '../run/task-changes.js'
+import { nextTurn } from '../run/turns.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter } from '../store/cursor.js'
 import { InvalidCursorError, statusTime, type ListQuery, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
@@ -98,8 +99,6 @@ const FIRST_BATCH = 1
 
 /** A task at least this large in JSON is followed by a turn of the event loop. */
 const YIELD_AFTER_BYTES = 256 * 1024
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * A page of at most `pageSize` tasks and `budget` bytes of JSON (at least one task, so paging

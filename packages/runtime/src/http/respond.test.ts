@@ -33,4 +33,11 @@ describe('sendJson', () => {
     expect(response.headers.get('content-length')).toBe(String(bytes.length))
     expect(JSON.parse(bytes.toString('utf8'))).toEqual({ text })
   })
+
+  it('never cuts a slice between the halves of a surrogate pair', async () => {
+    // After `{"text":"` (9 code units) every pair starts at an odd index, so a cut at 64 Ki units falls inside one.
+    const text = '𝄞'.repeat(100_000)
+    const response = await serve({ text })
+    expect(JSON.parse(Buffer.from(await response.arrayBuffer()).toString('utf8'))).toEqual({ text })
+  })
 })

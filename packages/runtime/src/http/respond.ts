@@ -5,28 +5,33 @@
 import type { ServerResponse } from 'node:http'
 
 /**
- * Answers longer than this are written a slice at a time, the next once the last has drained, so
- * other callers' requests run between the slices of a large answer (a ListTasks page, a task
- * holding a 1 MiB text) instead of waiting for all of it.
+ * Answers longer than this (in UTF-16 code units) are written a slice at a time, the next once the
+ * last has drained, so other callers' requests run between the slices of a large answer (a
+ * ListTasks page, a task holding a 1 MiB text) instead of waiting for all of it. Each slice is
+ * encoded to UTF-8 as it is written, so neither is the encoding of the whole done in one go.
  */
-const SLICE_BYTES = 64 * 1024
+const SLICE_CHARS = 64 * 1024
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  // Encoded once: its length is the Content-Length and the bytes are what is written.
-  const data = Buffer.from(JSON.stringify(body))
+  const text = JSON.stringify(body)
   response.writeHead(status, {
     'Content-Type': 'application/json',
-    'Content-Length': data.length,
+    'Content-Length': Buffer.byteLength(text),
     ...headers,
   })
-  writeSlices(response, data, 0)
+  writeSlices(response, text, 0)
 }
 
-function writeSlices(response: ServerResponse, data: Buffer, offset: number): void {
-  for (let start = offset; ; start += SLICE_BYTES) {
-    const end = start + SLICE_BYTES
-    if (end >= data.length) return void response.end(data.subarray(start))
+function writeSlices(response: ServerResponse, text: string, offset: number): void {
+  for (let start = offset; ; ) {
+    let end = start + SLICE_CHARS
+    if (end >= text.length) return void response.end(text.slice(start))
+    // Never between the halves of a surrogate pair: each slice must encode on its own.
+    if (isHighSurrogate(text.charCodeAt(end - 1))) end--
     // A closed connection drains never; its response is dropped with it.
-    if (!response.write(data.subarray(start, end))) return void response.once('drain', () => writeSlices(response, data, end))
+    if (!response.write(text.slice(start, end))) return void response.once('drain', () => writeSlices(response, text, end))
+    start = end
   }
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
+import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkEnvelopeLimits } from '../wire/limits.js'
 import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
@@ -47,6 +48,8 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
     negotiate(options, request, response)
+    // Decoding a large body was one stage; the method's work comes in the next turn.
+    if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
     if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
     sendJson(response, 200, rpcResult(id, result))

@@ -13,6 +13,7 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../http/rpc-handler.js'
 import { scrub } from '../log/logger.js'
+import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { findRepeatedTopLevelKey } from '../wire/json-rpc.js'
@@ -52,6 +53,8 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     negotiate(options, request, response)
     const query = new URL(request.url ?? '/', 'http://localhost').searchParams
     const params = routeParams(match, query, body)
+    // As on JSON-RPC: decoding a large body was one stage, the method's work is the next.
+    if (admitted.text !== undefined && admitted.text.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, route.method, params, reresolver(options, request), baseUrlOf(options, request))
     if (result instanceof StreamReply) return result.start(new SseWriter(response, restFraming))
     sendJson(response, 200, result)

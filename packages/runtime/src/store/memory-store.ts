@@ -1,10 +1,13 @@
 /**
  * An in-process store for tests and single-process apps. It forgets everything on restart.
  * Task bodies are kept as JSON text: every read parses a fresh copy and every write serializes one,
- * so no caller can change a stored task behind the store's back, at one encode per write.
+ * so no caller can change a stored task behind the store's back, at one encode per write. That
+ * work is all CPU (a database store's I/O gives other requests their turn meanwhile), so a large
+ * body's encode or parse ends the turn it ran in.
  * @module
  */
 import type { Viewer } from '../auth/principal.js'
+import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { encodeJson } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
@@ -71,11 +74,15 @@ export class MemoryStore implements Store {
     ids.add(record.id)
     this.#indexMessages(entry, entry.messageIds)
     this.#trackSettled(undefined, entry)
+    if (entry.body.length >= LARGE_TEXT) await nextTurn()
   }
 
   async get(id: string): Promise<TaskRecord | undefined> {
     const entry = this.#entries.get(id)
-    return entry && this.#toRecord(entry)
+    if (!entry) return undefined
+    const record = this.#toRecord(entry)
+    if (entry.body.length >= LARGE_TEXT) await nextTurn()
+    return record
   }
 
   async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
@@ -100,6 +107,7 @@ export class MemoryStore implements Store {
       this.#unindexMessages(current)
       this.#indexMessages(next, next.messageIds)
     }
+    if (body.length >= LARGE_TEXT) await nextTurn()
     // The stored copy is the text; the caller's task object can go back to it as is.
     return recordOf(meta, changes.task, next.messageIds)
   }
@@ -141,7 +149,11 @@ export class MemoryStore implements Store {
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
     const ids = this.#byMessage.get(`${owner}\u0000${messageId}`)
-    return ids ? [...ids].map((id) => this.#toRecord(this.#entries.get(id)!)) : []
+    if (!ids) return []
+    const entries = [...ids].map((id) => this.#entries.get(id)!)
+    const records = entries.map((entry) => this.#toRecord(entry))
+    if (entries.some((entry) => entry.body.length >= LARGE_TEXT)) await nextTurn()
+    return records
   }
 
   async renewLeases(runner: string, taskIds: readonly string[], until: number): Promise<void> {

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto'
+import canonicalize from 'canonicalize'
+import { describe, expect, it } from 'vitest'
+import type { Message } from '../wire/types.js'
+import { taskIdOf } from './task-id.js'
+
+const alice = { owner: 'alice', tenant: null, scope: null }
+const message = (fields: Partial<Message>): Message => ({ messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }], ...fields })
+
+/** The id as made from the canonicalize package's whole string: replicas on either version agree. */
+function idFromWholeString(viewer: typeof alice, sent: Message): string {
+  const canonical = canonicalize([viewer.owner, viewer.tenant, viewer.scope, sent.messageId, sent.contextId ?? null, sent.parts, sent.metadata ?? {}])!
+  const hex = createHash('sha256').update(canonical).digest('hex')
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+describe('taskIdOf', () => {
+  it('hashes the RFC 8785 canonical form, the same bytes as the canonicalize package builds', () => {
+    const messages = [
+      message({}),
+      message({ contextId: 'c', parts: [{ text: 'hé"\\\n😀\u001f' }, { raw: 'AAAA', mediaType: 'x/y' }], metadata: { z: 1, a: [1.5, -0, 1e21, true, null, { y: undefined, b: 'x' }], é: 2, B: {} } }),
+      message({ parts: [{ text: 'x'.repeat(1 << 20) }, { text: 'y'.repeat(5000) }, { data: { key: 'z'.repeat(10_000) } }] }),
+    ]
+    for (const sent of messages) expect(taskIdOf(alice, sent).id).toBe(idFromWholeString(alice, sent))
+    expect(taskIdOf({ owner: 'alice', tenant: 't1', scope: 's' }, messages[1]!).id).toBe(idFromWholeString({ owner: 'alice', tenant: 't1', scope: 's' } as never, messages[1]!))
+  })
+
+  it('makes one id for the same message whatever its key order, another for other content under the same messageId', () => {
+    const first = taskIdOf(alice, message({ metadata: { a: 1, b: [{ x: 1, y: 2 }] } })).id
+    expect(taskIdOf(alice, message({ metadata: { b: [{ y: 2, x: 1 }], a: 1 } })).id).toBe(first)
+    expect(taskIdOf(alice, message({ metadata: { a: 1, b: [{ x: 1, y: 3 }] } })).id).not.toBe(first)
+    expect(taskIdOf(alice, message({ metadata: { a: 1, b: [{ x: 1, y: 2 }] }, parts: [{ text: 'hi!' }] })).id).not.toBe(first)
+    expect(taskIdOf({ owner: 'bob', tenant: null, scope: null }, message({ metadata: { a: 1, b: [{ x: 1, y: 2 }] } })).id).not.toBe(first)
+  })
+
+  it('is shaped as a version 8 UUID and counts the text it hashed', () => {
+    const { id, chars } = taskIdOf(alice, message({ parts: [{ text: 't'.repeat(100_000) }] }))
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(chars).toBeGreaterThan(100_000)
+  })
+})
