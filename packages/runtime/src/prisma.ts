@@ -51,6 +51,11 @@ export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-stor
  */
 export { PostgresStore, type PostgresStoreOptions } from './store/prisma/postgres-store.js'
 export { isConnectionLoss } from './store/prisma/pg-executor.js'
+/**
+ * What a SqliteStore or PostgresStore reports when the database lacks tables or columns it uses
+ * (`missing`): the app's prisma/a2a.prisma and migrations are older than its runtime.
+ */
+export { TaskStoreSchemaError } from './store/prisma/schema-check.js'
 export { prepareSqlite } from './store/prisma/sqlite.js'
 export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/prisma/postgres.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'

@@ -13,6 +13,7 @@ import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
+import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from './schema-check.js'
 import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
 import type { Viewer } from '../../auth/principal.js'
@@ -58,6 +59,7 @@ export class PostgresStore extends SqlStore {
   readonly #reads: PgReads
   /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
   #outbox: string | undefined
+  readonly #checked: SchemaCheckedExecutor
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -78,7 +80,11 @@ export class PostgresStore extends SqlStore {
       types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
-    super(new PgExecutor(guardPool(pool, onLost) as unknown as PgPool))
+    const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
+    const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
+    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
+    super(checked)
+    this.#checked = checked
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
     this.#reads = new PgReads(this.db)
@@ -139,6 +145,15 @@ export class PostgresStore extends SqlStore {
     // RETURNING comes in no particular order: newest first, ties by id descending, as listed.
     const keyOf = (row: { id: string; statusTime: Date }) => ({ time: row.statusTime.getTime(), id: row.id })
     return rows.sort((a, b) => compareNewestFirst(keyOf(a), keyOf(b))).map((row) => row.id)
+  }
+
+  /**
+   * Resolves once the database has every table and column the store uses (checked once, as the
+   * store opens); rejects with a TaskStoreSchemaError naming what is missing, or with the
+   * connection's error when the database could not be reached. Statements wait for the check too.
+   */
+  ready(): Promise<void> {
+    return this.#checked.ready()
   }
 
   /** Closes the store's pool and its listening connection; the app's Prisma client is not touched. */

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './sqlite-executor.js'
 import { SqlStore } from './sql-store.js'
+import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from './schema-check.js'
 
 export interface SqliteStoreOptions {
   /**
@@ -52,21 +53,39 @@ function openFile(Database: Driver, file: string, url: string): Connection {
   }
 }
 
+/** Throws a TaskStoreSchemaError (closing `db`) when the file lacks a table or column the store uses. */
+function checkSchema(db: Connection): void {
+  const query = sqliteColumns(TASK_STORE_SCHEMA)
+  try {
+    assertSchema('SqliteStore', TASK_STORE_SCHEMA, db.prepare(query.sql).all(...query.values) as FoundColumn[])
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
 export class SqliteStore extends SqlStore {
   readonly #db: Connection
 
   /**
    * `url`: the app's SQLite URL (`file:./dev.db`, relative to the working directory as Prisma's
    * adapter takes it) or a path. The file must exist: a mistyped path would otherwise become a
-   * new, empty database without the tables.
+   * new, empty database without the tables. It must have every table and column the store uses,
+   * or the constructor throws a TaskStoreSchemaError naming what is missing (see schema-check.ts).
    */
   constructor(url: string, options: SqliteStoreOptions = {}) {
     const file = databaseFile(url)
     const Database = loadDriver()
     // timeout 0: never a blocking wait in this thread; the executor retries SQLITE_BUSY itself.
     const db = openFile(Database, file, url)
+    checkSchema(db)
     super(new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000))
     this.#db = db
+  }
+
+  /** Resolves at once: the constructor already checked the file's tables and columns, as PostgresStore's ready() does. */
+  ready(): Promise<void> {
+    return Promise.resolve()
   }
 
   /** Closes the store's connection; the app's Prisma client is not touched. */
