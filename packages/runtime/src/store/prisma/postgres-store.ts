@@ -148,8 +148,8 @@ export class PostgresStore extends SqlStore {
   }
 
   /**
-   * Resolves once the database has every table and column the store uses (checked once, as the
-   * store opens); rejects with a TaskStoreSchemaError naming what is missing, or with the
+   * Resolves once the database has every table and column the store uses (checked once, here or
+   * at the first statement, whichever comes first); rejects with a TaskStoreSchemaError naming what is missing, or with the
    * connection's error when the database could not be reached. Statements wait for the check too.
    */
   ready(): Promise<void> {

@@ -14,10 +14,21 @@ import type { PrismaTaskClient } from './client.js'
 import { PrismaExecutor } from './prisma-executor.js'
 import type { prepareSqlite } from './sqlite.js'
 import { SqlStore } from './sql-store.js'
+import { assertSchema, foundColumns, SchemaCheckedExecutor, TASK_STORE_SCHEMA } from './schema-check.js'
 
 export class PrismaStore extends SqlStore {
+  readonly #checked: SchemaCheckedExecutor
+
   /** `db`: the app's PrismaClient, generated from a schema that includes prisma/a2a.prisma. */
   constructor(db: PrismaTaskClient) {
-    super(new PrismaExecutor(db))
+    const executor = new PrismaExecutor(db)
+    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PrismaStore', TASK_STORE_SCHEMA, await foundColumns(executor, TASK_STORE_SCHEMA)))
+    super(checked)
+    this.#checked = checked
+  }
+
+  /** As PostgresStore's ready(): resolves once the database has every table and column the store uses. */
+  ready(): Promise<void> {
+    return this.#checked.ready()
   }
 }

@@ -7,6 +7,7 @@ import { makeRecord } from '../conformance-fixtures.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { isConnectionLoss } from './pg-executor.js'
 import { PostgresStore } from './postgres-store.js'
+import { PrismaStore } from './prisma-store.js'
 import { POSTGRES_STORE_SCHEMA, TaskStoreSchemaError } from './schema-check.js'
 import { SqliteStore } from './sqlite-store.js'
 
@@ -115,6 +116,24 @@ describe('PostgresStore checks the database\'s schema before its first statement
     } finally {
       await store.close()
     }
+  })
+})
+
+describe.each(['sqlite', 'postgres'] as const)('PrismaStore on %s checks the schema before its first statement', (provider) => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await openDatabase(provider)
+  })
+  afterAll(() => database?.close())
+
+  it('opens a fully migrated database, and refuses one without a table', async () => {
+    await new PrismaStore(database.db).ready()
+    await database.db.$queryRawUnsafe('DROP TABLE "A2ATaskMessage"')
+    const store = new PrismaStore(database.db)
+    const error = await rejection(store.get('any'))
+    expect(error).toBeInstanceOf(TaskStoreSchemaError)
+    expect((error as TaskStoreSchemaError).missing).toEqual(['A2ATaskMessage'])
+    expect(await rejection(store.ready())).toBe(error)
   })
 })
 

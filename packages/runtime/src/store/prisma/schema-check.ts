@@ -70,6 +70,20 @@ export const sqliteColumns = (required: RequiredSchema): Sql =>
   sql`SELECT m.name AS "table", c.name AS "column" FROM sqlite_master m JOIN pragma_table_info(m.name) c
     WHERE m.type = 'table' AND m.name IN (${tableNames(required)})`
 
+/**
+ * The columns of `required` on whichever database `db` reaches: PostgreSQL's catalog, else
+ * SQLite's (a PrismaStore runs on either). A lost connection is thrown as itself.
+ */
+export async function foundColumns(db: Executor, required: RequiredSchema): Promise<FoundColumn[]> {
+  try {
+    return await db.query<FoundColumn>(postgresColumns(required), { idempotent: true })
+  } catch (error) {
+    if (db.lostConnection?.(error)) throw error
+    // Not PostgreSQL; when SQLite's catalog does not answer either, PostgreSQL's error tells more.
+    return db.query<FoundColumn>(sqliteColumns(required), { idempotent: true }).catch(() => Promise.reject(error))
+  }
+}
+
 /** Throws {@link TaskStoreSchemaError} when `found` lacks part of `required`. */
 export function assertSchema(store: string, required: RequiredSchema, found: readonly FoundColumn[]): void {
   const missing = missingFrom(required, found)
@@ -78,9 +92,10 @@ export function assertSchema(store: string, required: RequiredSchema, found: rea
 
 /**
  * `executor` with every statement held until the schema check passed, so the first request of an
- * app whose database is too old fails with the check's error, not the database's. The check starts
- * at once. A missing table fails every statement alike; a check that failed for a lost connection
- * (not for the schema) runs again at the next statement, as the statement itself would be retried.
+ * app whose database is too old fails with the check's error, not the database's. The check runs
+ * at ready() or the first statement, whichever comes first, not at construction: an app (or test)
+ * may make the store before it migrates. A missing table fails every statement alike; a check that
+ * failed for a lost connection runs again at the next statement, as the statement would be retried.
  */
 export class SchemaCheckedExecutor implements Executor {
   readonly #inner: Executor
@@ -91,9 +106,6 @@ export class SchemaCheckedExecutor implements Executor {
   constructor(inner: Executor, check: () => Promise<void>) {
     this.#inner = inner
     this.#check = check
-    this.#pending = this.#run()
-    // Reported by ready() or the first statement; never an unhandled rejection meanwhile.
-    this.#pending.catch(() => {})
   }
 
   #run(): Promise<void> {
