@@ -13,7 +13,9 @@
  * wrk: SendMessage with a fresh messageId per request, then GetTask round-robin over
  * BENCH_TASK_IDS (default 64: the exchange's default settled-task retention per owner, so none
  * is trimmed) completed tasks created just before. A 200 that is not a COMPLETED
- * task counts as an error. Then a SQLite server runs BENCH_PROFILE_SECONDS (default 3) of
+ * task counts as an error. The table shows server CPU per request and, for the servers that count
+ * their statements (Prisma's adapter, PostgresStore's pg clients), statements per request; the
+ * load average is printed with it, the machine being shared. Then a SQLite server runs BENCH_PROFILE_SECONDS (default 3) of
  * SendMessage under --cpu-prof (samples outside the loaded window left out), and the self time is
  * printed by package and by function, with the SQL statements per SendMessage (counted by the
  * server's adapter wrapper, read from its /bench/queries).
