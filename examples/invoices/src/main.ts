@@ -25,6 +25,11 @@ if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
 // The A2A tasks go through a connection of their own to the same database: several times faster
 // than through the Prisma client, with the same tables.
 const store = createStore(databaseUrl)
+// Fails here, naming what to migrate, when the database lacks tables this runtime uses.
+await store.ready().catch((error: Error) => {
+  console.error(`invoices: ${error.message}`)
+  process.exit(1)
+})
 // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
 const { listener, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
 const server = createHttpServer(listener).listen(port, () => {
