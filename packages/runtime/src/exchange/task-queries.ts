@@ -7,7 +7,7 @@ import { canSee, type Viewer } from '../auth/principal.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, withStatus } from '../run/task-changes.js'
-import { nextTurn } from '../run/turns.js'
+import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter } from '../store/cursor.js'
 import { InvalidCursorError, statusTime, type ListQuery, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
@@ -97,9 +97,6 @@ type FetchPage = (size: number, cursor: string | undefined) => Promise<{ records
  */
 const FIRST_BATCH = 1
 
-/** A task at least this large in JSON is followed by a turn of the event loop. */
-const YIELD_AFTER_BYTES = 256 * 1024
-
 /**
  * A page of at most `pageSize` tasks and `budget` bytes of JSON (at least one task, so paging
  * always moves on), read from the store in batches sized by the bytes left, so a page of large
@@ -119,6 +116,9 @@ async function pageWithinBytes(pageSize: number, budget: number, pageToken: stri
     for (const record of page.records) {
       const task = toWire(record)
       const size = Buffer.byteLength(JSON.stringify(task))
+      // Encoding a large task is the long part of such a page: let other callers' requests run,
+      // also before the answer's own encoding when this task does not fit.
+      if (size >= LARGE_TEXT) await nextTurn()
       if (tasks.length > 0 && bytes + size > budget) {
         // The store's cursor after the last task kept: the same batch read up to there.
         const next = kept === 0 ? cursor : (await fetchPage(kept, cursor)).next
@@ -127,8 +127,6 @@ async function pageWithinBytes(pageSize: number, budget: number, pageToken: stri
       tasks.push(task)
       bytes += size
       kept++
-      // Encoding large tasks is the long part of such a page: let other callers' requests run.
-      if (size >= YIELD_AFTER_BYTES) await nextTurn()
     }
     if (!page.next || tasks.length >= pageSize) return { tasks, nextPageToken: page.next ?? '', pageSize, totalSize: total }
     cursor = page.next

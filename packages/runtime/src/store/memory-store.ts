@@ -130,8 +130,10 @@ export class MemoryStore implements Store {
     const page = start < 0 ? [] : matches.slice(start, start + query.pageSize)
     const last = page.at(-1)
     const more = start >= 0 && start + query.pageSize < matches.length
+    const records = page.map((m) => this.#toRecord(m.entry))
+    if (page.some((m) => m.entry.body.length >= LARGE_TEXT)) await nextTurn()
     return {
-      records: page.map((m) => this.#toRecord(m.entry)),
+      records,
       total: matches.length,
       ...(more && last ? { nextCursor: encodeCursor(last.key) } : {}),
     }
