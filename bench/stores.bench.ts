@@ -24,7 +24,7 @@
  * sqlite, sqlite-direct, postgres, postgres-direct, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
  * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
  * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
- * instead; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
+ * instead; BENCH_PROFILE_METHOD=GetTask profiles GetTask over the task ids instead of SendMessage; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
  */
 import type { ChildProcess } from 'node:child_process'
@@ -49,6 +49,7 @@ const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
 const profiling = process.env.BENCH_PROFILE !== '0'
 const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct'] as const
 const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE_STORE) ?? 'sqlite'
+const profiledMethod: Method = process.env.BENCH_PROFILE_METHOD === 'GetTask' ? 'GetTask' : 'SendMessage'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
 const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'sdk'] as const
 type Kind = (typeof storeKinds)[number]
@@ -385,12 +386,18 @@ async function profileStore(kind: (typeof profiledKinds)[number], url: string): 
   let tasks: number
   try {
     await sendOne(target)
-    console.log(`profiling ours ${kind} SendMessage: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
-    await runWrkScriptAsync(target.endpoint, sendScript(), connections, 1, WRK_TIMEOUT)
+    let script = sendScript
+    if (profiledMethod === 'GetTask') {
+      const ids: string[] = []
+      for (let i = 0; i < taskIdCount; i++) ids.push(await sendOne(target))
+      script = () => getScript(ids)
+    }
+    console.log(`profiling ours ${kind} ${profiledMethod}: 1 s warm-up, then ${profileSeconds} s with ${connections} connections under --cpu-prof`)
+    await runWrkScriptAsync(target.endpoint, script(), connections, 1, WRK_TIMEOUT)
     await settle(target)
     const before = await statementCounts(target)
     const from = performance.now() - spawnedAt
-    requests = (await runWrkScriptAsync(target.endpoint, sendScript(), connections, profileSeconds, WRK_TIMEOUT)).requests
+    requests = (await runWrkScriptAsync(target.endpoint, script(), connections, profileSeconds, WRK_TIMEOUT)).requests
     window = [from, performance.now() - spawnedAt]
     const after = await statementCounts(target)
     statements = Object.entries(after)
@@ -398,7 +405,7 @@ async function profileStore(kind: (typeof profiledKinds)[number], url: string): 
       .filter(([, count]) => count > 0)
       .sort((a, b) => b[1] - a[1])
     // Requests in flight when wrk stops are served but not counted by wrk: count the tasks made.
-    tasks = statements.find(([sql]) => /^INSERT INTO [`"\w.]*A2ATask[`"]? \(/.test(sql))?.[1] ?? requests
+    tasks = profiledMethod === 'GetTask' ? requests : (statements.find(([sql]) => /^INSERT INTO [`"\w.]*A2ATask[`"]? \(/.test(sql))?.[1] ?? requests)
   } finally {
     await stopServer(target, 15_000)
   }
@@ -538,17 +545,17 @@ async function main(): Promise<void> {
       console.log()
       const total = profile.busyMs + profile.idleMs
       console.log(
-        `where ours ${profiled} SendMessage spends its time (--cpu-prof self time, ${profileSeconds} s, ${profile.requests} responses, ${profile.tasks} tasks made; ` +
-          `main thread busy ${profile.busyMs.toFixed(0)} ms of ${total.toFixed(0)} ms, ${((profile.busyMs * 1000) / Math.max(profile.tasks, 1)).toFixed(0)} µs per task):`,
+        `where ours ${profiled} ${profiledMethod} spends its time (--cpu-prof self time, ${profileSeconds} s, ${profile.requests} responses, ${profile.tasks} requests served; ` +
+          `main thread busy ${profile.busyMs.toFixed(0)} ms of ${total.toFixed(0)} ms, ${((profile.busyMs * 1000) / Math.max(profile.tasks, 1)).toFixed(0)} µs per request):`,
       )
       printRanked('by package (% of busy time):', profile.byPackage, profile.busyMs, profile.tasks)
       printRanked('by function:', profile.byFunction, profile.busyMs, profile.tasks)
       const sent = profile.statements.reduce((sum, [, count]) => sum + count, 0)
       // Per task the server created (requests in flight when wrk stops are served but not counted by wrk).
       const perRequest = (count: number) => (count / Math.max(profile.tasks, 1)).toFixed(2)
-      if (sent === 0) console.log(`SQL statements per SendMessage: n/a (${profiled} does not go through Prisma's adapter, where they are counted)`)
+      if (sent === 0) console.log(`SQL statements per ${profiledMethod}: n/a (${profiled} does not go through Prisma's adapter, where they are counted)`)
       else {
-        console.log(`SQL statements per SendMessage: ${perRequest(sent)} (${sent} for ${profile.tasks} tasks created in the run), by text:`)
+        console.log(`SQL statements per ${profiledMethod}: ${perRequest(sent)} (${sent} for ${profile.tasks} requests in the run), by text:`)
         for (const [sql, count] of profile.statements.slice(0, 12)) console.log(`  ${perRequest(count).padStart(6)}  ${sql}`)
       }
     }

@@ -6,12 +6,13 @@
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
  * counts statements at Prisma's adapter, and at pg's Client for postgres-direct (SqliteStore's
  * stay uncounted).
+ * Mounted as generated apps mount it (a2aListener in front of an Express app holding
+ * /bench/queries), so GetTask's rate is the store's and not Express routing's.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { createExchange, defineSkill, type Store } from '@a2a-agent/runtime'
-import { a2aRouter } from '@a2a-agent/runtime/express'
+import { a2aListener, createExchange, createHttpServer, defineSkill, type Store } from '@a2a-agent/runtime'
 import { PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
 
@@ -120,12 +121,12 @@ const exchange = createExchange({
 })
 
 const app = express()
+app.disable('x-powered-by')
 // Statements sent so far, by text: the driver reads it around a run to get statements per request.
 app.get('/bench/queries', (_request, response) => {
   response.json(Object.fromEntries(statements))
 })
-app.use(a2aRouter(exchange))
-const server = app.listen(0, '127.0.0.1', () => {
+const server = createHttpServer(a2aListener(exchange, app)).listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 
