@@ -37,19 +37,20 @@ export function a2aRoutes(target: Exchange | AgentHost, options: A2aRoutesOption
   }
 }
 
-/** The MCP route of an exchange with tools, at `path` (default `/mcp`), checked against its other routes. */
+/** The MCP route of an exchange with tools, at `path` (default `/mcp`), checked against its other routes; `path` as routes match it. */
 export function mcpRoute(exchange: Exchange, path = '/mcp'): { path: string; serve: Serve } {
   if (!path.startsWith('/')) throw new Error(`MCP path "${path}" must start with "/"`)
   if (path === exchange.path || path === exchange.cardPath || exchange.servesRest(path)) throw new Error(`MCP path "${path}" is already the exchange's`)
   const handler = exchange.mcpHandler()
   if (!handler) throw new Error('an MCP mount needs an exchange created with tools')
-  return { path, serve: handler }
+  return { path: trimmed(path), serve: handler }
 }
 
 /** The exchange's fixed paths: JSON-RPC, card, RFC 9728 metadata and (signed cards) JWKS. */
 function exchangeRoutes(exchange: Exchange): Map<string, Serve> {
   const routes = new Map<string, Serve>()
-  if (exchange.path !== undefined) routes.set(exchange.path, (request, response) => exchange.handle(request, response))
+  // Keyed as requests are matched (one trailing slash dropped): a path configured as `/a2a/` is served too.
+  if (exchange.path !== undefined) routes.set(trimmed(exchange.path), (request, response) => exchange.handle(request, response))
   routes.set(exchange.cardPath, (request, response) => exchange.handleCard(request, response))
   routes.set(exchange.protectedResourcePath, async (request, response) => exchange.handleProtectedResource(request, response))
   if (exchange.jwksPath) routes.set(exchange.jwksPath, async (request, response) => exchange.handleJwks(request, response))
