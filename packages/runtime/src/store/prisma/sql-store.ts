@@ -14,6 +14,7 @@ import type { LimitCounters } from '../../limits/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
+import type { Task } from '../../wire/types.js'
 import { toPushConfig, toRecord } from './rows.js'
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
@@ -30,7 +31,7 @@ const GROUPED: Run = { group: true }
 const REMEMBERED_TASKS = 4096
 
 /** An updated row, with whether its task has push configs and the configs its outbox rows went to (PostgresStore). */
-type PushedRow = TaskRow & { pushed: boolean | number | bigint; outboxed?: string[] }
+type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
@@ -108,10 +109,10 @@ export class SqlStore implements Store {
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
       const [row] = await this.#db.query<PushedRow>(this.updateStatement(change), GROUPED)
-      return row ? this.#written(row) : undefined
+      return row ? this.#written(row, change.task) : undefined
     }
     const messageIds = change.messageIds
-    const written = (row: PushedRow) => this.#written(row)
+    const written = (row: PushedRow) => this.#written(row, change.task)
     const updateStatement = this.updateStatement(change)
     // Read the indexed ids, write the task, re-index: one transaction, so a racing writer that
     // loses on the version leaves the index as the winner wrote it.
@@ -127,12 +128,15 @@ export class SqlStore implements Store {
     })
   }
 
-  /** The record of a row an update returned, remembering when the task had no push configs then. */
-  #written(row: PushedRow): TaskRecord {
+  /**
+   * The record of a row an update returned, with the task the caller wrote (MemoryStore gives it
+   * back as is too), remembering when the task had no push configs then.
+   */
+  #written(row: PushedRow, task: Task): TaskRecord {
     if (row.outboxed?.length) this.#outboxed.set(row.id, row.version, row.outboxed)
     // SQLite answers 0 or 1, PostgreSQL a boolean.
     if (!Number(row.pushed)) this.#unpushed.set(row.id, row.version, true)
-    return toRecord(row)
+    return toRecord({ ...row, task })
   }
 
   /** The version-guarded write returning the row as written (PostgresStore's also notifies it). */

@@ -57,8 +57,14 @@ export interface TaskUpdate {
 const pushed = (id: string): Sql => sql`EXISTS (SELECT 1 FROM "A2APushConfig" WHERE "taskId" = ${id}) AS "pushed"`
 
 /**
+ * Every column but "task": the writer holds the task it wrote, so the database does not encode
+ * it again nor the store decode it (PostgreSQL's jsonb output and JSON.parse, per write).
+ */
+const WRITTEN_COLUMNS = sql`"id", "contextId", "owner", "tenant", "scope", "skill", "version", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime", "runner", "leaseUntil"`
+
+/**
  * The version-guarded write: it matches nothing once another writer has moved the version, and
- * returns the row as written, with whether the task has push configs (`pushed`). Owner, tenant and scope are never set. `updatedAt` never goes
+ * returns the row as written but its task (see WRITTEN_COLUMNS), with whether the task has push configs (`pushed`). Owner, tenant and scope are never set. `updatedAt` never goes
  * backwards (a clock step back keeps the stored time), and the status time falls back to it when
  * the task carries no timestamp, as MemoryStore does.
  */
@@ -76,7 +82,7 @@ export function updateTask(change: TaskUpdate): Sql {
     ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
     ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
-  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING *, ${pushed(change.id)}`
+  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`
 }
 
 /** The message ids and owner of the task at exactly `version`: what a re-index starts from. */
