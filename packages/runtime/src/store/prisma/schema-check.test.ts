@@ -181,3 +181,40 @@ describe('PostgresStore\'s schema check and lost connections', () => {
     }
   })
 })
+
+describe('PostgresStore\'s schema check when the server refuses a connection for now', () => {
+  let database: TestDatabase
+  // A role of this test's own (per-database connection limits spare superusers), dropped after.
+  const role = `a2a_limited_${process.pid}_${Date.now()}`
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+    await withAdmin(database.url, async (admin) => {
+      await admin.query(`CREATE ROLE "${role}" LOGIN`)
+      await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO "${role}"`)
+    })
+  })
+  afterAll(async () => {
+    await database?.close()
+    const server = new URL(database.url)
+    server.pathname = '/postgres'
+    await withAdmin(server.href, (admin) => admin.query(`DROP ROLE IF EXISTS "${role}"`))
+  })
+
+  it('answers "too many connections" (53300) as itself, and checks again once a connection is let in', async () => {
+    const name = new URL(database.url).pathname.slice(1)
+    await withAdmin(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT 0`))
+    const url = new URL(database.url)
+    url.username = role
+    const store = new PostgresStore(url.href, { max: 2, onConnectionError: () => {} })
+    try {
+      const error = await rejection(store.ready())
+      expect(error).toMatchObject({ code: '53300' })
+      await withAdmin(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT -1`))
+      await store.ready()
+      await store.create(makeRecord({ id: 'let-in' }))
+      expect(await store.get('let-in')).toMatchObject({ id: 'let-in' })
+    } finally {
+      await store.close()
+    }
+  })
+})
