@@ -139,6 +139,7 @@ describe.each(BINDINGS)('over %s', (binding) => {
       ['a missing messageId', { message: { role: 'ROLE_USER', parts: [{ text: 'x' }] } }, 'message.messageId'],
       ['two spellings of one field', { message: { ...userMessage('x'), context_id: 'a', contextId: 'b' } }, 'message.contextId'],
       ['a negative historyLength', { message: userMessage('x'), configuration: { historyLength: -1 } }, 'configuration.historyLength'],
+      ['a historyLength past any int32', { message: userMessage('x'), configuration: { historyLength: 1e20 } }, 'configuration.historyLength'],
     ])('refuses SendMessage with %s naming the field', async (_name, params, field) => {
       expectError(await client.call('SendMessage', params, { headers: EXT }), { code: -32602, status: 400, field })
     })

@@ -92,7 +92,8 @@ const message: Check<Message> = (value, c) => {
   return read as Message
 }
 
-const historyLength = int32(0, Number.POSITIVE_INFINITY, 'must be 0 or more')
+// An int32 in the proto: past it a number is no longer exact (1e20), which zod's int() refused too.
+const historyLength = int32(0, 2 ** 31 - 1, 'must be 0 or more, at most 2147483647')
 export const pageSize = int32(1, 100, 'must be 1..100')
 export const tenant = optional(string)
 
