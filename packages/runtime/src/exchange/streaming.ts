@@ -134,7 +134,9 @@ function stream(
 async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Promise<A2AError | undefined> {
   const principal = await caller.reresolve!().catch(() => undefined)
   if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
-  const record = await core.store.get(taskId).catch(() => undefined)
+  // A read that failed (the database is away) keeps the stream open, tried again at the next keep-alive.
+  const record = await core.store.get(taskId).catch(() => null)
+  if (record === null) return undefined
   if (!record || !canSee((core.viewerOf ?? viewerOf)(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
   return undefined
 }
