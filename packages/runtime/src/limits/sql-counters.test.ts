@@ -3,6 +3,7 @@ import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { startTestServer, userMessage } from '../testing/test-server.js'
+import { MemoryCounters } from './counters.js'
 import { SqlCounters } from './sql-counters.js'
 
 // Two PostgresStores on one database stand for two replicas: each its own pool, one table.
@@ -33,6 +34,11 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     expect((await replicaA.counters.take('turns owner race', 'late', 5, 60_000)).taken).toBe(false)
     await replicaA.counters.release('turns owner race', `t${first}`)
     expect(await replicaB.counters.take('turns owner race', 'late', 5, 60_000)).toEqual({ taken: true })
+  })
+
+  it('refuses every take at limit 0 as the memory counters do: nothing counted, so no place ever frees', async () => {
+    expect(await replicaA.counters.take('turns owner none', 'a', 0, 60_000)).toEqual({ taken: false, retryAfterMs: Number.POSITIVE_INFINITY })
+    expect(await new MemoryCounters().take('turns owner none', 'a', 0, 60_000)).toEqual({ taken: false, retryAfterMs: Number.POSITIVE_INFINITY })
   })
 
   it('drops expired entries, so the window slides', async () => {

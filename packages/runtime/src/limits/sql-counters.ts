@@ -33,7 +33,8 @@ export class SqlCounters implements LimitCounters {
             ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING 1)
           SELECT "n", "next", "mine", (SELECT count(*) FROM "taken")::int AS "taken" FROM "counted"`,
       )
-      if (!counted!.taken) return { taken: false, retryAfterMs: counted!.next!.getTime() - at.getTime() } as Take
+      // Refused with nothing counted (limit 0): no entry will expire to make room, as in MemoryCounters.
+      if (!counted!.taken) return { taken: false, retryAfterMs: counted!.next ? counted!.next.getTime() - at.getTime() : Number.POSITIVE_INFINITY } as Take
       return { taken: true } as Take
     })
   }
