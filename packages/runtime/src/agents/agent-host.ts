@@ -13,6 +13,7 @@ import { requestBaseUrl } from '../card/card-handler.js'
 import { bearerChallenge } from '../card/protected-resource.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { sendJson } from '../http/respond.js'
+import { requestPath } from '../http/request-path.js'
 import { MemoryStore } from '../store/memory-store.js'
 
 /** One hosted agent: its id (a URL segment) and its own exchange options. */
@@ -113,7 +114,7 @@ export class AgentHost {
    * (so a router passes it on).
    */
   async handle(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
-    const pathname = (request.url ?? '/').split('?')[0]!
+    const pathname = requestPath(request)
     if (!pathname.startsWith(`${this.basePath}/`)) return false
     const [id = '', ...rest] = pathname.slice(this.basePath.length + 1).split('/')
     const sub = rest.length ? `/${rest.join('/')}` : ''

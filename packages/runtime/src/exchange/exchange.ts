@@ -16,6 +16,7 @@ import { handleRpc } from '../http/rpc-handler.js'
 import { sendJson } from '../http/respond.js'
 import { handleRest } from '../rest/rest-handler.js'
 import { normalizeOrigin } from '../http/origin.js'
+import { requestPath } from '../http/request-path.js'
 import { entitySkillDescriptions, entitySkills } from '../entity/entity-skills.js'
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
@@ -295,7 +296,7 @@ export class Exchange {
    * (Express: mount it at the app's root, or pass the request with its full path).
    */
   async handleRest(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const pathname = (request.url ?? '/').split('?')[0]!
+    const pathname = requestPath(request)
     if (this.restPath === undefined || !isBelow(pathname, this.restPath)) {
       return sendJson(response, 404, { error: { code: 404, status: 'NOT_FOUND', message: `No HTTP+JSON binding at ${pathname}`, details: [] } })
     }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
@@ -24,5 +25,41 @@ describe('an exchange path given with a trailing slash', () => {
       expect(response.status, url).toBe(200)
       expect(((await response.json()) as { result: { task: { status: { state: string } } } }).result.task.status.state, url).toBe('TASK_STATE_COMPLETED')
     }
+  })
+})
+
+describe('an absolute-form request target (as some proxies send it)', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ skills: [echo] })
+  })
+  afterAll(() => server.close())
+
+  /** Sends `method` with the target `http://host/<path>` on the wire, which fetch cannot. */
+  const send = (method: string, path: string, body?: string) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const request = httpRequest(server.url, {
+        method,
+        path: `${server.url}${path}`,
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer alice', 'A2A-Version': '1.0' },
+      })
+      request.on('error', reject)
+      request.on('response', (response) => {
+        let text = ''
+        response.on('data', (chunk) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode!, body: text.startsWith('{') ? JSON.parse(text) : text }))
+      })
+      request.end(body)
+    })
+
+  it('is served as its path: JSON-RPC, the card and HTTP+JSON', async () => {
+    const rpc = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('hi') } })
+    const sent = await send('POST', `${server.exchange.path}?v=1`, rpc)
+    expect(sent.status).toBe(200)
+    const task = sent.body.result.task as { id: string; status: { state: string } }
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await send('GET', '/.well-known/agent-card.json')).body.name).toBe('Test agent')
+    const read = await send('GET', `${server.exchange.restPath}/tasks/${task.id}`)
+    expect(read).toMatchObject({ status: 200, body: { id: task.id } })
   })
 })

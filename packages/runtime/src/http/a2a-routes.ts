@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
+import { requestPath } from './request-path.js'
 
 export interface A2aRoutesOptions {
   /**
@@ -82,11 +83,7 @@ function hostRoutes(host: AgentHost, options: A2aRoutesOptions): A2aRoutes {
 /** The request's path as routes are matched: no query, one trailing slash dropped. */
 export const routePath = (request: IncomingMessage): string => trimmed(pathOf(request))
 
-const pathOf = (request: IncomingMessage): string => {
-  const url = request.url ?? '/'
-  const query = url.indexOf('?')
-  return query === -1 ? url : url.slice(0, query)
-}
+const pathOf = requestPath
 
 /** One trailing slash is the same route, as Express's default (non-strict) routing has it. */
 const trimmed = (path: string): string => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
