@@ -52,6 +52,16 @@ describe('createHttpServer listen backlog', () => {
     expect(kernelBacklog(own)).toBe(7)
   })
 
+  it.each([
+    ['listen(port, backlog)', (server: Server) => server.listen(0, 7)],
+    ['listen(port, backlog, callback)', (server: Server) => server.listen(0, 7, () => {})],
+    ['listen(port, host, backlog)', (server: Server) => server.listen(0, '127.0.0.1', 7)],
+  ])('%s serves with the backlog it names, as Node reads it', async (_form, listen) => {
+    const port = await listening(listen(hello({ listenBacklog: 100 })))
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('hello')
+    if (linux) expect(kernelBacklog(port)).toBe(7)
+  })
+
   it('refuses a backlog that is not a positive integer', () => {
     expect(() => hello({ listenBacklog: 0 })).toThrow('listenBacklog must be a positive integer')
   })

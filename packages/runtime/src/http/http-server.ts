@@ -58,7 +58,7 @@ export function createHttpServer(listener: RequestListener, options: HttpServerO
 }
 
 /**
- * `listen(port[, host][, callback])` and `listen(options[, callback])` get `backlog` unless they
+ * `listen(port[, host][, backlog][, callback])` and `listen(options[, callback])` get `backlog` unless they
  * give their own; other forms (a pipe path, a handle) pass through untouched.
  */
 function withBacklog(server: Server, backlog: number): Server {
@@ -73,7 +73,10 @@ function withBacklog(server: Server, backlog: number): Server {
     }
     if (typeof first !== 'number' && !(typeof first === 'string' && /^\d+$/.test(first))) return listen(...args)
     const callback = typeof args.at(-1) === 'function' ? (args.at(-1) as () => void) : undefined
-    const [port, host, ownBacklog] = (callback ? args.slice(0, -1) : args) as [number | string, string | undefined, number | undefined]
+    const [port, ...rest] = (callback ? args.slice(0, -1) : args) as [number | string, ...(string | number | undefined)[]]
+    // Node reads listen(port, backlog) as well as listen(port, host, backlog).
+    const host = typeof rest[0] === 'number' ? undefined : (rest.shift() as string | undefined)
+    const ownBacklog = rest[0] as number | undefined
     const options: ListenOptions = { port: Number(port), backlog: ownBacklog ?? backlog, ...(host === undefined ? {} : { host }) }
     return callback ? listen(options, callback) : listen(options)
   }) as Server['listen']
