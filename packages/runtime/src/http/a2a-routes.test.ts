@@ -1,6 +1,9 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testRegistry } from '../entity/notes-fixture.js'
+import { createExchange } from '../exchange/exchange.js'
 import { defineSkill } from '../skills/skill.js'
+import { a2aRoutes } from './a2a-routes.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
 const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => void (await ctx.artifact({ parts: ctx.text })) })
@@ -61,5 +64,15 @@ describe('an absolute-form request target (as some proxies send it)', () => {
     expect((await send('GET', '/.well-known/agent-card.json')).body.name).toBe('Test agent')
     const read = await send('GET', `${server.exchange.restPath}/tasks/${task.id}`)
     expect(read).toMatchObject({ status: 200, body: { id: task.id } })
+  })
+})
+
+describe('an MCP path that is the exchange path', () => {
+  it('is refused at configuration, naming both paths, instead of replacing JSON-RPC', () => {
+    const exchange = createExchange({ card: { name: 'Tools', description: 'tools', version: '0.0.0' }, tools: testRegistry(), path: '/a2a', resolvePrincipal: () => undefined })
+    for (const path of ['/a2a', '/a2a/']) {
+      expect(() => a2aRoutes(exchange, { mcp: { path } })).toThrow(`MCP path "${path}" is the exchange's JSON-RPC path "/a2a"`)
+    }
+    expect(() => a2aRoutes(exchange, { mcp: { path: '/mcp/' } })).not.toThrow()
   })
 })

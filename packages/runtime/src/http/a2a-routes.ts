@@ -41,7 +41,11 @@ export function a2aRoutes(target: Exchange | AgentHost, options: A2aRoutesOption
 /** The MCP route of an exchange with tools, at `path` (default `/mcp`), checked against its other routes; `path` as routes match it. */
 export function mcpRoute(exchange: Exchange, path = '/mcp'): { path: string; serve: Serve } {
   if (!path.startsWith('/')) throw new Error(`MCP path "${path}" must start with "/"`)
-  if (path === exchange.path || path === exchange.cardPath || exchange.servesRest(path)) throw new Error(`MCP path "${path}" is already the exchange's`)
+  // Compared as routes match them: `/a2a/` is the JSON-RPC route `/a2a`, and would replace it.
+  if (exchange.path !== undefined && trimmed(path) === trimmed(exchange.path)) {
+    throw new Error(`MCP path "${path}" is the exchange's JSON-RPC path "${exchange.path}"; give MCP a path of its own (default /mcp)`)
+  }
+  if (trimmed(path) === exchange.cardPath || exchange.servesRest(path)) throw new Error(`MCP path "${path}" is already the exchange's`)
   const handler = exchange.mcpHandler()
   if (!handler) throw new Error('an MCP mount needs an exchange created with tools')
   return { path: trimmed(path), serve: handler }
