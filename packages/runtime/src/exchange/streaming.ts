@@ -132,7 +132,13 @@ function stream(
 
 /** The caller's credentials are resolved again; a caller who lost access, or moved tenant, is cut off. */
 async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Promise<A2AError | undefined> {
-  const principal = await caller.reresolve!().catch(() => undefined)
+  let principal
+  try {
+    principal = await caller.reresolve!()
+  } catch {
+    // A lookup that failed (its database is away) is not a refusal: tried again at the next keep-alive.
+    return undefined
+  }
   if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
   // A read that failed (the database is away) keeps the stream open, tried again at the next keep-alive.
   const record = await core.store.get(taskId).catch(() => null)

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { createApiKey, apiKeyResolver } from '../auth/api-keys.js'
 import type { Principal } from '../auth/principal.js'
 import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
@@ -7,32 +8,58 @@ import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { gate } from '../testing/gate.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
-// A keep-alive recheck during a database outage: a read that fails is not a task that is gone.
+// A stream during a database outage: a read or credential lookup that fails is not a task that is
+// gone nor a caller who lost access.
 
-const release = gate()
-const waits = defineSkill({
-  id: 'waits',
-  description: 'works until released',
-  handler: async (ctx) => {
-    await ctx.working()
-    await release.opened
-    await ctx.complete()
-  },
-})
+const releases: Array<() => void> = []
+/** A skill that works until the returned function is called. */
+function waiting(): { skill: ReturnType<typeof defineSkill>; release: () => void } {
+  const release = gate()
+  releases.push(release.open)
+  const skill = defineSkill({
+    id: 'waits',
+    description: 'works until released',
+    handler: async (ctx) => {
+      await ctx.working()
+      await release.opened
+      await ctx.complete()
+    },
+  })
+  return { skill, release: release.open }
+}
+
+/** A store whose reads can be armed to start an outage, to fail one read the test cannot time from outside. */
+class ArmedStore extends PostgresStore {
+  beforeRead: (() => Promise<unknown>) | undefined
+  override async get(id: string) {
+    const before = this.beforeRead
+    this.beforeRead = undefined
+    await before?.()
+    return super.get(id)
+  }
+}
 
 let database: TestDatabase
-let store: PostgresStore
-let server: TestServer
+let store: ArmedStore
+const servers: TestServer[] = []
 beforeAll(async () => {
   database = await openDatabase('postgres')
-  store = new PostgresStore(database.url, { max: 2 })
+  store = new ArmedStore(database.url, { max: 2 })
 })
 afterAll(async () => {
-  release.open()
-  await server?.close()
+  releases.forEach((open) => open())
+  for (const server of servers) await server.close()
   await store?.close()
   await database?.close()
 })
+
+async function serve(options: Omit<Parameters<typeof startTestServer>[0], 'store'>): Promise<TestServer> {
+  const server = await startTestServer({ store, streamKeepAliveMs: 30, ...options })
+  servers.push(server)
+  return server
+}
+
+const completed = { data: { result: { statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } } } }
 
 /** Refuses new connections to the test database and cuts its open ones, until the returned function is called. */
 async function outage(url: string): Promise<() => Promise<void>> {
@@ -51,7 +78,8 @@ async function outage(url: string): Promise<() => Promise<void>> {
 
 it('keeps a stream open through store reads that fail at its keep-alive rechecks, and ends it when the task completes', async () => {
   const alice: Principal = { owner: 'alice' }
-  server = await startTestServer({ store, skills: [waits], streamKeepAliveMs: 30, resolvePrincipal: () => alice })
+  const { skill, release } = waiting()
+  const server = await serve({ skills: [skill], resolvePrincipal: () => alice })
   const reply = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'waits' }) })
   await reply.next()
   await reply.next()
@@ -64,7 +92,53 @@ it('keeps a stream open through store reads that fail at its keep-alive rechecks
   } finally {
     await end()
   }
-  release.open()
-  const events = await reply.ended
-  expect(events.at(-1)).toMatchObject({ data: { result: { statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } } } })
+  release()
+  expect((await reply.ended).at(-1)).toMatchObject(completed)
+})
+
+it('keeps a stream open while re-checking its API key fails (database away), and ends it when the task completes', async () => {
+  const { key } = await createApiKey(database.db, { owner: 'alice' })
+  const { skill, release } = waiting()
+  const server = await serve({ skills: [skill], resolvePrincipal: apiKeyResolver(database.db), token: key, logger: { warn: () => {}, error: () => {} } })
+  const reply = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'waits' }) })
+  await reply.next()
+  await reply.next()
+  const end = await outage(database.url)
+  try {
+    const comments = reply.comments
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(reply.comments).toBeGreaterThan(comments + 2)
+    expect(reply.events).toHaveLength(2)
+  } finally {
+    await end()
+  }
+  release()
+  expect((await reply.ended).at(-1)).toMatchObject(completed)
+})
+
+it('answers a SubscribeToTask whose first store read fails with an internal error, not task not found', async () => {
+  const alice: Principal = { owner: 'alice' }
+  const { skill, release } = waiting()
+  const server = await serve({ skills: [skill], resolvePrincipal: () => alice, logger: { warn: () => {}, error: () => {} } })
+  const sent = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'waits' }) })
+  const taskId = (await sent.next())!.data.result.task.id
+  await sent.next()
+  // The subscription's visibility check reads first; the stream's own first read meets the outage.
+  let end: (() => Promise<void>) | undefined
+  store.beforeRead = () => {
+    store.beforeRead = async () => (end = await outage(database.url))
+    return Promise.resolve()
+  }
+  try {
+    const reply = await server.stream('SubscribeToTask', { id: taskId })
+    const events = await reply.ended
+    expect(end).toBeDefined()
+    expect(events).toHaveLength(1)
+    expect(events[0]!.data.error).toMatchObject({ code: -32603 })
+  } finally {
+    store.beforeRead = undefined
+    await end?.()
+  }
+  release()
+  expect((await sent.ended).at(-1)).toMatchObject(completed)
 })

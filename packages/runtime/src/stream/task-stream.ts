@@ -62,7 +62,9 @@ export async function followTask(core: ExchangeCore, listener: TaskListener, sin
   const { taskId } = listener
   const endsStream = options.until === 'terminal' ? endsTask : endsTurn
   sink.onClose(listener.stop)
-  const current = snapshot ?? (await core.store.get(taskId).catch(() => undefined))
+  const current = snapshot ?? (await core.store.get(taskId).catch(() => null))
+  // A read that failed is not a task that is gone: the client must not give up on a live task.
+  if (current === null) return sink.fail(A2AError.internal())
   if (!current) return sink.fail(A2AError.taskNotFound(taskId))
   const follow: Follow = {
     lastVersion: current.version,
