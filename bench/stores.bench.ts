@@ -35,7 +35,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import { killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
+import { countBadResponses, killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
 import { spawnServer, stopProcess } from './load/server-process.js'
@@ -237,19 +237,7 @@ request = function()
   n = n + 1
   return wrk.format(nil, nil, nil, ${body})
 end
-bad = 0
-response = function(status, headers, body)
-  if status ~= 200 or not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true) then
-    bad = bad + 1
-  end
-end
-local threads = {}
-setup = function(thread) table.insert(threads, thread) end
-done = function(summary, latency, requests)
-  local total = 0
-  for _, thread in ipairs(threads) do total = total + (thread:get("bad") or 0) end
-  io.write("Bad responses: " .. total .. "\\n")
-end
+${countBadResponses(`status ~= 200 or not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true)`)}
 `
 }
 

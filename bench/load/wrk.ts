@@ -60,9 +60,18 @@ export function runWrkBody(url: string, headers: Record<string, string>, body: s
   return runWrkScript(url, `wrk.method = "POST"
 wrk.body = ${JSON.stringify(body)}
 ${headerLines.join('\n')}
-bad = 0
+${countBadResponses(`status == 200 and (not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true))`)}
+`, connections, seconds)
+}
+
+/**
+ * Lua that counts the answers for which `badWhen` (a Lua expression of `status` and `body`) holds
+ * and prints `Bad responses: N` at the end, which runWrkScript adds to `errors`.
+ */
+export function countBadResponses(badWhen: string): string {
+  return `bad = 0
 response = function(status, headers, body)
-  if status == 200 and (not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true)) then
+  if ${badWhen} then
     bad = bad + 1
   end
 end
@@ -73,8 +82,7 @@ done = function(summary, latency, requests)
   local total = 0
   for _, thread in ipairs(threads) do total = total + (thread:get("bad") or 0) end
   io.write("Bad responses: " .. total .. "\\n")
-end
-`, connections, seconds)
+end`
 }
 
 /**
