@@ -13,7 +13,8 @@
  * wrk: SendMessage with a fresh messageId per request, then GetTask round-robin over
  * BENCH_TASK_IDS (default 64: the exchange's default settled-task retention per owner, so none
  * is trimmed) completed tasks created just before. A 200 that is not a COMPLETED
- * task counts as an error. The table shows server CPU per request and, for the servers that count
+ * task counts as an error. The table shows server CPU per request, for the PostgreSQL stores the
+ * CPU of the database's backends per request (they share the cores), and, for the servers that count
  * their statements (Prisma's adapter, PostgresStore's pg clients), statements per request; the
  * load average is printed with it, the machine being shared. Then a SQLite server runs BENCH_PROFILE_SECONDS (default 3) of
  * SendMessage under --cpu-prof (samples outside the loaded window left out), and the self time is
@@ -266,6 +267,8 @@ interface Row extends WrkResult {
   cpuUsPerRequest: number | undefined
   /** SQL statements (round trips) per request, where the server counts them (not memory, sqlite-direct, sdk). */
   statementsPerRequest: number | undefined
+  /** CPU of the PostgreSQL backends serving the bench database per request: the other half of a PostgreSQL store's cost on these cores. */
+  dbCpuUsPerRequest: number | undefined
 }
 
 /** Servers whose /bench/queries counts their statements. */
@@ -289,20 +292,38 @@ async function settle(target: Target): Promise<void> {
   }
 }
 
+const usesPostgres = (target: Target) => /^ours postgres/.test(target.name)
+
+/** CPU ms of the PostgreSQL backends connected to the bench database now (read from /proc: the server is local). */
+async function databaseCpuMs(): Promise<Map<number, number>> {
+  const { rows } = await withAdmin((client) => client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [pgDatabase]))
+  return new Map(rows.flatMap(({ pid }) => {
+    const ms = cpuMs(pid)
+    return ms === undefined ? [] : [[pid, ms] as [number, number]]
+  }))
+}
+
+/** CPU the backends spent between two readings; one that connected in between counts from its start. */
+const databaseCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
+  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0)
+
 async function measure(target: Target, method: Method, script: () => string): Promise<Row> {
   console.log(`${target.name} ${method}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
   await runWrkScriptAsync(target.endpoint, script(), connections, warmupSeconds, WRK_TIMEOUT)
   await settle(target)
   const sentBefore = countsStatements(target) ? await sentStatements(target) : undefined
+  const dbBefore = usesPostgres(target) ? await databaseCpuMs() : undefined
   const cpuBefore = cpuMs(target.child.pid)
   const result = await runWrkScriptAsync(target.endpoint, script(), connections, seconds, WRK_TIMEOUT)
   const cpuAfter = cpuMs(target.child.pid)
+  const dbAfter = dbBefore && (await databaseCpuMs())
   // After the requests still in flight when wrk stopped, which wrk does not count.
   await settle(target)
   const sentAfter = sentBefore === undefined ? undefined : await sentStatements(target)
   const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
   const statementsPerRequest = sentBefore !== undefined && sentAfter !== undefined && result.requests > 0 ? (sentAfter - sentBefore) / result.requests : undefined
-  return { name: target.name, method, ...result, cpuUsPerRequest, statementsPerRequest }
+  const dbCpuUsPerRequest = dbBefore && dbAfter && result.requests > 0 ? (databaseCpuSince(dbBefore, dbAfter) * 1000) / result.requests : undefined
+  return { name: target.name, method, ...result, cpuUsPerRequest, statementsPerRequest, dbCpuUsPerRequest }
 }
 
 async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
@@ -460,7 +481,7 @@ function packageOf(url: string, functionName: string): string {
 
 function printTable(rows: Row[]): void {
   const cells = [
-    ['server', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req', 'statements/req'],
+    ['server', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'requests', 'server cpu µs/req', 'db cpu µs/req', 'statements/req'],
     ...rows.map((row) => [
       row.name,
       row.method,
@@ -470,6 +491,7 @@ function printTable(rows: Row[]): void {
       String(row.errors),
       String(row.requests),
       row.cpuUsPerRequest === undefined ? 'n/a' : row.cpuUsPerRequest.toFixed(0),
+      row.dbCpuUsPerRequest === undefined ? 'n/a' : row.dbCpuUsPerRequest.toFixed(0),
       row.statementsPerRequest === undefined ? 'n/a' : row.statementsPerRequest.toFixed(2),
     ]),
   ]
