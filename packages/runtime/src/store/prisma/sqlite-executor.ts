@@ -16,15 +16,17 @@
  *
  * Group commit. Writes that arrive within one turn of the event loop (the requests of one poll,
  * the runs they start) are committed together, in one transaction at setImmediate, each in a
- * savepoint of its own so that one failing write fails alone. A commit with synchronous=FULL (the
- * default) syncs the WAL, and one sync for the group is what lets SendMessage keep up under load.
- * A write is acknowledged (its promise resolves) only after its group committed, so a crash loses
- * only writes nobody has been told about.
+ * savepoint of its own so that one failing write fails alone. A write is acknowledged (its
+ * promise resolves) only after its group committed and the WAL holding that commit was synced to
+ * disk, off this thread (see wal-sync.ts: the connection commits with synchronous=NORMAL, and one
+ * sync covers every commit before it), so a crash, a process kill or a power loss, loses only
+ * writes nobody has been told about.
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Executor, Step, Steps } from './executor.js'
 import type { Sql } from './sql.js'
+import { WalSync } from './wal-sync.js'
 
 type Row = Record<string, unknown>
 
@@ -104,20 +106,26 @@ export class SqliteExecutor implements Executor {
   /** Set until WAL is on: switching needs a moment without another connection's writes. */
   #opening: Promise<void> | undefined
 
+  /** Tells when this connection's commits are on disk. */
+  readonly #wal: WalSync
+
   /**
-   * `db` opened with `timeout: 0`; `name` says which database a lock timeout was on;
-   * `busyTimeoutMs` bounds the retries.
+   * `db` opened with `timeout: 0` on the file `name` (it also says which database a lock timeout
+   * was on); `busyTimeoutMs` bounds the retries; `wal` syncs the file's WAL (default: fdatasync).
    */
-  constructor(db: Connection, name: string, busyTimeoutMs: number) {
+  constructor(db: Connection, name: string, busyTimeoutMs: number, wal = new WalSync(`${name}-wal`)) {
     this.#db = db
     this.#name = name
     this.#busyTimeoutMs = busyTimeoutMs
+    this.#wal = wal
     this.#inTransaction = db.transaction((work: () => unknown) => work())
     this.#opening = this.#retry(() => {
       // Readers never wait for the writer nor the writer for readers: the app's connection and
       // this one take turns only on writes. The mode is kept in the file.
       const mode = db.pragma('journal_mode = WAL', { simple: true })
       if (mode !== 'wal') throw new Error(`SQLite database ${name} could not switch to WAL mode (it is in ${String(mode)} mode)`)
+      // Commits leave the sync to this.#wal, off the thread; this connection's setting only.
+      db.pragma('synchronous = NORMAL', { simple: true })
     }).then(() => {
       this.#opening = undefined
     })
@@ -126,9 +134,21 @@ export class SqliteExecutor implements Executor {
   }
 
   query<Row>(statement: Sql): Promise<Row[]> {
-    // A read runs at once (WAL: it waits for no writer); an UPDATE … RETURNING is a write.
-    if (this.#reads(statement)) return this.#whenOpen(() => this.#query(statement) as Row[])
+    // A read runs at once (WAL: it waits for no writer), and answers once what it saw is on
+    // disk; an UPDATE … RETURNING is a write.
+    if (this.#reads(statement)) return this.#whenOpen(() => this.#query(statement) as Row[]).then((rows) => this.#durable(rows))
     return this.#write(() => this.#query(statement) as Row[])
+  }
+
+  /** `value` once every commit so far is on disk: at once (the same promise turn) when it already is. */
+  #durable<T>(value: T): T | Promise<T> {
+    const synced = this.#wal.durable()
+    return synced ? synced.then(() => value) : value
+  }
+
+  /** Syncs what this connection committed (see WalSync.close); the store closes the connection after. */
+  close(): void {
+    this.#wal.close()
   }
 
   execute(statement: Sql): Promise<number> {
@@ -159,6 +179,13 @@ export class SqliteExecutor implements Executor {
     try {
       // Every write again after a busy attempt: the attempt was rolled back.
       outcomes = await this.#whenOpen(() => this.#inTransaction.immediate(() => group.map((queued) => this.#savepoint(queued.work))) as Outcome[])
+    } catch (error) {
+      for (const queued of group) queued.reject(error)
+      return
+    }
+    this.#wal.committed()
+    try {
+      await this.#wal.durable()
     } catch (error) {
       for (const queued of group) queued.reject(error)
       return

@@ -7,8 +7,10 @@ import { expectEachReadsTheOther } from './__fixture__/cross-read.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { PrismaStore } from './prisma-store.js'
 import { prepareSqlite } from './sqlite.js'
-import type { Connection } from './sqlite-executor.js'
+import { SqliteExecutor, type Connection } from './sqlite-executor.js'
 import { SqliteStore } from './sqlite-store.js'
+import { SqlStore } from './sql-store.js'
+import { WalSync } from './wal-sync.js'
 
 // SqliteStore beside the app's Prisma client on one SQLite file, as an app runs them: each reads
 // what the other wrote, and a write of the store waits out the app's write transaction.
@@ -119,6 +121,89 @@ describe('SqliteStore on its own', () => {
     await store.get('any')
     store.close()
     expect(journalMode()).toBe('wal')
+  })
+
+  /** A store whose WAL syncs (real fdatasyncs) each wait for `open()`; `synced` lists the finished ones. */
+  function gatedSyncs() {
+    const file = database.url.replace(/^file:/, '')
+    const synced: string[] = []
+    const closedGate = () => {
+      let open!: () => void
+      return { promise: new Promise<void>((resolve) => (open = resolve)), resolve: () => open() }
+    }
+    let gate = closedGate()
+    let fail: Error | undefined
+    const wal = new WalSync(`${file}-wal`, async (handle) => {
+      await gate.promise
+      if (fail) throw fail
+      await handle.datasync()
+      synced.push('synced')
+    })
+    const connection = new Database(file, { fileMustExist: true, timeout: 0 })
+    const store = new SqlStore(new SqliteExecutor(connection, file, 5000, wal))
+    const settled = <T>(promise: Promise<T>) => {
+      const state = { done: false }
+      void promise.then(() => (state.done = true), () => (state.done = true))
+      return state
+    }
+    return {
+      store,
+      synced,
+      settled,
+      open: () => gate.resolve(),
+      closeAgain: () => (gate = closedGate()),
+      failWith: (error: Error) => (fail = error),
+      close: () => {
+        gate.resolve()
+        wal.close()
+        connection.close()
+      },
+    }
+  }
+
+  it('acknowledges a write only once the WAL holding its commit is synced to disk, and answers its own reads only once what they saw is', async () => {
+    const gated = gatedSyncs()
+    try {
+      const record = makeRecord({ id: 'synced-1', owner: 'dave' })
+      const write = gated.settled(gated.store.create(record))
+      await sleep(30)
+      // Committed (another connection reads it) but not acknowledged: its sync has not run.
+      const other = new Database(database.url.replace(/^file:/, ''), { readonly: true })
+      expect(other.prepare('SELECT "id" FROM "A2ATask" WHERE "id" = ?').get('synced-1')).toEqual({ id: 'synced-1' })
+      other.close()
+      expect(write.done).toBe(false)
+      const read = gated.settled(gated.store.get('synced-1'))
+      await sleep(30)
+      expect(read.done).toBe(false)
+      gated.open()
+      await expect.poll(() => write.done && read.done).toBe(true)
+      expect(gated.synced).toEqual(['synced'])
+      // Nothing committed since the last sync: a read answers without one.
+      gated.closeAgain()
+      expect(await gated.store.get('synced-1')).toEqual(record)
+      expect(gated.synced).toEqual(['synced'])
+    } finally {
+      gated.close()
+    }
+  })
+
+  it('one sync acknowledges every write committed before it started, and a failed sync fails the writes it was for, by name', async () => {
+    const gated = gatedSyncs()
+    try {
+      const first = gated.settled(gated.store.create(makeRecord({ id: 'batch-0', owner: 'dave' })))
+      await sleep(20)
+      // Committed while the first sync waits: covered by the next one.
+      const rest = [1, 2, 3].map((i) => gated.store.create(makeRecord({ id: `batch-${i}`, owner: 'dave' })))
+      await sleep(20)
+      gated.open()
+      await Promise.all(rest)
+      expect(first.done).toBe(true)
+      expect(gated.synced).toEqual(['synced', 'synced'])
+      gated.failWith(new Error('EIO: the disk went away'))
+      await expect(gated.store.create(makeRecord({ id: 'unsynced', owner: 'dave' }))).rejects.toThrow(/WAL file .*store\.db-wal could not be synced to disk: the write committed, but may not survive a power loss/)
+    } finally {
+      gated.close()
+    }
   })
 
   it('types better-sqlite3 as it is: its Database is the executor\'s Connection (the type check fails otherwise)', () => {

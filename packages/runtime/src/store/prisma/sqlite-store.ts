@@ -66,6 +66,7 @@ function checkSchema(db: Connection): void {
 
 export class SqliteStore extends SqlStore {
   readonly #db: Connection
+  readonly #executor: SqliteExecutor
 
   /**
    * `url`: the app's SQLite URL (`file:./dev.db`, relative to the working directory as Prisma's
@@ -79,8 +80,10 @@ export class SqliteStore extends SqlStore {
     // timeout 0: never a blocking wait in this thread; the executor retries SQLITE_BUSY itself.
     const db = openFile(Database, file, url)
     checkSchema(db)
-    super(new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000))
+    const executor = new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000)
+    super(executor)
     this.#db = db
+    this.#executor = executor
   }
 
   /** Resolves at once: the constructor already checked the file's tables and columns, as PostgresStore's ready() does. */
@@ -90,6 +93,8 @@ export class SqliteStore extends SqlStore {
 
   /** Closes the store's connection; the app's Prisma client is not touched. */
   close(): void {
+    // Writes still waiting for their sync get it first.
+    this.#executor.close()
     this.#db.close()
   }
 }
