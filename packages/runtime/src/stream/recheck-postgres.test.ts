@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { createApiKey, apiKeyResolver } from '../auth/api-keys.js'
 import type { Principal } from '../auth/principal.js'
 import { defineSkill } from '../skills/skill.js'
@@ -76,7 +76,7 @@ async function outage(url: string): Promise<() => Promise<void>> {
   }
 }
 
-/** Opens a stream on the waiting skill, takes the database away for 300 ms of 30 ms keep-alives, then lets the task end. */
+/** Opens a stream on the waiting skill, takes the database away for at least three 30 ms keep-alives, then lets the task end. */
 async function expectStreamOutlivesOutage(server: TestServer, release: () => void): Promise<void> {
   const reply = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'waits' }) })
   await reply.next()
@@ -84,9 +84,9 @@ async function expectStreamOutlivesOutage(server: TestServer, release: () => voi
   const end = await outage(database.url)
   try {
     const comments = reply.comments
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    // Several rechecks ran, each failing, and none ended the stream.
-    expect(reply.comments).toBeGreaterThan(comments + 2)
+    // Several rechecks ran, each failing, and none ended the stream (waited for, not timed: a
+    // loaded machine spaces the keep-alives out).
+    await vi.waitFor(() => expect(reply.comments).toBeGreaterThan(comments + 2), { timeout: 10_000, interval: 20 })
     expect(reply.events).toHaveLength(2)
   } finally {
     await end()
