@@ -57,3 +57,17 @@ it('reconnects after its connection is terminated, says resync, and hears writes
   await writer.update('after', 1, { task: nextTask(record, 'TASK_STATE_FAILED', T0 + 1000) })
   await expect.poll(() => heard('after')).toEqual([{ taskId: 'after', version: 2 }])
 })
+
+it('a trimmed task takes its kept events with it', async () => {
+  const tier = { owner: 'trimmed-owner', tenant: null, scope: null }
+  for (const [i, id] of ['old', 'new'].entries()) {
+    const record = makeRecord({ id: `trim-${id}`, owner: tier.owner, state: 'TASK_STATE_WORKING', messageIds: [`t-${id}`] })
+    await writer.create(record)
+    const event = { statusUpdate: { taskId: record.id, contextId: record.contextId, status: { state: 'TASK_STATE_COMPLETED' as const } } }
+    await writer.update(record.id, 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000 * (i + 1)), event })
+  }
+  expect(await listener.eventsSince('trim-old', 1)).toHaveLength(1)
+  expect(await writer.trimSettled(tier, 1)).toEqual(['trim-old'])
+  expect(await listener.eventsSince('trim-old', 0)).toEqual([])
+  expect(await listener.eventsSince('trim-new', 1)).toHaveLength(1)
+})

@@ -40,14 +40,19 @@ const insertTaskWithMessages = (record: TaskRecord, taskJson: string): Sql =>
     SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`
 
 /**
- * The tier's settled tasks past its newest `keep` deleted with their message index rows and push
- * configs in one statement: one round trip where a select and a three-statement transaction took six.
+ * The tier's settled tasks past its newest `keep` deleted with their message index rows, push
+ * configs and kept events in one statement: one round trip where a select and a three-statement
+ * transaction took six. Each table is reached by its task-id index (`= ANY(ARRAY(…))`: the ids
+ * are collected once), never scanned: `IN (SELECT …)` planned a hash join over every row.
+ * The events go too: the sweep prunes at most a batch of them per sweep, fewer than a busy agent
+ * keeps in that time.
  */
 const trimSettledPast = (tier: Viewer, keep: number): Sql =>
   sql`WITH "doomed" AS (${statements.selectSettledPast(tier, keep)}),
-    "messages" AS (DELETE FROM "A2ATaskMessage" WHERE "taskId" IN (SELECT "id" FROM "doomed")),
-    "configs" AS (DELETE FROM "A2APushConfig" WHERE "taskId" IN (SELECT "id" FROM "doomed"))
-    DELETE FROM "A2ATask" WHERE "id" IN (SELECT "id" FROM "doomed") RETURNING "id", "statusTime"`
+    "messages" AS (DELETE FROM "A2ATaskMessage" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
+    "configs" AS (DELETE FROM "A2APushConfig" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
+    "events" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed")))
+    DELETE FROM "A2ATask" WHERE "id" = ANY(ARRAY(SELECT "id" FROM "doomed")) RETURNING "id", "statusTime"`
 
 export class PostgresStore extends SqlStore {
   readonly #pool: PgPool
