@@ -24,6 +24,14 @@ export const rpcFraming = (id: JsonRpcId): SseFraming => {
   return { result: (resultJson) => `${head}${resultJson}}`, error: (error) => JSON.stringify(rpcError(id, error)) }
 }
 
+/** As a flat list, which writeHead takes without walking an object's keys. */
+const SSE_HEADERS = [
+  ['Content-Type', 'text/event-stream'],
+  ['Cache-Control', 'no-cache, no-transform'],
+  // Proxies such as nginx buffer responses unless told otherwise.
+  ['X-Accel-Buffering', 'no'],
+].flat()
+
 export class SseWriter {
   #open = true
   #wrote = false
@@ -33,13 +41,10 @@ export class SseWriter {
     private readonly response: ServerResponse,
     private readonly framing: SseFraming,
   ) {
-    response.writeHead(200, {
-      'Content-Type': 'text/event-stream',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      // Proxies such as nginx buffer responses unless told otherwise.
-      'X-Accel-Buffering': 'no',
-    })
+    // No Connection header of ours: Node answers the request's own (keep-alive, or close and
+    // closing the socket once the stream ends); a fixed `keep-alive` held a socket whose client
+    // asked to close open for the keep-alive timeout after every stream.
+    response.writeHead(200, SSE_HEADERS)
     // The headers go out with the first event, in one write (a socket write costs more than the
     // event); a stream whose first event is not ready by the next turn of the loop sends them
     // alone then, so its client knows it is open.

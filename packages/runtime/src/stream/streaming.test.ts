@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Principal } from '../auth/principal.js'
 import { defineSkill } from '../skills/skill.js'
@@ -88,6 +89,39 @@ describe('SendStreamingMessage', () => {
     await expect.poll(() => reply.comments, { timeout: 2000 }).toBeGreaterThanOrEqual(2)
     release.open()
     await reply.ended
+  })
+
+  it("keeps the connection only when the client asks to: Connection: close ends the socket with the stream", async () => {
+    await start()
+    release.open()
+    const { port } = new URL(server.url)
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: userMessage('go', { skill: 'count' }) } })
+    const exchange = (connection: string) =>
+      new Promise<{ head: string; rest: string; endedByServer: boolean }>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1')
+        let text = ''
+        let endedByServer = false
+        socket.setEncoding('utf8')
+        socket.on('data', (chunk: string) => {
+          text += chunk
+          // A kept connection stays open after the last event: the client closes it.
+          if (connection === 'keep-alive' && text.includes('TASK_STATE_COMPLETED')) socket.end()
+        })
+        socket.on('end', () => (endedByServer = !socket.writableEnded))
+        socket.on('error', reject)
+        socket.on('close', () => resolve({ head: text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase(), rest: text, endedByServer }))
+        socket.write(
+          `POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer alice\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n` +
+            `Connection: ${connection}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        )
+      })
+    const closed = await exchange('close')
+    expect(closed.head).toContain('connection: close')
+    expect(closed.rest).toContain('TASK_STATE_COMPLETED')
+    expect(closed.endedByServer).toBe(true)
+    const kept = await exchange('keep-alive')
+    expect(kept.head).toContain('connection: keep-alive')
+    expect(kept.rest).toContain('TASK_STATE_COMPLETED')
   })
 
   it('runs the task it created even when the client left before the first event', async () => {
