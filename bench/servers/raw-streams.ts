@@ -6,7 +6,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { listenBacklog } from './shared.js'
+import { listenBacklog, stopWithDriver } from './shared.js'
 
 const held = new Set<{ response: ServerResponse; id: unknown; taskId: string }>()
 let tasks = 0
@@ -39,11 +39,4 @@ const server = createServer((request, response) => {
 })
 server.listen({ port: 0, host: '127.0.0.1', backlog: listenBacklog() }, () => console.log(JSON.stringify({ port: (server.address() as AddressInfo).port })))
 
-process.once('SIGTERM', () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
-const parent = process.ppid
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(1)
-}, 1000).unref()
+stopWithDriver(server)

@@ -10,7 +10,7 @@ import { AgentCard, Task, TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
 import type { AgentExecutor } from '@a2a-js/sdk/server'
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express'
-import { listenBacklog } from './shared.js'
+import { listenBacklog, stopWithDriver } from './shared.js'
 
 /** Executors waiting for the driver's finish signal. */
 const held = new Set<() => void>()
@@ -64,13 +64,4 @@ const server = app.listen({ port: 0, host: '127.0.0.1', backlog: listenBacklog()
   console.log(JSON.stringify({ port }))
 })
 
-process.once('SIGTERM', () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
-
-// A driver killed outright cannot stop this process; it notices being orphaned.
-const parent = process.ppid
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(1)
-}, 1000).unref()
+stopWithDriver(server)

@@ -11,3 +11,20 @@ export const wallMs = (): number => performance.timeOrigin + performance.now()
 
 /** The listen backlog bench servers use: BENCH_BACKLOG, else the runtime's default (DEFAULT_LISTEN_BACKLOG). */
 export const listenBacklog = (): number => Number(process.env.BENCH_BACKLOG || 4096)
+
+/**
+ * A bench server's end: SIGTERM closes every connection and the server (after `before`, e.g. an
+ * exchange's shutdown), and a driver killed outright (SIGKILL, OOM), which cannot send it, is
+ * noticed as this process being orphaned.
+ */
+export function stopWithDriver(server: { closeAllConnections(): void; close(done: () => void): unknown }, before?: () => Promise<void>): void {
+  process.once('SIGTERM', async () => {
+    await before?.()
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  })
+  const parent = process.ppid
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(1)
+  }, 1000).unref()
+}

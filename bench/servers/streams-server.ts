@@ -16,7 +16,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type TaskContext } from '@a2a-agent/runtime'
-import { listenBacklog, wallMs } from './shared.js'
+import { listenBacklog, stopWithDriver, wallMs } from './shared.js'
 
 type Signal = 'tick' | 'finish'
 
@@ -142,14 +142,4 @@ const server = createHttpServer(front(), { listenBacklog: listenBacklog() }).lis
   console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
 })
 
-process.once('SIGTERM', async () => {
-  await exchange.shutdown({ timeoutMs: 1000 })
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
-
-// A driver killed outright (SIGKILL, OOM) cannot stop this process; it notices being orphaned.
-const parent = process.ppid
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(1)
-}, 1000).unref()
+stopWithDriver(server, () => exchange.shutdown({ timeoutMs: 1000 }))
