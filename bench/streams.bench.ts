@@ -12,8 +12,9 @@
  * The kernel caps every listen backlog at net.core.somaxconn (4096 by default): a burst past it
  * overflows the accept queue, and each dropped SYN is retried by its client after 1 s, then 3 s,
  * 7 s. The table prints the drops and the TCP connect p99 beside the first-event figures. To
- * measure without that cap, raise it as root (per network namespace) and the backlog with it:
- *   sysctl -w net.core.somaxconn=16384 && BENCH_BACKLOG=16384 BENCH_PHASES=burst npm run bench:streams
+ * measure without that cap, raise it as root (per network namespace); every server here asks
+ * for the runtime's default backlog (65535, as many as the system allows):
+ *   sysctl -w net.core.somaxconn=16384 && BENCH_PHASES=burst npm run bench:streams
  *
  * BENCH_RUNTIME=dist runs ours on the runtime's built package (dist/, built first), as a
  * generated app imports it, instead of its TypeScript sources under tsx (whose keepNames wraps

@@ -9,8 +9,11 @@ export const LIGHT_TOKEN = 'bench-token-light'
  */
 export const wallMs = (): number => performance.timeOrigin + performance.now()
 
-/** The listen backlog bench servers use: BENCH_BACKLOG, else the runtime's default (DEFAULT_LISTEN_BACKLOG). */
-export const listenBacklog = (): number => Number(process.env.BENCH_BACKLOG || 4096)
+/**
+ * The listen backlog bench servers use: BENCH_BACKLOG, else the runtime's default
+ * (DEFAULT_LISTEN_BACKLOG, not imported: the SDK's server must not load our runtime).
+ */
+export const listenBacklog = (): number => Number(process.env.BENCH_BACKLOG || 65535)
 
 /**
  * A bench server's end: SIGTERM closes every connection and the server (after `before`, e.g. an

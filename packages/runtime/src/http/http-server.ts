@@ -21,9 +21,10 @@ export interface ServerTimeouts {
 export interface HttpServerOptions extends ServerTimeouts {
   /**
    * Connections the kernel queues while the process is busy, used by every `listen()` that names
-   * none; default 4096 (Linux caps it at net.core.somaxconn). A connection arriving at a full
-   * queue is dropped and retried by the client after 1 s, then 3 s, 7 s: a burst of clients past
-   * it waits seconds for its first byte. Node's own default is 511.
+   * none; default 65535, i.e. as many as the system allows (Linux caps it at net.core.somaxconn,
+   * 4096 unless raised), as Go's net package does. A connection arriving at a full queue is
+   * dropped and retried by the client after 1 s, then 3 s, 7 s: a burst of clients past it waits
+   * seconds for its first byte. Node's own default is 511.
    */
   listenBacklog?: number
 }
@@ -35,7 +36,7 @@ export const DEFAULT_SERVER_TIMEOUTS: Required<ServerTimeouts> = {
   timeoutCheckIntervalMs: 1_000,
 }
 
-export const DEFAULT_LISTEN_BACKLOG = 4096
+export const DEFAULT_LISTEN_BACKLOG = 65535
 
 /** `createHttpServer(app).listen(3000)`: the app (Express or any request listener) behind those timeouts. */
 export function createHttpServer(listener: RequestListener, options: HttpServerOptions = {}): Server {
