@@ -25,6 +25,12 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       await options.cleanup?.(store)
     })
 
+    it('is ready to serve once ready() resolves, when it has one', async () => {
+      await store.ready?.()
+      await store.create(makeRecord({ id: 'ready' }))
+      expect((await store.get('ready'))?.id).toBe('ready')
+    })
+
     it('create then get returns an equal record that is a copy', async () => {
       const record = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', messageIds: ['m1', 'm2'] })
       const snapshot = structuredClone(record)

@@ -171,6 +171,13 @@ export interface Store extends PushConfigStore {
   /** Writes of other processes on the same database as they commit; absent: followers poll. */
   readonly notifications?: TaskNotifications
   /**
+   * Resolves once the store can serve: its database reached and holding every table and column it
+   * uses; rejects with the reason (PostgresStore, PrismaStore and SqliteStore: a TaskStoreSchemaError
+   * naming what to migrate). An app awaits `store.ready?.()` before it listens, to fail at start
+   * rather than at the first request. Absent: ready once made.
+   */
+  ready?(): Promise<void>
+  /**
    * Stores a new record (version 1). Rejects a duplicate id, and with NotJsonEncodableError (as
    * `encodeJson` throws it) a task JSON cannot carry or holding U+0000 or a lone surrogate in any
    * string or key, so every store keeps exactly the same tasks.
