@@ -100,6 +100,10 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
   }
   const run = core.runs.get(record.id)
   let final = run ? await run.done : await (core.remote?.turnEnded(record) ?? record)
+  if (!run && !isTerminal(final.task.status.state) && !isPaused(final.task.status.state)) {
+    // A run that was inserted mid-turn may have settled before this answer looked for it.
+    final = (await core.store.get(record.id).catch(() => undefined)) ?? final
+  }
   if (final.task.status.state === 'TASK_STATE_SUBMITTED') {
     // A run that could not start is gone by now: answer what the store holds (FAILED once
     // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.
@@ -154,11 +158,19 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   // Held by this replica's run from the first write: if the process stops, a sweep settles it.
   record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
+  let run: TaskRun | undefined
   try {
     if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
+    if (holdsNewTasks(core, hooks)) {
+      // Inserted by the run, once, in its latest state: the answer waits for that insert.
+      run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { held: true })
+      void run.start()
+      return await run.stored
+    }
     await core.store.create(record)
   } catch (error) {
-    core.slots.release(caller.viewer.owner, id)
+    // A held run that was refused its insert has freed its slot already.
+    if (!run) core.slots.release(caller.viewer.owner, id)
     await undoTurn?.()
     throw error
   }
@@ -175,6 +187,16 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   void new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl).start()
   return record
 }
+
+/**
+ * Whether a new task is held in the process until its run's first turn ends (see run/task-run.ts):
+ * only on a store no other process writes, so a message sent at once to two replicas never runs on
+ * both (there the insert comes first, and the replica whose insert is refused never starts the
+ * handler); and only when nothing is told about the task before its run (a stream's first event,
+ * a push config's first notification), as each needs the task stored first.
+ */
+const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
+  core.store.capabilities?.oneProcess === true && !hooks.observe && !hooks.attachPush
 
 async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, hooks: AcceptHooks): Promise<TaskRecord> {
   const record = await findVisible(core, caller.viewer, taskId)

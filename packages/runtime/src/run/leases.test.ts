@@ -91,6 +91,8 @@ describe('run leases', () => {
 
   it('a blocking send whose run could not start answers the FAILED task', async () => {
     class FirstReadFails extends MemoryStore {
+      // Shared by replicas: the task is stored, then read again before its run starts.
+      override readonly capabilities = { filtersTenant: true, filtersScope: true }
       failing = true
       override async get(id: string) {
         if (this.failing) {
@@ -107,6 +109,7 @@ describe('run leases', () => {
 
   it('a blocking send whose run could not start nor settle answers -32603, and the sweep settles the task once the store is back', async () => {
     class Unreachable extends MemoryStore {
+      override readonly capabilities = { filtersTenant: true, filtersScope: true }
       down = false
       override async get(id: string) {
         if (this.down) throw new Error('connection lost')

@@ -1,14 +1,15 @@
 /**
  * Run deadlines, armed one turn of the event loop after a run starts: on a fast store most runs
  * settle within the turn they start in, and those never make a timer. One setImmediate per turn
- * arms the timers of every run still going, each for what is left of its time.
+ * arms the timers of every run still going, each for what is left of its time; it is also where a
+ * run still holding its new task in the process inserts it (run/task-run.ts).
  * @module
  */
 
 export interface Timed {
   /** Whether the run has settled (then no timer is armed). */
   readonly finished: boolean
-  /** Arms the run's timer to fire in `ms`. */
+  /** The run outlived the turn it started in: arms its timer to fire in `ms` (and inserts a held task). */
   arm(ms: number): void
 }
 

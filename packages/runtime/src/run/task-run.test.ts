@@ -5,6 +5,7 @@ import { defineSkill, type Skill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { gate } from '../testing/gate.js'
+import { recordCalls } from '../testing/store-calls.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { NotJsonEncodableError } from '../wire/json-safe.js'
 import { DeadlineExceededError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
@@ -27,7 +28,7 @@ const stateOf = async (id: string) => (await server.result('GetTask', { id })).s
 
 describe('task context', () => {
   it('working() is idempotent once working: no write, no version bump', async () => {
-    const store = new MemoryStore()
+    const { store, writes } = recordCalls(new MemoryStore(), { shared: true })
     const skill = defineSkill({
       id: 'w',
       description: 'w',
@@ -40,12 +41,12 @@ describe('task context', () => {
     })
     await start([skill], { store })
     const task = await send('w')
-    // create, working, complete
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
     expect((await store.get(task.id))!.version).toBe(3)
   })
 
   it('a working() with a message is a status update that is written', async () => {
-    const store = new MemoryStore()
+    const { store } = recordCalls(new MemoryStore(), { shared: true })
     const skill = defineSkill({
       id: 'w',
       description: 'w',
@@ -146,6 +147,8 @@ describe('failures', () => {
 
   it('a store that throws while the run settles leaves the last stored state and logs one line', async () => {
     class FailingOnSettle extends MemoryStore {
+      // Shared by replicas: the task is stored before its run, which then writes WORKING.
+      override readonly capabilities = { filtersTenant: true, filtersScope: true }
       override async update(id: string, version: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
         if (changes.task.status.state === 'TASK_STATE_COMPLETED') throw new Error('disk full')
         return super.update(id, version, changes)
@@ -185,6 +188,8 @@ describe('cancel', () => {
     const holding = gate()
     let held = false
     class SlowFirstRead extends MemoryStore {
+      // Shared by replicas: the task is stored, then read again before its run starts.
+      override readonly capabilities = { filtersTenant: true, filtersScope: true }
       override async get(id: string) {
         // The run's pre-start read is the first read of a new task; hold it until the cancel landed.
         if (!held) {

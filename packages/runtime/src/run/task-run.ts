@@ -2,14 +2,23 @@
  * One run of a skill handler on one task: its writes, its deadline, and how it ends. A run
  * outlives the request that started it; whoever settles the task first (the handler, a cancel,
  * the deadline, shutdown) wins in the store, and later writes of the run are refused.
+ *
+ * A new task on a store no other process writes (`capabilities.oneProcess`) can be held: the run
+ * starts before the task is stored, its writes change the record in the process, and the task is
+ * inserted once, in its latest state, when the run ends or else once it outlives the turn of the
+ * event loop it started in (with its deadline, see run-deadlines). A handler that answers without
+ * waiting on I/O or timers so costs one store write. Nothing was told about the task before the
+ * insert: the sender's answer waits for it ({@link TaskRun.stored}), no event is published for
+ * the held writes (nobody can follow a task the store does not hold), and a crash before the
+ * insert loses only a task nobody heard of.
  * @module
  */
 import type { Principal } from '../auth/principal.js'
 import type { ExchangeCore } from '../exchange/core.js'
 import { scrub } from '../log/logger.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
-import type { TaskRecord } from '../store/store.js'
-import { writeTask } from '../store/write.js'
+import type { TaskChanges, TaskRecord } from '../store/store.js'
+import { writeTask, type WriteOutcome } from '../store/write.js'
 import { isPaused, isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
 import { retain } from './retain.js'
@@ -32,6 +41,21 @@ export class TaskRun {
   #timer: NodeJS.Timeout | undefined
   #finish!: (record: TaskRecord) => void
   #finished = false
+  /** Writes this run made (held or stored): a handler that made none may answer with a direct message. */
+  #writes = 0
+  /** True while the task is held: not in the store yet, changed in the process only. */
+  #held: boolean
+  /** The held task's insert, once begun; later writes go after it. */
+  #inserting: Promise<void> | undefined
+  /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
+  #insertFailed = false
+  /**
+   * A held task: resolves with the record as inserted, or rejects with the store's refusal (then
+   * the run has ended and freed its slot). Otherwise resolves at once with the record given.
+   */
+  readonly stored: Promise<TaskRecord>
+  #resolveStored!: (record: TaskRecord) => void
+  #rejectStored!: (error: unknown) => void
 
   constructor(
     private readonly core: ExchangeCore,
@@ -41,9 +65,18 @@ export class TaskRun {
     readonly message: Message,
     /** scheme://host[:port] the caller reached the agent at: artifact file URLs are built on it. */
     readonly baseUrl = 'http://localhost',
+    /** The task is not stored yet: the run inserts it (see the module comment). */
+    options: { held?: boolean } = {},
   ) {
     this.#record = record
+    this.#held = options.held === true
     this.done = new Promise((resolve) => (this.#finish = resolve))
+    this.stored = this.#held
+      ? new Promise((resolve, reject) => {
+          this.#resolveStored = resolve
+          this.#rejectStored = reject
+        })
+      : Promise.resolve(record)
     core.runs.set(record.id, this)
   }
 
@@ -68,8 +101,17 @@ export class TaskRun {
     return this.#finished
   }
 
-  /** Arms the deadline timer ({@link armDeadline} calls it once the run outlives its first turn). */
+  /**
+   * The run outlived the turn it started in ({@link armDeadline} calls this then): a held task is
+   * inserted now, in its latest state, and the deadline timer is armed unless the run has ended.
+   */
   arm(ms: number): void {
+    if (this.#held) {
+      const insert = () => this.#insertHeld()
+      // After the write in progress, before the next; a refusal is the sender's answer (stored).
+      this.#queue = this.#queue.then(insert, insert).catch(() => undefined)
+    }
+    if (this.#stop) return
     this.#timer = setTimeout(() => void this.#timeout(), ms)
     this.#timer.unref()
   }
@@ -85,27 +127,37 @@ export class TaskRun {
     return artifacts !== undefined && hasLargeParts(artifacts, parts)
   }
 
-  /** The parts with oversized text and bytes stored as files and sent as url parts. */
-  offload(parts: Part[]): Promise<Part[]> {
+  /**
+   * The parts with oversized text and bytes stored as files and sent as url parts. A held task is
+   * inserted first: the file sweep deletes the files of every task the store does not hold.
+   */
+  async offload(parts: Part[]): Promise<Part[]> {
     const { artifacts } = this.core
-    return artifacts ? offloadLargeParts(artifacts, this.#record, this.baseUrl, parts) : Promise.resolve(parts)
+    if (!artifacts) return parts
+    if (this.#held) await this.#insertHeld()
+    return offloadLargeParts(artifacts, this.#record, this.baseUrl, parts)
   }
 
-  /** Runs the handler unless the task was settled (canceled) before it could start. */
+  /**
+   * Runs the handler unless the task was settled (canceled) before it could start. A stored task
+   * is read again first, for a cancel stored since; a held one is not: no one but this run can
+   * have written a task the store does not hold.
+   */
   async start(): Promise<void> {
-    try {
-      const fresh = await this.core.store.get(this.id)
-      if (this.#stop) return
-      if (!fresh || isTerminal(fresh.task.status.state)) return this.#settle(fresh ?? this.#record)
-      this.#record = fresh
-    } catch (error) {
-      // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
-      this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
-      this.#stop = { why: 'ended' }
-      return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
+    if (!this.#held) {
+      try {
+        const fresh = await this.core.store.get(this.id)
+        if (this.#stop) return
+        if (!fresh || isTerminal(fresh.task.status.state)) return this.#settle(fresh ?? this.#record)
+        this.#record = fresh
+      } catch (error) {
+        // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
+        this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
+        this.#stop = { why: 'ended' }
+        return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
+      }
     }
     armDeadline(this, this.core.limits.taskTimeoutMs)
-    const startVersion = this.#record.version
     let result: SkillResult
     try {
       result = await this.skill.handler(createTaskContext(this))
@@ -115,7 +167,7 @@ export class TaskRun {
       return this.#end((task) => withStatus(task, 'TASK_STATE_FAILED', agentMessage(task, `skill "${this.skill.id}" failed`)))
     }
     if (this.#stop) return
-    const untouched = this.#record.version === startVersion && !this.#record.task.artifacts?.length
+    const untouched = this.#writes === 0 && !this.#record.task.artifacts?.length
     const reply = result ? { ...result, contextId: this.#record.contextId, taskId: this.id } : undefined
     return this.#end((task) => withStatus(task, 'TASK_STATE_COMPLETED', reply), reply !== undefined && untouched)
   }
@@ -172,7 +224,7 @@ export class TaskRun {
   async #write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
     this.assertOpen()
     let event: Transition['event'] | undefined
-    const outcome = await writeTask(this.core.store, this.#record, (current) => {
+    const { outcome, stored } = await this.#change((current) => {
       if (isTerminal(current.task.status.state)) return null
       const next = transition(current.task)
       event = next.event
@@ -184,13 +236,52 @@ export class TaskRun {
       throw new TaskCanceledError(this.id)
     }
     this.#record = outcome.written
-    this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
+    if (stored) this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
       this.#stop ??= { why: 'ended' }
+      if (this.#held) await this.#insertHeld()
       await this.#settle(this.#record)
     }
     return this.#record
+  }
+
+  /**
+   * One change of the task: to the held record while the task is not stored (`stored` false;
+   * nothing else can have written it), else to the store after the insert, version-guarded.
+   */
+  async #change(decide: (current: TaskRecord) => TaskChanges | null): Promise<{ outcome: WriteOutcome; stored: boolean }> {
+    if (this.#held) {
+      const changes = decide(this.#record)
+      if (!changes) return { outcome: { declined: this.#record }, stored: false }
+      this.#writes++
+      return { outcome: { written: heldChange(this.#record, changes) }, stored: false }
+    }
+    // A refused insert ended the run: assertOpen says how.
+    if (this.#inserting) await this.#inserting.catch(() => this.assertOpen())
+    const outcome = await writeTask(this.core.store, this.#record, decide)
+    if ('written' in outcome) this.#writes++
+    return { outcome, stored: true }
+  }
+
+  /** Inserts the held task in its latest state, once; from then on the run's writes go to the store. */
+  #insertHeld(): Promise<void> {
+    if (!this.#held) return this.#inserting ?? Promise.resolve()
+    this.#held = false
+    const record = this.#record
+    this.#inserting = this.core.store.create(record).then(
+      () => this.#resolveStored(record),
+      (error: unknown) => {
+        // Not stored, so never told to anyone: the sender answers this error, or the task that won.
+        this.#insertFailed = true
+        this.#stop ??= { why: 'ended' }
+        this.#abort(new TaskCanceledError(this.id))
+        this.#rejectStored(error)
+        void this.#settle(record, false)
+        throw error
+      },
+    )
+    return this.#inserting
   }
 
   /** The run's own final write after the handler returned or threw; failures are logged, not thrown. */
@@ -198,8 +289,10 @@ export class TaskRun {
     try {
       await this.#write(transition, repliedWithMessage)
     } catch (error) {
-      if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError) return
+      if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError || this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
+      // A held task is stored all the same, as the handler left it, so its sender has an answer.
+      if (this.#held) await this.#insertHeld().catch(() => undefined)
       await this.#settle(this.#record)
     }
   }
@@ -217,7 +310,7 @@ export class TaskRun {
   async #settleAs(state: TaskState, reason: string): Promise<void> {
     try {
       let event: Transition['event'] | undefined
-      const outcome = await writeTask(this.core.store, this.#record, (current) => {
+      const { outcome, stored } = await this.#change((current) => {
         if (isTerminal(current.task.status.state)) return null
         const next = withStatus(current.task, state, agentMessage(current.task, reason))
         event = next.event
@@ -225,18 +318,20 @@ export class TaskRun {
       })
       if ('written' in outcome) {
         this.#record = outcome.written
-        this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
+        if (stored) this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
       } else if ('declined' in outcome) {
         this.#record = outcome.declined
       }
+      if (this.#held) await this.#insertHeld()
     } catch (error) {
+      if (this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
     }
     await this.#settle(this.#record)
   }
 
-  /** Releases the run's slot and wakes waiters; then applies retention. Runs once. */
-  async #settle(record: TaskRecord): Promise<void> {
+  /** Releases the run's slot and wakes waiters; then applies retention (to a stored task). Runs once. */
+  async #settle(record: TaskRecord, stored = true): Promise<void> {
     if (this.#finished) return
     this.#finished = true
     this.#stop ??= { why: 'ended' }
@@ -245,7 +340,17 @@ export class TaskRun {
     this.core.slots.release(this.#record.owner, this.id)
     this.core.quota?.vacate(this.#record)
     this.#record = record
-    await retain(this.core, record)
+    if (stored) await retain(this.core, record)
     this.#finish(record)
   }
+}
+
+/** A held task's record after `changes`: the store's update, applied in the process (the version stays 1 until the insert). */
+function heldChange(record: TaskRecord, changes: TaskChanges): TaskRecord {
+  const next: TaskRecord = { ...record, task: changes.task, updatedAt: Math.max(Date.now(), record.updatedAt) }
+  if (changes.messageIds) next.messageIds = changes.messageIds
+  if (changes.repliedWithMessage !== undefined) next.repliedWithMessage = changes.repliedWithMessage
+  if (changes.lease === null) delete next.lease
+  else if (changes.lease) next.lease = changes.lease
+  return next
 }

@@ -11,7 +11,7 @@ import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { encodeJson } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import { taskTime, type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
+import { taskTime, type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -47,7 +47,7 @@ const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
 const tierKey = (owner: string, tenant: string | null, scope: string | null) => JSON.stringify([owner, tenant, scope])
 
 export class MemoryStore implements Store {
-  readonly capabilities = { filtersTenant: true, filtersScope: true }
+  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true }
   readonly #entries = new Map<string, Entry>()
   readonly #byOwner = new Map<string, Set<string>>()
   /** owner + messageId → task ids, for idempotent sends. */

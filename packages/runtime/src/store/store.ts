@@ -98,6 +98,13 @@ export interface StoreCapabilities {
   filtersTenant?: boolean
   /** `list` honours `ListQuery.scope`; otherwise the exchange filters the owner's tasks itself. */
   filtersScope?: boolean
+  /**
+   * No other process writes this store's tasks (MemoryStore; SqliteStore, one process per file).
+   * The exchange may then hold a new task in the process while its run's first turn lasts and
+   * insert it once, in its latest state (run/task-run.ts). Absent on a store replicas share: there
+   * the task is inserted before its run starts, so a message sent at once to two replicas runs once.
+   */
+  oneProcess?: boolean
 }
 
 /** A webhook registered on one task; `owner` is the task's owner, kept for per-owner bounds. */

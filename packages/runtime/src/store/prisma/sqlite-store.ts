@@ -9,6 +9,7 @@ import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './sqlite-executor.js'
 import { SqlStore } from './sql-store.js'
 import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from './schema-check.js'
+import type { StoreCapabilities } from '../store.js'
 
 export interface SqliteStoreOptions {
   /**
@@ -65,6 +66,8 @@ function checkSchema(db: Connection): void {
 }
 
 export class SqliteStore extends SqlStore {
+  /** One process serves a SQLite file: a new task may be held until its run's first turn ends (store.ts). */
+  override readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true }
   readonly #db: Connection
   readonly #executor: SqliteExecutor
 

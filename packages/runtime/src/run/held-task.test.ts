@@ -1,0 +1,224 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { defineSkill, type Skill } from '../skills/skill.js'
+import { MemoryStore } from '../store/memory-store.js'
+import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { SqliteStore } from '../store/prisma/sqlite-store.js'
+import type { Store, TaskRecord } from '../store/store.js'
+import { gate } from '../testing/gate.js'
+import { recordCalls } from '../testing/store-calls.js'
+import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+
+// A new task on a store no other process writes is held in the process while its run's first
+// turn lasts and inserted once, in its latest state (run/task-run.ts); on a store replicas share
+// it is inserted before its run starts. Counted through the real stores.
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+const echo = defineSkill({ id: 'echo', description: 'an artifact, then completes', handler: (ctx) => ctx.artifact({ name: 'echo', parts: ctx.text }).then(() => ctx.complete('done')) })
+
+const ioFirst = defineSkill({
+  id: 'io-first',
+  description: 'waits on a timer before its artifact',
+  handler: async (ctx) => {
+    await ctx.working()
+    await sleep(5)
+    await ctx.artifact({ name: 'late', parts: ctx.text })
+    await ctx.complete('done')
+  },
+})
+
+const send = async (skill: string, extra: Record<string, unknown> = {}) => (await server!.result('SendMessage', { message: userMessage('hello', { skill }), ...extra })).task
+
+let sqlite: TestDatabase
+const opened: SqliteStore[] = []
+beforeAll(async () => {
+  sqlite = await openDatabase('sqlite')
+})
+afterAll(async () => {
+  for (const store of opened) store.close()
+  await sqlite?.close()
+})
+
+const stores: [string, () => Store][] = [
+  ['MemoryStore', () => new MemoryStore()],
+  [
+    'SqliteStore',
+    () => {
+      const store = new SqliteStore(sqlite.url)
+      opened.push(store)
+      return store
+    },
+  ],
+]
+
+describe.each(stores)('on %s (one process)', (_, makeStore) => {
+  const start = async (skills: Skill[]) => {
+    const recorded = recordCalls(makeStore())
+    server = await startTestServer({ skills, store: recorded.store, logger: { warn: () => {}, error: () => {} } })
+    return recorded
+  }
+
+  it('a blocking send whose handler ends within its first turn is one write: the insert of the final task', async () => {
+    const { store, writes, calls } = await start([echo])
+    const task = await send('echo')
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.artifacts).toEqual([{ artifactId: expect.any(String), name: 'echo', parts: [{ text: 'hello' }] }])
+    expect(writes()).toEqual(['create TASK_STATE_COMPLETED'])
+    // No read of the task before its run: nothing but this run could have written it.
+    expect(calls.filter((call) => call === 'get')).toEqual([])
+    expect(await store.get(task.id)).toMatchObject({ version: 1, task: { status: { state: 'TASK_STATE_COMPLETED' }, artifacts: task.artifacts } })
+    expect(await server!.result('GetTask', { id: task.id })).toEqual(task)
+  })
+
+  it('a handler that waits on I/O is inserted once its first turn ends, then writes as usual', async () => {
+    const { store, writes } = await start([ioFirst])
+    const task = await send('io-first')
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.artifacts).toHaveLength(1)
+    expect(writes()).toEqual(['create TASK_STATE_WORKING', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
+    expect((await store.get(task.id))!.version).toBe(3)
+  })
+
+  it('returnImmediately answers once the task is inserted, in the state the insert stored', async () => {
+    const { writes } = await start([echo, ioFirst])
+    const fast = await send('echo', { configuration: { returnImmediately: true } })
+    expect(fast.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(writes()).toEqual(['create TASK_STATE_COMPLETED'])
+    const slow = await send('io-first', { configuration: { returnImmediately: true } })
+    // Stored before the answer: a GetTask right after reads it.
+    expect(slow.status.state).toBe('TASK_STATE_WORKING')
+    expect((await server!.result('GetTask', { id: slow.id })).status.state).not.toBe('TASK_STATE_SUBMITTED')
+    await expect.poll(async () => (await server!.result('GetTask', { id: slow.id })).status.state).toBe('TASK_STATE_COMPLETED')
+  })
+
+  it('a stream stores the task before its first event and sends every event in order', async () => {
+    const { writes } = await start([echo])
+    const reply = await server!.stream('SendStreamingMessage', { message: userMessage('hello', { skill: 'echo' }) })
+    const events = (await reply.ended).map((event) => Object.keys(event.data.result)[0])
+    expect(events).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+  })
+
+  it('a paused, a failing and a replying handler are each one write, and the paused task resumes', async () => {
+    const ask = defineSkill({
+      id: 'ask',
+      description: 'asks, then completes',
+      handler: async (ctx) => (ctx.history.length === 1 ? ctx.requireInput('name?') : ctx.complete(`hi ${ctx.text}`)),
+    })
+    const boom = defineSkill({
+      id: 'boom',
+      description: 'throws',
+      handler: () => {
+        throw new Error('boom')
+      },
+    })
+    const replier = defineSkill({ id: 'reply', description: 'replies', handler: (ctx) => ctx.reply(`re: ${ctx.text}`) })
+    const { writes } = await start([ask, boom, replier])
+    const paused = await send('ask')
+    expect(paused.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+    expect((await send('boom')).status.state).toBe('TASK_STATE_FAILED')
+    const reply = await server!.result('SendMessage', { message: userMessage('x', { skill: 'reply' }) })
+    expect(reply.message.parts).toEqual([{ text: 're: x' }])
+    expect(writes()).toEqual(['create TASK_STATE_INPUT_REQUIRED', 'create TASK_STATE_FAILED', 'create TASK_STATE_COMPLETED'])
+    const resumed = (await server!.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
+    expect(resumed.status).toMatchObject({ state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'hi ann' }] } })
+  })
+
+  it('a repeat of the message answers the one task, and concurrent repeats run the handler once', async () => {
+    let runs = 0
+    const counted = defineSkill({ id: 'counted', description: 'counts its runs', handler: (ctx) => ctx.complete(`run ${++runs}`) })
+    const { writes } = await start([counted])
+    const message = userMessage('once', { skill: 'counted' })
+    const replies = await Promise.all(Array.from({ length: 4 }, () => server!.result('SendMessage', { message })))
+    expect(new Set(replies.map((reply) => reply.task.id)).size).toBe(1)
+    expect((await server!.result('SendMessage', { message })).task.id).toBe(replies[0].task.id)
+    expect(runs).toBe(1)
+    expect(writes()).toEqual(['create TASK_STATE_COMPLETED'])
+  })
+
+  it('a shutdown during the first turn stores the task CANCELED and answers it', async () => {
+    const release = gate()
+    const waits = defineSkill({
+      id: 'waits',
+      description: 'shuts the server down, then waits for its signal',
+      handler: async (ctx) => {
+        void server!.exchange.shutdown().then(() => release.open())
+        if (!ctx.signal.aborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      },
+    })
+    const { store, writes } = await start([waits])
+    const task = await send('waits')
+    expect(task.status.state).toBe('TASK_STATE_CANCELED')
+    await release.opened
+    expect(writes()).toEqual(['create TASK_STATE_CANCELED'])
+    expect((await store.get(task.id))!.task.status.state).toBe('TASK_STATE_CANCELED')
+  })
+})
+
+describe('a cancel of a task not stored yet', () => {
+  // On MemoryStore, whose read answers within the turn: the cancel is read before the insert.
+  it('finds no task, and the run goes on', async () => {
+    let cancel: unknown
+    const selfCancel = defineSkill({
+      id: 'self-cancel',
+      description: 'asks to cancel its own task within its first turn',
+      handler: async (ctx) => {
+        cancel = await server!.exchange.call(ctx.principal, 'CancelTask', { id: ctx.taskId }).catch((error: unknown) => error)
+        await ctx.complete('done')
+      },
+    })
+    server = await startTestServer({ skills: [selfCancel] })
+    const task = await send('self-cancel')
+    // Nobody was told of the task before its insert: a cancel then is one for an unknown task.
+    expect(cancel).toMatchObject({ code: -32001 })
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+})
+
+describe('on a store replicas share', () => {
+  it('the task is stored before its handler starts, and its run writes go after', async () => {
+    let seen: TaskRecord | undefined
+    const { store, writes } = recordCalls(new MemoryStore(), { shared: true })
+    const looks = defineSkill({
+      id: 'looks',
+      description: 'reads its own task from the store',
+      handler: async (ctx) => {
+        seen = await store.get(ctx.taskId)
+        await ctx.complete()
+      },
+    })
+    server = await startTestServer({ skills: [looks], store })
+    const task = (await server.result('SendMessage', { message: userMessage('x', { skill: 'looks' }) })).task
+    expect(seen?.task.status.state).toBe('TASK_STATE_SUBMITTED')
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+  })
+})
+
+describe('an insert the store refuses', () => {
+  it('answers the sender -32603, leaves no task, frees the run slot and logs nothing for the run', async () => {
+    let fail = true
+    class FullDisk extends MemoryStore {
+      override async create(record: TaskRecord): Promise<void> {
+        if (fail) throw new Error('disk full')
+        return super.create(record)
+      }
+    }
+    const lines: string[] = []
+    const store = new FullDisk()
+    server = await startTestServer({ skills: [echo], store, maxConcurrentRunsPerOwner: 1, logger: { warn: (line) => lines.push(line), error: (line) => lines.push(line) } })
+    const reply = await server.rpc('SendMessage', { message: userMessage('x', { skill: 'echo' }) })
+    expect(reply.body.error).toMatchObject({ code: -32603 })
+    expect((await store.list({ owner: 'alice', pageSize: 10 })).records).toEqual([])
+    expect(server.exchange.activeRuns).toBe(0)
+    expect(lines.filter((line) => line.includes('finalize failed'))).toEqual([])
+    fail = false
+    // The one slot is free again.
+    expect((await server.result('SendMessage', { message: userMessage('y', { skill: 'echo' }) })).task.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+})
