@@ -161,15 +161,15 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   let run: TaskRun | undefined
   try {
     if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true })
     if (holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
-      run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { held: true })
       void run.start()
       return await run.stored
     }
-    await core.store.create(record)
+    await run.insert()
   } catch (error) {
-    // A held run that was refused its insert has freed its slot already.
+    // A run refused its insert has freed its slot already.
     if (!run) core.slots.release(caller.viewer.owner, id)
     await undoTurn?.()
     throw error
@@ -178,13 +178,13 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     if (hooks.attachPush) await hooks.attachPush(record)
   } catch (error) {
     // As if the message never arrived: no task is left behind a refused config.
-    core.slots.release(caller.viewer.owner, id)
+    run.discard()
     await undoTurn?.()
     await core.store.delete(record.id).catch(() => undefined)
     throw error
   }
   hooks.observe?.(record)
-  void new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl).start()
+  void run.start()
   return record
 }
 

@@ -23,6 +23,8 @@ async function start(skills: Skill[], options: Partial<TestServerOptions>) {
 
 const LEASE_MS = 400
 const wait = defineSkill({ id: 'wait', description: 'waits', handler: () => new Promise<void>(() => {}) })
+const done = defineSkill({ id: 'done', description: 'completes at once', handler: (ctx) => ctx.complete() })
+const ask = defineSkill({ id: 'ask', description: 'asks once', handler: (ctx) => (ctx.history.length === 1 ? ctx.requireInput('name?') : ctx.complete()) })
 
 /** A task a stopped process left: state, and a lease of replica "gone" expiring at `until` (none: no lease). */
 function left(id: string, state: 'TASK_STATE_WORKING' | 'TASK_STATE_SUBMITTED' | 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED', until?: number): TaskRecord {
@@ -89,26 +91,30 @@ describe('run leases', () => {
     await expect.poll(async () => (await result('GetTask', { id: task.id })).status.state).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('a blocking send whose run could not start answers the FAILED task', async () => {
-    class FirstReadFails extends MemoryStore {
-      // Shared by replicas: the task is stored, then read again before its run starts.
-      override readonly capabilities = { filtersTenant: true, filtersScope: true }
-      failing = true
+  it('a blocking answer whose resumed run could not start answers the FAILED task', async () => {
+    class ReReadFails extends MemoryStore {
+      failing = false
       override async get(id: string) {
-        if (this.failing) {
+        const record = await super.get(id)
+        // The run's read before it starts: the resume has just stored the task WORKING.
+        if (this.failing && record?.task.status.state === 'TASK_STATE_WORKING') {
           this.failing = false
           throw new Error('connection lost')
         }
-        return super.get(id)
+        return record
       }
     }
-    await start([wait], { store: new FirstReadFails(), runLeaseMs: LEASE_MS })
-    const task = (await server!.result('SendMessage', { message: userMessage('go', { skill: 'wait' }) })).task
+    const store = new ReReadFails()
+    await start([ask], { store, runLeaseMs: LEASE_MS })
+    const paused = (await server!.result('SendMessage', { message: userMessage('go', { skill: 'ask' }) })).task
+    store.failing = true
+    const task = (await server!.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
     expect(task.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: expect.stringMatching(/could not start/) }] } })
   })
 
-  it('a blocking send whose run could not start nor settle answers -32603, and the sweep settles the task once the store is back', async () => {
+  it('a blocking send whose run could not write nor settle answers -32603, and the sweep settles the task once the store is back', async () => {
     class Unreachable extends MemoryStore {
+      // Shared by replicas: the task is inserted before its run starts.
       override readonly capabilities = { filtersTenant: true, filtersScope: true }
       down = false
       override async get(id: string) {
@@ -125,8 +131,8 @@ describe('run leases', () => {
       }
     }
     const store = new Unreachable()
-    await start([wait], { store, runLeaseMs: LEASE_MS })
-    const reply = await server!.rpc('SendMessage', { message: userMessage('go', { skill: 'wait' }) })
+    await start([done], { store, runLeaseMs: LEASE_MS })
+    const reply = await server!.rpc('SendMessage', { message: userMessage('go', { skill: 'done' }) })
     expect(reply.status).toBe(200)
     expect(reply.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/could not be started: the agent's database is unreachable/) })
     store.down = false

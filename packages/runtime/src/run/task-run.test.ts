@@ -183,21 +183,17 @@ describe('failures', () => {
 })
 
 describe('cancel', () => {
-  it('a cancel that lands before the handler started means the handler never runs', async () => {
-    const firstRead = gate()
-    const holding = gate()
-    let held = false
-    class SlowFirstRead extends MemoryStore {
-      // Shared by replicas: the task is stored, then read again before its run starts.
+  it('a cancel that lands once the task is stored, before the handler started, means the handler never runs', async () => {
+    const inserted = gate()
+    const release = gate()
+    class SlowInsert extends MemoryStore {
+      // Shared by replicas: the task is inserted before its run starts.
       override readonly capabilities = { filtersTenant: true, filtersScope: true }
-      override async get(id: string) {
-        // The run's pre-start read is the first read of a new task; hold it until the cancel landed.
-        if (!held) {
-          held = true
-          holding.open()
-          await firstRead.opened
-        }
-        return super.get(id)
+      override async create(record: TaskRecord) {
+        await super.create(record)
+        // Readable (and cancelable) from here; the run starts once the insert has answered.
+        inserted.open()
+        await release.opened
       }
     }
     let ran = false
@@ -208,12 +204,13 @@ describe('cancel', () => {
         ran = true
       },
     })
-    await start([skill], { store: new SlowFirstRead() })
-    const task = await sendNow('never')
-    await holding.opened
-    const canceled = await server.result('CancelTask', { id: task.id })
-    expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
-    firstRead.open()
+    await start([skill], { store: new SlowInsert() })
+    const sending = send('never', { message: userMessage('x', { skill: 'never', contextId: 'cx' }), configuration: { returnImmediately: true } })
+    await inserted.opened
+    const [listed] = (await server.result('ListTasks', { contextId: 'cx' })).tasks
+    expect((await server.result('CancelTask', { id: listed.id })).status.state).toBe('TASK_STATE_CANCELED')
+    release.open()
+    const task = await sending
     await sleep(50)
     expect(ran).toBe(false)
     expect(await stateOf(task.id)).toBe('TASK_STATE_CANCELED')

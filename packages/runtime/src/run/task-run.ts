@@ -43,14 +43,16 @@ export class TaskRun {
   #finished = false
   /** Writes this run made (held or stored): a handler that made none may answer with a direct message. */
   #writes = 0
-  /** True while the task is held: not in the store yet, changed in the process only. */
+  /** Made for a new task, which it inserts ({@link insert}): it starts without reading it again. */
+  readonly #new: boolean
+  /** True while the new task is held: not in the store yet, changed in the process only. */
   #held: boolean
-  /** The held task's insert, once begun; later writes go after it. */
+  /** The new task's insert, once begun; later writes go after it. */
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
   /**
-   * A held task: resolves with the record as inserted, or rejects with the store's refusal (then
+   * A new task: resolves with the record as inserted, or rejects with the store's refusal (then
    * the run has ended and freed its slot). Otherwise resolves at once with the record given.
    */
   readonly stored: Promise<TaskRecord>
@@ -65,11 +67,15 @@ export class TaskRun {
     readonly message: Message,
     /** scheme://host[:port] the caller reached the agent at: artifact file URLs are built on it. */
     readonly baseUrl = 'http://localhost',
-    /** The task is not stored yet: the run inserts it (see the module comment). */
-    options: { held?: boolean } = {},
+    /**
+     * A new task, not stored yet: the run inserts it, when {@link insert} is called or, held, when
+     * the run ends or outlives its first turn (see the module comment). Made before the insert, so
+     * a cancel or a shutdown once the task is stored finds the run.
+     */
+    options: { new?: boolean } = {},
   ) {
     this.#record = record
-    this.#held = options.held === true
+    this.#new = this.#held = options.new === true
     this.done = new Promise((resolve) => (this.#finish = resolve))
     this.stored = this.#held
       ? new Promise((resolve, reject) => {
@@ -77,6 +83,8 @@ export class TaskRun {
           this.#rejectStored = reject
         })
       : Promise.resolve(record)
+    // Its refusal is answered by whoever inserts (the sender), not here.
+    this.stored.catch(() => undefined)
     core.runs.set(record.id, this)
   }
 
@@ -107,7 +115,7 @@ export class TaskRun {
    */
   arm(ms: number): void {
     if (this.#held) {
-      const insert = () => this.#insertHeld()
+      const insert = () => this.insert()
       // After the write in progress, before the next; a refusal is the sender's answer (stored).
       this.#queue = this.#queue.then(insert, insert).catch(() => undefined)
     }
@@ -134,17 +142,20 @@ export class TaskRun {
   async offload(parts: Part[]): Promise<Part[]> {
     const { artifacts } = this.core
     if (!artifacts) return parts
-    if (this.#held) await this.#insertHeld()
+    if (this.#held) await this.insert()
     return offloadLargeParts(artifacts, this.#record, this.baseUrl, parts)
   }
 
   /**
-   * Runs the handler unless the task was settled (canceled) before it could start. A stored task
-   * is read again first, for a cancel stored since; a held one is not: no one but this run can
-   * have written a task the store does not hold.
+   * Runs the handler unless the task was settled (canceled) before it could start. A task stored
+   * before the run was made (a resumed one) is read again first, for a cancel stored since; a new
+   * one is not: no one but this run can have written it before its insert, and since then a cancel
+   * or shutdown in this process reaches the run itself, a cancel on another replica its notes.
    */
   async start(): Promise<void> {
-    if (!this.#held) {
+    if (this.#new) {
+      if (this.#stop) return
+    } else {
       try {
         const fresh = await this.core.store.get(this.id)
         if (this.#stop) return
@@ -179,6 +190,12 @@ export class TaskRun {
     const next = this.#queue.then(write, write)
     this.#queue = next
     return next
+  }
+
+  /** The new task was removed again before the run started (its push config was refused): ends the run unstarted. */
+  discard(): void {
+    this.#stop ??= { why: 'ended' }
+    void this.#settle(this.#record, false)
   }
 
   /** Marks the run cut by a cancel the exchange already stored. */
@@ -240,7 +257,7 @@ export class TaskRun {
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
       this.#stop ??= { why: 'ended' }
-      if (this.#held) await this.#insertHeld()
+      if (this.#held) await this.insert()
       await this.#settle(this.#record)
     }
     return this.#record
@@ -264,8 +281,11 @@ export class TaskRun {
     return { outcome, stored: true }
   }
 
-  /** Inserts the held task in its latest state, once; from then on the run's writes go to the store. */
-  #insertHeld(): Promise<void> {
+  /**
+   * Inserts the new task in its latest state, once; from then on the run's writes go to the store.
+   * A refusal ends the run (its slot freed) and rejects, as {@link stored} does.
+   */
+  insert(): Promise<void> {
     if (!this.#held) return this.#inserting ?? Promise.resolve()
     this.#held = false
     const record = this.#record
@@ -292,7 +312,7 @@ export class TaskRun {
       if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError || this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
       // A held task is stored all the same, as the handler left it, so its sender has an answer.
-      if (this.#held) await this.#insertHeld().catch(() => undefined)
+      if (this.#held) await this.insert().catch(() => undefined)
       await this.#settle(this.#record)
     }
   }
@@ -322,7 +342,7 @@ export class TaskRun {
       } else if ('declined' in outcome) {
         this.#record = outcome.declined
       }
-      if (this.#held) await this.#insertHeld()
+      if (this.#held) await this.insert()
     } catch (error) {
       if (this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
