@@ -3,7 +3,10 @@
  * arrive together in one transaction (group commit) and acknowledge each once its group has
  * committed; so a replica killed with SIGKILL in the middle of a stream of concurrent blocking
  * sends leaves every send it answered COMPLETED readable as COMPLETED after a restart, and every
- * task it made settled once the lease has run out. On SQLite and on PostgreSQL.
+ * task it made settled once the lease has run out. On SQLite, where a new task is held in the
+ * process until its run's first turn ends (one insert, in its final state, for `done`), a
+ * returnImmediately answer for a run still working waits for that insert too: every task it
+ * answered is readable after the restart. On SQLite and on PostgreSQL.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDatabase, message, rpc, startReplica, stopReplicas, type Kind, type TestDatabase } from './harness.js'
@@ -26,6 +29,7 @@ describe.each<Kind>(['sqlite', 'postgres'])('a replica killed under a stream of 
     const a = await startReplica('a', database, env)
     const token = database.tokens.alice
     const answered: string[] = []
+    const answeredWorking: string[] = []
     let killed = false
     // Blocking sends: a COMPLETED answer comes only after the run's final write was acknowledged.
     const sender = async () => {
@@ -35,7 +39,15 @@ describe.each<Kind>(['sqlite', 'postgres'])('a replica killed under a stream of 
         if (task?.status?.state === 'TASK_STATE_COMPLETED') answered.push(task.id as string)
       }
     }
-    const senders = Array.from({ length: CONCURRENCY }, sender)
+    // returnImmediately sends of runs that keep working: answered once the task is stored.
+    const holder = async () => {
+      while (!killed) {
+        const reply = await rpc(a, token, 'SendMessage', { ...message('hold'), configuration: { returnImmediately: true } }).catch(() => undefined)
+        const id = reply?.body?.result?.task?.id
+        if (typeof id === 'string') answeredWorking.push(id)
+      }
+    }
+    const senders = [...Array.from({ length: CONCURRENCY }, sender), holder(), holder()]
     await expect.poll(() => answered.length, { timeout: 30_000, interval: 20 }).toBeGreaterThanOrEqual(200)
     killed = true
     await a.kill9()
@@ -45,6 +57,8 @@ describe.each<Kind>(['sqlite', 'postgres'])('a replica killed under a stream of 
     const states = new Map<string, string>()
     for (const id of answered) states.set(id, (await rpc(restarted, token, 'GetTask', { id })).body.result?.status.state)
     expect([...states].filter(([, state]) => state !== 'TASK_STATE_COMPLETED')).toEqual([])
+    expect(answeredWorking.length).toBeGreaterThan(0)
+    for (const id of answeredWorking) expect((await rpc(restarted, token, 'GetTask', { id })).body.result?.id, id).toBe(id)
     // What was in flight at the kill is settled by the sweep, never left running.
     const running = async () => (await rpc(restarted, token, 'ListTasks', { statusFilter: undefined, pageSize: 100 })).body.result.tasks
     await expect
