@@ -21,6 +21,8 @@ describe('taskIdOf', () => {
       message({}),
       message({ contextId: 'c', parts: [{ text: 'hé"\\\n😀\u001f' }, { raw: 'AAAA', mediaType: 'x/y' }], metadata: { z: 1, a: [1.5, -0, 1e21, true, null, { y: undefined, b: 'x' }], é: 2, B: {} } }),
       message({ parts: [{ text: 'x'.repeat(1 << 20) }, { text: 'y'.repeat(5000) }, { data: { key: 'z'.repeat(10_000) } }] }),
+      // Many short strings: the one-call hash of small messages gives way to the streaming one midway.
+      message({ parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} `.repeat(10) })) }),
     ]
     for (const sent of messages) expect(taskIdOf(alice, sent).id).toBe(idFromWholeString(alice, sent))
     expect(taskIdOf({ owner: 'alice', tenant: 't1', scope: 's' }, messages[1]!).id).toBe(idFromWholeString({ owner: 'alice', tenant: 't1', scope: 's' } as never, messages[1]!))

@@ -3,7 +3,7 @@
  * and the store's primary key lets one task in.
  * @module
  */
-import { createHash, type Hash } from 'node:crypto'
+import { createHash, hash as sha, type Hash } from 'node:crypto'
 import type { Viewer } from '../auth/principal.js'
 import type { Message } from '../wire/types.js'
 
@@ -30,9 +30,11 @@ export function taskIdOf(viewer: Viewer, message: Message): { id: string; chars:
  * keys sorted by code unit, strings and numbers as JSON.stringify writes them), fed to the hash as
  * it is walked rather than built as one string first; a 1 MiB text is stringified once. Values
  * come from parsed JSON whose strings the wire checked (no lone surrogates), so no escape differs.
+ * A small value (most messages) is hashed in one call at the end: a streaming Hash object costs
+ * more to make than its few hundred bytes cost to hash.
  */
 class CanonicalHash {
-  readonly #hash: Hash = createHash('sha256')
+  #hash: Hash | undefined
   #pending = ''
   chars = 0
 
@@ -60,6 +62,7 @@ class CanonicalHash {
   }
 
   digest(): string {
+    if (!this.#hash) return sha('sha256', this.#pending, 'hex')
     this.#flush()
     return this.#hash.digest('hex')
   }
@@ -72,10 +75,12 @@ class CanonicalHash {
       return this.#flush()
     }
     this.#flush()
-    this.#hash.update(text)
+    this.#hash!.update(text)
   }
 
+  /** Past DIRECT_CHARS the text goes to a streaming hash, so a large message is never held twice. */
   #flush(): void {
+    this.#hash ??= createHash('sha256')
     if (this.#pending) this.#hash.update(this.#pending)
     this.#pending = ''
   }
