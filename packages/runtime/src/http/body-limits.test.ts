@@ -7,7 +7,7 @@ import { createHttpServer } from './http-server.js'
 const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => void (await ctx.artifact({ parts: ctx.text })) })
 
 /** Opens a raw connection, writes `head` (and nothing else), and collects what the server sends until it closes. */
-function rawRequest(url: string, head: string): { socket: Socket; answer: Promise<{ text: string; ms: number }> } {
+function rawRequest(url: string, head: string | Buffer): { socket: Socket; answer: Promise<{ text: string; ms: number }> } {
   const { hostname, port } = new URL(url)
   const socket = connect(Number(port), hostname)
   const started = performance.now()
@@ -86,6 +86,56 @@ describe('request bodies and slow clients', () => {
       await mcp.close()
     }
   })
+})
+
+describe('bodies that came with their headers and bodies still arriving, alike', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ skills: [echo], maxBodyBytes: 120 })
+  })
+  afterAll(() => server.close())
+
+  const small = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nope' } }))
+  const large = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x'.repeat(200) } }))
+  const notUtf8 = Buffer.from([0x7b, 0x22, 0xff, 0x7d])
+
+  /**
+   * Sends `body` with Content-Length (or in one chunk of chunked encoding), in the same write as the
+   * headers or once the server has begun on the request.
+   */
+  async function send(body: Buffer, whole: boolean, framing: 'length' | 'chunked' = 'length'): Promise<string> {
+    const head = headers('/a2a', `${framing === 'length' ? `Content-Length: ${body.length}` : 'Transfer-Encoding: chunked'}\r\nConnection: close\r\n`)
+    const framed = framing === 'length' ? body : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')])
+    const { socket, answer } = rawRequest(server.url, whole ? Buffer.concat([Buffer.from(head), framed]) : head)
+    if (!whole) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      socket.write(framed)
+    }
+    return (await answer).text
+  }
+
+  for (const whole of [true, false]) {
+    const when = whole ? 'sent with the headers' : 'sent after them'
+    it(`reads a body under the cap ${when}, with Content-Length or chunked`, async () => {
+      for (const framing of ['length', 'chunked'] as const) {
+        const text = await send(small, whole, framing)
+        expect(text).toMatch(/^HTTP\/1\.1 200 /)
+        expect(text).toContain('"code":-32001')
+      }
+    })
+
+    it(`answers 413 to a chunked body over the cap ${when}`, async () => {
+      const text = await send(large, whole, 'chunked')
+      expect(text).toMatch(/^HTTP\/1\.1 413 /)
+      expect(text).toContain('over the 120-byte limit (maxBodyBytes)')
+    })
+
+    it(`answers -32700 to a body that is not UTF-8 ${when}`, async () => {
+      const text = await send(notUtf8, whole)
+      expect(text).toMatch(/^HTTP\/1\.1 200 /)
+      expect(text).toContain('"code":-32700')
+    })
+  }
 })
 
 describe('createHttpServer', () => {

@@ -17,7 +17,7 @@ import { checkBodyText, type RequestLimits } from '../wire/limits.js'
 import type { AgentExtension } from '../wire/types.js'
 import { HttpRefusal } from './http-refusal.js'
 import { originAllowed } from './origin.js'
-import { bodyRefusal, readBody, type BodyLimits } from './read-body.js'
+import { bodyAtOnce, bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 
 export interface GateOptions extends BodyLimits {
   /** The request limits the body text is held to before it is parsed. */
@@ -78,7 +78,8 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
       Accept: 'application/json, application/a2a+json',
     })
   }
-  const body = await readBody(request, options).catch(() => undefined)
+  // Awaited only when the body is still arriving: each await is a turn of the microtask queue.
+  const body = bodyAtOnce(request, options) ?? (await readBody(request, options).catch(() => undefined))
   if (!body) return undefined
   if ('text' in body) {
     // The envelope (or the REST body) is one level above params.

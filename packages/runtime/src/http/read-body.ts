@@ -2,7 +2,9 @@
  * Reads a request body up to a byte cap. A declared Content-Length over the cap is refused before a
  * byte is read; a body that grows past it while streaming is drained (so the client can read the
  * 413) up to a hard bound past which the connection is dropped. A body that stops arriving for
- * `idleTimeoutMs` is given up on, so a stalled client holds nothing for long.
+ * `idleTimeoutMs` is given up on, so a stalled client holds nothing for long. A body the HTTP parser
+ * already holds whole (most requests: it came in the same packets as the headers) is taken as it is,
+ * with no listener, timer or promise.
  * @module
  */
 import type { IncomingMessage } from 'node:http'
@@ -18,10 +20,25 @@ export interface BodyLimits {
 const DRAIN_FACTOR = 16
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<BodyResult> {
-  const { maxBodyBytes } = limits
+/**
+ * The body at once when there is nothing to wait for: a declared length over the cap, or a body
+ * whose bytes the parser already pushed into the request's buffer, all of them and unread (its
+ * declared length, or all the parser will send), which read() hands over as one Buffer (null when
+ * empty). Else undefined: {@link readBody} waits for the rest.
+ */
+export function bodyAtOnce(request: IncomingMessage, limits: BodyLimits): BodyResult | undefined {
   const declared = Number(request.headers['content-length'])
-  if (Number.isFinite(declared) && declared > maxBodyBytes) return Promise.resolve({ tooLarge: true })
+  const length = Number.isFinite(declared) ? declared : undefined
+  if (length !== undefined && length > limits.maxBodyBytes) return { tooLarge: true }
+  if (request.readableDidRead || !(request.complete || (length !== undefined && request.readableLength === length))) return undefined
+  return decoded(request.read() as Buffer | null, limits.maxBodyBytes)
+}
+
+/** The body; rejects when the client closes the request before it is whole. */
+export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<BodyResult> {
+  const now = bodyAtOnce(request, limits)
+  if (now) return Promise.resolve(now)
+  const { maxBodyBytes } = limits
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -52,17 +69,23 @@ export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<
     })
     request.on('end', () => {
       if (tooLarge) return settle({ tooLarge: true })
-      try {
-        settle({ text: utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)) })
-      } catch {
-        settle({ notUtf8: true })
-      }
+      settle(decoded(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), maxBodyBytes))
     })
     request.on('error', settle)
     request.on('close', () => {
       if (!request.complete) settle(new Error('client closed the request before sending the whole body'))
     })
   })
+}
+
+function decoded(bytes: Buffer | null, maxBodyBytes: number): BodyResult {
+  if (bytes === null) return { text: '' }
+  if (bytes.length > maxBodyBytes) return { tooLarge: true }
+  try {
+    return { text: utf8.decode(bytes) }
+  } catch {
+    return { notUtf8: true }
+  }
 }
 
 /** The status and message answering a body that was too large or stalled. */
