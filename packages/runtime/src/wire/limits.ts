@@ -289,7 +289,9 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
+/** A key's text from its quoted JSON; most keys hold no escape, and their text is what is between the quotes. */
 function keyText(quoted: string): string {
+  if (quoted.length > 1 && quoted.endsWith('"') && !quoted.includes('\\')) return quoted.slice(1, -1)
   try {
     return JSON.parse(quoted) as string
   } catch {
