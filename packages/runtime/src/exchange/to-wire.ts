@@ -5,6 +5,7 @@
  * @module
  */
 import type { TaskRecord } from '../store/store.js'
+import { rememberedText, rememberText } from '../wire/json-safe.js'
 import type { Task } from '../wire/types.js'
 
 export interface TaskView {
@@ -18,5 +19,8 @@ export function toWireTask(record: TaskRecord, view: TaskView = {}): Task {
   const kept = view.historyLength === undefined ? history : view.historyLength === 0 ? undefined : history?.slice(-view.historyLength)
   if (kept?.length) out.history = kept
   if (view.includeArtifacts !== false && artifacts?.length) out.artifacts = artifacts
+  // The same content as the stored task (only the member order may differ): its stored text serves.
+  const text = rememberedText(record.task)
+  if (text !== undefined && (history === undefined || out.history?.length === history.length) && out.artifacts === artifacts) rememberText(out, text)
   return out
 }

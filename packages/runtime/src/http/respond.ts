@@ -3,6 +3,7 @@
  * @module
  */
 import type { ServerResponse } from 'node:http'
+import { answerText } from '../wire/json-safe.js'
 
 /**
  * Answers longer than this (in UTF-16 code units) are written a slice at a time, the next once the
@@ -12,8 +13,13 @@ import type { ServerResponse } from 'node:http'
  */
 const SLICE_CHARS = 64 * 1024
 
+/** Answers `body` as JSON; a task a store encoded (or a `{ task }` around one) is sent as its stored text. */
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
+  sendJsonText(response, status, answerText(body) ?? 'null', headers)
+}
+
+/** Answers JSON text made by the caller. */
+export function sendJsonText(response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   response.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),

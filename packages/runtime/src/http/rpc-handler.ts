@@ -15,7 +15,8 @@ import { StreamReply } from '../exchange/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gate.js'
 import { HttpRefusal } from './http-refusal.js'
-import { sendJson } from './respond.js'
+import { sendJson, sendJsonText } from './respond.js'
+import { answerText } from '../wire/json-safe.js'
 
 export interface RpcHttpOptions extends GateOptions {
   /** Longest string id an envelope may carry. */
@@ -52,7 +53,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
     if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
-    sendJson(response, 200, rpcResult(id, result))
+    sendRpcResult(response, id, result)
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
@@ -60,4 +61,11 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))
   }
+}
+
+/** The result's envelope around its text: a task the store encoded is sent as its stored text. */
+function sendRpcResult(response: ServerResponse, id: JsonRpcId, result: unknown): void {
+  const text = answerText(result)
+  if (text === undefined) return sendJson(response, 200, rpcResult(id, result))
+  sendJsonText(response, 200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`)
 }

@@ -8,7 +8,7 @@
  */
 import type { Viewer } from '../auth/principal.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
-import { encodeJson } from '../wire/json-safe.js'
+import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
 import { taskTime, type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
@@ -24,7 +24,12 @@ interface Entry {
   tier: string
 }
 
-const encode = (task: Task): string => encodeJson(task, 'task')
+/** The task's text, remembered for it: an answer sending this very object reuses the text (see rememberText). */
+function encode(task: Task): string {
+  const text = encodeJson(task, 'task')
+  rememberText(task, text)
+  return text
+}
 
 /** The lease is the one nested object of the metadata: copied in and out, like the task. */
 const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
@@ -247,6 +252,8 @@ export class MemoryStore implements Store {
   }
 
   #toRecord(entry: Entry): TaskRecord {
-    return recordOf(entry.meta, JSON.parse(entry.body) as Task, entry.messageIds)
+    const task = JSON.parse(entry.body) as Task
+    rememberText(task, entry.body)
+    return recordOf(entry.meta, task, entry.messageIds)
   }
 }

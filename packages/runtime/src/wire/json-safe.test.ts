@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { assertJsonEncodable, encodeJson, NotJsonEncodableError } from './json-safe.js'
+import { answerText, assertJsonEncodable, encodeJson, NotJsonEncodableError, rememberedText, rememberText } from './json-safe.js'
 
 const cycle: Record<string, unknown> = { a: 1 }
 cycle.self = cycle
@@ -43,5 +43,32 @@ describe('encodeJson and assertJsonEncodable', () => {
     let deep: unknown = 'leaf'
     for (let i = 0; i < 100_000; i++) deep = [deep]
     expect(() => assertJsonEncodable(deep, 'task')).not.toThrow()
+  })
+})
+
+describe('answerText', () => {
+  it('writes what JSON.stringify writes when nothing is remembered', () => {
+    for (const value of [{ a: 1, b: [true, null] }, { only: { x: 'y' } }, [1, 2], 'text', 3, null, {}]) expect(answerText(value)).toBe(JSON.stringify(value))
+    expect(answerText(undefined)).toBeUndefined()
+  })
+
+  it('sends a remembered object as its text, alone or as the one member of an answer', () => {
+    const task = { id: 't', status: { state: 'TASK_STATE_COMPLETED' } }
+    // A text that differs from the object's encoding shows which one was sent.
+    rememberText(task, '{"stored":true}')
+    expect(rememberedText(task)).toBe('{"stored":true}')
+    expect(answerText(task)).toBe('{"stored":true}')
+    expect(answerText({ task })).toBe('{"task":{"stored":true}}')
+    expect(JSON.parse(answerText({ 'k"ey': task })!)).toEqual({ 'k"ey': { stored: true } })
+  })
+
+  it('encodes the whole answer when the remembered object is one of several members, inherited ones included, or under toJSON', () => {
+    const task = { id: 't' }
+    rememberText(task, '{"stored":true}')
+    expect(answerText({ task, other: 1 })).toBe(JSON.stringify({ task, other: 1 }))
+    const inheriting = Object.assign(Object.create({ inherited: 1 }) as object, { task })
+    expect(answerText(inheriting)).toBe(JSON.stringify(inheriting))
+    const custom = { task, toJSON: () => ({ replaced: true }) }
+    expect(answerText(custom)).toBe('{"replaced":true}')
   })
 })

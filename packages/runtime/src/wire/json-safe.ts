@@ -32,6 +32,42 @@ export function encodeJson(value: unknown, path: string): string {
 }
 
 /**
+ * The JSON text a store encoded an object to (or parsed it from), so an answer carrying that very
+ * object sends the text instead of encoding it again. Held weakly: the text lives as long as the
+ * object. A text is remembered only where the runtime does not change the object afterwards (it
+ * builds each next task as a new object); an answer shows the task as it was stored.
+ */
+const texts = new WeakMap<object, string>()
+
+/** Remembers that `value` is `text` (which {@link encodeJson} made from it, or it was parsed from). */
+export function rememberText(value: object, text: string): void {
+  texts.set(value, text)
+}
+
+/** The text remembered for `value`, if any. */
+export const rememberedText = (value: object): string | undefined => texts.get(value)
+
+/**
+ * `value` as JSON text, as JSON.stringify writes it, reusing the text remembered for it or, for an
+ * object of one member (a `{ task }` answer), for that member. Undefined for undefined.
+ */
+export function answerText(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null) {
+    const whole = texts.get(value)
+    if (whole !== undefined) return whole
+    let only: string | undefined
+    for (const key in value) {
+      if (only !== undefined || !Object.hasOwn(value, key)) return JSON.stringify(value)
+      only = key
+    }
+    const member = only === undefined ? undefined : (value as Record<string, unknown>)[only]
+    const text = typeof member === 'object' && member !== null ? texts.get(member) : undefined
+    if (text !== undefined && typeof (value as { toJSON?: unknown }).toJSON !== 'function') return `{${JSON.stringify(only)}:${text}}`
+  }
+  return JSON.stringify(value)
+}
+
+/**
  * Throws {@link NotJsonEncodableError} naming the first value JSON (or a store) cannot carry:
  * non-finite numbers, cycles, functions, symbols, bigints, and strings or keys holding U+0000 or
  * a lone surrogate, which PostgreSQL refuses and the other stores would keep. A deeply nested or
