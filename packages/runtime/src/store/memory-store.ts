@@ -24,12 +24,7 @@ interface Entry {
   tier: string
 }
 
-/** The task's text, remembered for it: an answer sending this very object reuses the text (see rememberText). */
-function encode(task: Task): string {
-  const text = encodeJson(task, 'task')
-  rememberText(task, text)
-  return text
-}
+const encode = (task: Task): string => encodeJson(task, 'task')
 
 /** The lease is the one nested object of the metadata: copied in and out, like the task. */
 const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
@@ -94,6 +89,8 @@ export class MemoryStore implements Store {
     const current = this.#entries.get(id)
     if (!current || current.meta.version !== expectedVersion) return undefined
     const body = encode(changes.task)
+    // The run's answer sends this very object: its text serves (see rememberText).
+    rememberText(changes.task, body)
     const meta = { ...current.meta, version: current.meta.version + 1, updatedAt: Math.max(Date.now(), current.meta.updatedAt) }
     if (changes.repliedWithMessage !== undefined) meta.repliedWithMessage = changes.repliedWithMessage
     if (changes.lease === null) delete meta.lease

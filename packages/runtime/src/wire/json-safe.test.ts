@@ -62,6 +62,16 @@ describe('answerText', () => {
     expect(JSON.parse(answerText({ 'k"ey': task })!)).toEqual({ 'k"ey': { stored: true } })
   })
 
+  it('forgets a text once many later ones were remembered, and never keeps a large one', () => {
+    const task = { id: 'old' }
+    rememberText(task, '{"stored":true}')
+    for (let i = 0; i < 64; i++) rememberText({ i }, `{"i":${i}}`)
+    expect(answerText(task)).toBe('{"id":"old"}')
+    const large = { text: 'x'.repeat(20_000) }
+    rememberText(large, JSON.stringify({ text: 'y'.repeat(20_000) }))
+    expect(answerText(large)).toBe(JSON.stringify(large))
+  })
+
   it('encodes the whole answer when the remembered object is one of several members, inherited ones included, or under toJSON', () => {
     const task = { id: 't' }
     rememberText(task, '{"stored":true}')

@@ -32,20 +32,36 @@ export function encodeJson(value: unknown, path: string): string {
 }
 
 /**
- * The JSON text a store encoded an object to (or parsed it from), so an answer carrying that very
- * object sends the text instead of encoding it again. Held weakly: the text lives as long as the
- * object. A text is remembered only where the runtime does not change the object afterwards (it
- * builds each next task as a new object); an answer shows the task as it was stored.
+ * The JSON texts a store most recently encoded objects to (or parsed them from), so an answer
+ * carrying one of those very objects sends the text instead of encoding it again: the task a run
+ * just stored, the one GetTask just read. Looked up by identity among the last few (a WeakMap set
+ * costs about what encoding a small task does); only texts up to {@link REMEMBERED_CHARS} are kept,
+ * so the slots hold little once the tasks are gone. A text is remembered only where the runtime
+ * does not change the object afterwards (each next task is a new object): an answer shows the task
+ * as it was stored.
  */
-const texts = new WeakMap<object, string>()
+const REMEMBERED = 64
+const REMEMBERED_CHARS = 16 * 1024
+const rememberedValues: (object | undefined)[] = new Array(REMEMBERED).fill(undefined)
+const rememberedTexts: (string | undefined)[] = new Array(REMEMBERED).fill(undefined)
+let nextSlot = 0
 
 /** Remembers that `value` is `text` (which {@link encodeJson} made from it, or it was parsed from). */
 export function rememberText(value: object, text: string): void {
-  texts.set(value, text)
+  if (text.length > REMEMBERED_CHARS) return
+  rememberedValues[nextSlot] = value
+  rememberedTexts[nextSlot] = text
+  nextSlot = (nextSlot + 1) % REMEMBERED
 }
 
-/** The text remembered for `value`, if any. */
-export const rememberedText = (value: object): string | undefined => texts.get(value)
+/** The text remembered for `value`, if it is still among the last few; newest first. */
+export function rememberedText(value: object): string | undefined {
+  for (let i = 1; i <= REMEMBERED; i++) {
+    const at = (nextSlot - i + REMEMBERED) % REMEMBERED
+    if (rememberedValues[at] === value) return rememberedTexts[at]
+  }
+  return undefined
+}
 
 /**
  * `value` as JSON text, as JSON.stringify writes it, reusing the text remembered for it or, for an
@@ -53,7 +69,7 @@ export const rememberedText = (value: object): string | undefined => texts.get(v
  */
 export function answerText(value: unknown): string | undefined {
   if (typeof value === 'object' && value !== null) {
-    const whole = texts.get(value)
+    const whole = rememberedText(value)
     if (whole !== undefined) return whole
     let only: string | undefined
     for (const key in value) {
@@ -61,7 +77,7 @@ export function answerText(value: unknown): string | undefined {
       only = key
     }
     const member = only === undefined ? undefined : (value as Record<string, unknown>)[only]
-    const text = typeof member === 'object' && member !== null ? texts.get(member) : undefined
+    const text = typeof member === 'object' && member !== null ? rememberedText(member) : undefined
     if (text !== undefined && typeof (value as { toJSON?: unknown }).toJSON !== 'function') return `{${JSON.stringify(only)}:${text}}`
   }
   return JSON.stringify(value)
