@@ -11,7 +11,7 @@ import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import { taskTime, type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
+import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -25,6 +25,22 @@ interface Entry {
 }
 
 const encode = (task: Task): string => encodeJson(task, 'task')
+
+let lastTimestamp: string | undefined
+let lastMs = Number.NaN
+
+/** taskTime (store.ts), with the last timestamp's parse kept: a run's writes within one millisecond share it. */
+function statusMs(task: Task, fallback: number): number {
+  const timestamp = task.status.timestamp
+  if (timestamp === undefined) return fallback
+  if (timestamp !== lastTimestamp) {
+    const parsed = Date.parse(timestamp)
+    if (Number.isNaN(parsed)) return fallback
+    lastTimestamp = timestamp
+    lastMs = parsed
+  }
+  return lastMs
+}
 
 /** The lease is the one nested object of the metadata: copied in and out, like the task. */
 const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
@@ -65,7 +81,7 @@ export class MemoryStore implements Store {
       messageIds: [...messageIds],
       body: encode(task),
       state: task.status.state,
-      time: taskTime(task, record.updatedAt),
+      time: statusMs(task, record.updatedAt),
       tier: tierKey(record.owner, record.tenant, record.scope),
     }
     this.#entries.set(record.id, entry)
@@ -100,7 +116,7 @@ export class MemoryStore implements Store {
       messageIds: changes.messageIds ? [...changes.messageIds] : current.messageIds,
       body,
       state: changes.task.status.state,
-      time: taskTime(changes.task, meta.updatedAt),
+      time: statusMs(changes.task, meta.updatedAt),
       tier: current.tier,
     }
     this.#entries.set(id, next)

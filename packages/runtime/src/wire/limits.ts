@@ -46,7 +46,7 @@ export function requestLimits(overrides: Partial<RequestLimits> = {}): RequestLi
 }
 
 /** Field names compared with underscores dropped and case folded: ProtoJSON accepts both spellings. */
-const fold = (key: string): string => key.replace(/_/g, '').toLowerCase()
+const fold = (key: string): string => (key.includes('_') ? key.replace(/_/g, '') : key).toLowerCase()
 const ID_FIELDS = new Set(['id', 'taskid', 'contextid', 'messageid', 'tenant', 'pagetoken'])
 const ID_LISTS = new Set(['referencetaskids'])
 /** Values the app owns: no field-name rules apply inside them, only depth and string rules. */
@@ -216,17 +216,13 @@ export function checkEnvelopeLimits(envelope: JsonRpcRequest, maxIdLength: numbe
  */
 export function checkBodyText(text: string, limits: RequestLimits, levelsAboveParams: number, shapedRoot = true): void {
   const maxDepth = limits.maxJsonDepth + levelsAboveParams
-  const path: (string | number)[] = []
+  const scan: BodyScan = { limits, path: [], values: 0 }
+  const { path } = scan
   /** Per open container: array or object, its items so far, and the field rule counting them. */
-  const open: { array: boolean; items: number; rule: 'parts' | 'metadata' | undefined }[] = []
+  const open: OpenContainer[] = []
   // Containers from this index on are inside a data part or metadata (or all of them, for a body the app shapes).
   let opaqueFrom = shapedRoot ? Infinity : 0
   let expectKey = false
-  let values = 0
-  const fail = (description: string) => {
-    const [first, ...rest] = path
-    throw A2AError.invalidParams(`${String(first ?? 'params')}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : segment(key))).join('')}`, description)
-  }
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
@@ -237,8 +233,9 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
       }
       i = end - 1
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (open.length >= maxDepth) fail(`nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
-      const name = typeof path.at(-1) === 'string' ? fold(path.at(-1) as string) : ''
+      if (open.length >= maxDepth) failAt(path, `nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
+      const last = path[path.length - 1]
+      const name = typeof last === 'string' ? fold(last) : ''
       const shaped = open.length < opaqueFrom
       const array = c === OPEN_BRACKET
       const rule = shaped && array && name === 'parts' ? 'parts' : shaped && !array && name === 'metadata' ? 'metadata' : undefined
@@ -247,33 +244,53 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
       path.push(array ? 0 : '')
       expectKey = !array
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-      const closing = open.at(-1)
+      const closing = open[open.length - 1]
       // The last item has no comma after it; an empty container has none at all.
-      if (closing && text.charCodeAt(previousNonSpace(text, i)) !== (closing.array ? OPEN_BRACKET : OPEN_BRACE)) countItem(closing)
+      if (closing && text.charCodeAt(previousNonSpace(text, i)) !== (closing.array ? OPEN_BRACKET : OPEN_BRACE)) countItem(scan, closing)
       open.pop()
       path.pop()
       if (open.length <= opaqueFrom) opaqueFrom = shapedRoot ? Infinity : 0
       expectKey = false
     } else if (c === COMMA) {
-      const container = open.at(-1)
-      if (container) countItem(container)
+      const container = open[open.length - 1]
+      if (container) countItem(scan, container)
       if (container?.array) (path[path.length - 1] as number)++
       else expectKey = true
     }
   }
+}
 
-  function countItem(container: { array: boolean; items: number; rule: 'parts' | 'metadata' | undefined }): void {
-    container.items++
-    if (++values > limits.maxJsonValues) fail(`holds more than ${limits.maxJsonValues} JSON values (maxJsonValues)`)
-    if (container.rule === 'parts' && container.items > limits.maxPartsPerMessage) {
-      path.pop()
-      fail(`holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
-    }
-    if (container.rule === 'metadata' && container.items > limits.maxMetadataKeys) {
-      path.pop()
-      fail(`has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
-    }
+interface OpenContainer {
+  array: boolean
+  items: number
+  rule: 'parts' | 'metadata' | undefined
+}
+
+/** What {@link checkBodyText} carries through its scan: the path to the current value and the values counted. */
+interface BodyScan {
+  limits: RequestLimits
+  path: (string | number)[]
+  values: number
+}
+
+function countItem(scan: BodyScan, container: OpenContainer): void {
+  const { limits, path } = scan
+  container.items++
+  if (++scan.values > limits.maxJsonValues) failAt(path, `holds more than ${limits.maxJsonValues} JSON values (maxJsonValues)`)
+  if (container.rule === 'parts' && container.items > limits.maxPartsPerMessage) {
+    path.pop()
+    failAt(path, `holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
   }
+  if (container.rule === 'metadata' && container.items > limits.maxMetadataKeys) {
+    path.pop()
+    failAt(path, `has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
+  }
+}
+
+/** Throws the -32602 the walk over the parsed params would, naming `path`. */
+function failAt(path: readonly (string | number)[], description: string): never {
+  const [first, ...rest] = path
+  throw A2AError.invalidParams(`${String(first ?? 'params')}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : segment(key))).join('')}`, description)
 }
 
 function previousNonSpace(text: string, i: number): number {
