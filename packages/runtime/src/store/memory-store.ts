@@ -76,10 +76,13 @@ export class MemoryStore implements Store {
   async create(record: TaskRecord): Promise<void> {
     if (this.#entries.has(record.id)) throw new Error(`task ${record.id} already exists`)
     const { task, messageIds, ...meta } = record
+    const body = encode(task)
+    // An answer sending this very object (a task inserted in its final state) reuses the text.
+    rememberText(task, body)
     const entry: Entry = {
       meta: copyMeta(meta),
       messageIds: [...messageIds],
-      body: encode(task),
+      body,
       state: task.status.state,
       time: statusMs(task, record.updatedAt),
       tier: tierKey(record.owner, record.tenant, record.scope),
