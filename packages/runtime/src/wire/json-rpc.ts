@@ -53,20 +53,21 @@ export function decodeEnvelope(body: string): JsonRpcRequest {
   const id = envelope.id
   const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || id === null
   const replyId: JsonRpcId = validId ? (id as JsonRpcId) : null
-  const fail = (message: string) => new EnvelopeError(A2AError.invalidRequest(message), replyId)
 
-  if (envelope.jsonrpc !== '2.0') throw fail('"jsonrpc" must be the string "2.0"')
+  if (envelope.jsonrpc !== '2.0') throw invalid('"jsonrpc" must be the string "2.0"', replyId)
   if (!('id' in envelope)) {
-    throw fail('"id" is required: notifications are not supported, every A2A method answers')
+    throw invalid('"id" is required: notifications are not supported, every A2A method answers', replyId)
   }
-  if (!validId) throw fail('"id" must be a string, a number or null')
-  if (typeof envelope.method !== 'string' || envelope.method === '') throw fail('"method" must be a non-empty string')
+  if (!validId) throw invalid('"id" must be a string, a number or null', replyId)
+  if (typeof envelope.method !== 'string' || envelope.method === '') throw invalid('"method" must be a non-empty string', replyId)
   const params = envelope.params ?? {}
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw fail('"params" must be a JSON object')
+    throw invalid('"params" must be a JSON object', replyId)
   }
   return { id: replyId, method: envelope.method, params: params as Record<string, unknown> }
 }
+
+const invalid = (message: string, id: JsonRpcId) => new EnvelopeError(A2AError.invalidRequest(message), id)
 
 export const rpcResult = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({ jsonrpc: '2.0', id, result })
 
@@ -82,24 +83,40 @@ export const rpcError = (id: JsonRpcId, error: A2AError): JsonRpcResponse => ({
  * text that JSON.parse already accepted as an object.
  */
 export function findRepeatedTopLevelKey(text: string, nested?: string, where = 'top-level key'): string | undefined {
-  const seen = new Map<string, string>()
-  let i = skipSpace(text, 0) + 1 // past '{'
+  return repeatedKeyIn(text, skipSpace(text, 0), nested, where)
+}
+
+/** Past this many keys an object's are looked up in a Map; an envelope or a message has a handful. */
+const FEW_KEYS = 16
+
+/** {@link findRepeatedTopLevelKey} over the object whose `{` is at `from`. */
+function repeatedKeyIn(text: string, from: number, nested: string | undefined, where: string): string | undefined {
+  // Folded keys and their spelling, side by side while few, then in a Map.
+  const few: string[] = []
+  let many: Map<string, string> | undefined
+  let i = from + 1 // past '{'
   for (;;) {
     i = skipSpace(text, i)
-    if (text[i] === '}') return undefined
+    if (i >= text.length || text[i] === '}') return undefined
     const end = stringEnd(text, i)
     // Most keys hold no escape: their text is the key.
     const raw = text.slice(i + 1, end - 1)
     const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
     const folded = key.toLowerCase()
-    const earlier = seen.get(folded)
+    let earlier: string | undefined
+    if (many) earlier = many.get(folded)
+    else for (let k = 0; k < few.length; k += 2) if (few[k] === folded) earlier = few[k + 1]
     if (earlier === key) return `${where} "${key}" appears more than once`
     if (earlier !== undefined) return `${where} "${key}" repeats "${earlier}" in another case`
-    seen.set(folded, key)
+    if (many) many.set(folded, key)
+    else if (few.push(folded, key) > 2 * FEW_KEYS) {
+      many = new Map()
+      for (let k = 0; k < few.length; k += 2) many.set(few[k]!, few[k + 1]!)
+    }
     const start = skipSpace(text, skipSpace(text, end) + 1) // past ':'
     i = valueEnd(text, start)
     if (key === nested && text[start] === '{') {
-      const inner = findRepeatedTopLevelKey(text.slice(start, i), undefined, `key of ${nested}`)
+      const inner = repeatedKeyIn(text, start, undefined, `key of ${nested}`)
       if (inner) return inner
     }
     i = skipSpace(text, i)
