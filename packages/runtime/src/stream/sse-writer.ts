@@ -35,6 +35,8 @@ const SSE_HEADERS = [
 export class SseWriter {
   #open = true
   #wrote = false
+  /** Events written in this turn, not yet handed to the response. */
+  #pending = ''
   readonly #closers: (() => void)[] = []
 
   constructor(
@@ -45,10 +47,8 @@ export class SseWriter {
     // closing the socket once the stream ends); a fixed `keep-alive` held a socket whose client
     // asked to close open for the keep-alive timeout after every stream.
     response.writeHead(200, SSE_HEADERS)
-    // The headers go out with the first event, in one write (a socket write costs more than the
-    // event); a stream whose first event is not ready by the next turn of the loop sends them
-    // alone then, so its client knows it is open.
-    setImmediate(() => this.#open && !this.#wrote && response.flushHeaders())
+    unflushed.add(this)
+    headersTurn ??= setImmediate(flushHeadersAfterTurn)
     response.once('close', () => this.#finish())
   }
 
@@ -89,20 +89,61 @@ export class SseWriter {
 
   close(): void {
     if (!this.#open) return
-    this.response.end()
+    const rest = this.#pending
+    this.#pending = ''
+    this.response.end(rest)
     this.#finish()
   }
 
+  /** The events of this turn go out together, after it: a snapshot and the event that follows it are one write. */
   #write(text: string): void {
     this.#wrote = true
-    this.response.write(text)
+    if (this.#pending === '' && pending.push(this) === 1) queueMicrotask(writePending)
+    this.#pending += text
+  }
+
+  /** Hands this turn's events to the response (called once the turn's writes are done). */
+  flush(): void {
+    const text = this.#pending
+    this.#pending = ''
+    if (text && this.#open) this.response.write(text)
+  }
+
+  /** The headers alone, for a stream whose first event was not ready by the end of the turn (called then). */
+  flushHeaders(): void {
+    if (this.#open && !this.#wrote) this.response.flushHeaders()
   }
 
   #finish(): void {
     if (!this.#open) return
     this.#open = false
+    unflushed.delete(this)
     for (const closer of this.#closers.splice(0)) closer()
   }
+}
+
+/** Streams with events written this turn; one microtask writes them all. */
+let pending: SseWriter[] = []
+
+function writePending(): void {
+  const writers = pending
+  pending = []
+  for (const writer of writers) writer.flush()
+}
+
+/**
+ * Streams opened this turn. Their headers go out with their first event, in one write (a socket
+ * write costs more than the event); a stream whose first event is not ready by the next turn of
+ * the loop sends them alone then, so its client knows it is open. One immediate serves every
+ * stream of the turn.
+ */
+const unflushed = new Set<SseWriter>()
+let headersTurn: NodeJS.Immediate | undefined
+
+function flushHeadersAfterTurn(): void {
+  headersTurn = undefined
+  for (const writer of unflushed) writer.flushHeaders()
+  unflushed.clear()
 }
 
 /**
