@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
 import type { A2AError } from '../wire/a2a-error.js'
+import { answerText } from '../wire/json-safe.js'
 import { rpcError, type JsonRpcId } from '../wire/json-rpc.js'
 import type { StreamResponse } from '../wire/types.js'
 
@@ -62,8 +63,9 @@ export class SseWriter {
     else closer()
   }
 
+  /** A snapshot of the task a run just stored is sent as the text the store encoded it to. */
   send(result: StreamResponse, version?: number): void {
-    this.sendEncoded(JSON.stringify(result), version)
+    this.sendEncoded(answerText(result)!, version)
   }
 
   /**
