@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill, type Skill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { SqliteStore } from '../store/prisma/sqlite-store.js'
 import type { Store, TaskRecord } from '../store/store.js'
 import { gate } from '../testing/gate.js'
@@ -11,7 +13,8 @@ import { startTestServer, userMessage, type TestServer } from '../testing/test-s
 
 // A new task on a store no other process writes is held in the process while its run's first
 // turn lasts and inserted once, in its latest state (run/task-run.ts); on a store replicas share
-// it is inserted before its run starts. Counted through the real stores.
+// it is inserted before its run starts, and the run's writes within that first turn are stored as
+// one update carrying all their events, a version each. Counted through the real stores.
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -101,7 +104,8 @@ describe.each(stores)('on %s (one process)', (_, makeStore) => {
     const reply = await server!.stream('SendStreamingMessage', { message: userMessage('hello', { skill: 'echo' }) })
     const events = (await reply.ended).map((event) => Object.keys(event.data.result)[0])
     expect(events).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
-    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+    // The run's two writes of its first turn are one update.
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
 
   it('a paused, a failing and a replying handler are each one write, and the paused task resumes', async () => {
@@ -198,6 +202,29 @@ describe('on a store replicas share', () => {
     expect(task.status.state).toBe('TASK_STATE_COMPLETED')
     expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
+
+  it('a cancel stored by another writer within the run\'s first turn wins over the merged writes: they are refused, and the sender gets the cancel', async () => {
+    const { store, writes } = recordCalls(new MemoryStore(), { shared: true })
+    // Another replica's cancel, as it lands in the store (MemoryStore answers within the turn).
+    const canceledElsewhere = defineSkill({
+      id: 'canceled-elsewhere',
+      description: 'its task is canceled by another writer, then it writes an artifact and completes',
+      handler: async (ctx) => {
+        const stored = (await store.get(ctx.taskId))!
+        const status = { state: 'TASK_STATE_CANCELED' as const }
+        await store.update(ctx.taskId, stored.version, { task: { ...stored.task, status }, event: { statusUpdate: { taskId: ctx.taskId, contextId: stored.contextId, status } } })
+        await ctx.artifact({ name: 'late', parts: 'x' })
+        await ctx.complete('done')
+      },
+    })
+    server = await startTestServer({ skills: [canceledElsewhere], store })
+    const task = (await server.result('SendMessage', { message: userMessage('x', { skill: 'canceled-elsewhere' }) })).task
+    expect(task.status.state).toBe('TASK_STATE_CANCELED')
+    expect(task.artifacts).toBeUndefined()
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_CANCELED', 'update TASK_STATE_COMPLETED'])
+    expect(await store.get(task.id)).toMatchObject({ version: 2, task: { status: { state: 'TASK_STATE_CANCELED' } } })
+    expect(server.exchange.activeRuns).toBe(0)
+  })
 })
 
 describe('an insert the store refuses', () => {
@@ -220,5 +247,129 @@ describe('an insert the store refuses', () => {
     fail = false
     // The one slot is free again.
     expect((await server.result('SendMessage', { message: userMessage('y', { skill: 'echo' }) })).task.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+})
+
+describe('on PostgresStore, shared by replicas', () => {
+  let database: TestDatabase
+  const replicas: { server: TestServer; store: PostgresStore }[] = []
+  beforeAll(async () => {
+    database = await openDatabase('postgres')
+  })
+  afterEach(async () => {
+    for (const { server, store } of replicas.splice(0)) {
+      await server.close()
+      await store.close()
+    }
+    // Each test finds its task as the only one.
+    await database.clear()
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  /** A replica: its own server and its own PostgresStore on the one database. */
+  const replica = async (skills: Skill[] = [echo, ioFirst]) => {
+    const store = new PostgresStore(database.url, { max: 4 })
+    const recorded = recordCalls(store)
+    const server = await startTestServer({ skills, store: recorded.store })
+    replicas.push({ server, store })
+    return { ...recorded, server }
+  }
+  const sendTo = async (target: TestServer, skill: string) => (await target.result('SendMessage', { message: userMessage('hello', { skill }) })).task
+  const kinds = (events: { data: any }[]) => events.map((event) => Object.keys(event.data.result)[0])
+
+  it('a blocking send whose handler ends within its first turn is the claiming insert and one update with both events, each kept under its own version', async () => {
+    const a = await replica()
+    const b = await replica()
+    const task = await sendTo(a.server, 'echo')
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.artifacts).toEqual([{ artifactId: expect.any(String), name: 'echo', parts: [{ text: 'hello' }] }])
+    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+    expect(await b.store.get(task.id)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' }, artifacts: task.artifacts } })
+    expect(await b.store.eventsSince(task.id, 1)).toEqual([
+      { version: 2, response: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: task.artifacts![0] } } },
+      { version: 3, response: { statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } } },
+    ])
+    expect(await b.server.result('GetTask', { id: task.id })).toEqual(task)
+  })
+
+  it('a handler that waits on I/O stores its first turn\'s write at the turn\'s end, then each write as it comes', async () => {
+    const a = await replica()
+    const task = await sendTo(a.server, 'io-first')
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_WORKING', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
+    expect((await a.store.eventsSince(task.id, 0)).map((event) => [event.version, Object.keys(event.response)[0]])).toEqual([
+      [2, 'statusUpdate'],
+      [3, 'artifactUpdate'],
+      [4, 'statusUpdate'],
+    ])
+  })
+
+  it('a stream on the replica running the task gets every event of the merged update, each with its own version', async () => {
+    const a = await replica()
+    const reply = await a.server.stream('SendStreamingMessage', { message: userMessage('hello', { skill: 'echo' }) })
+    const events = await reply.ended
+    expect(kinds(events)).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
+    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+  })
+
+  it('SubscribeToTask on another replica, made before the merged update lands, gets each of its events in order', { timeout: 30_000 }, async () => {
+    const a = await replica()
+    const b = await replica()
+    // The merged update waits behind this lock (it keeps its events in A2ATaskEvent); reads pass it.
+    const locker = new pg.Client({ connectionString: database.url })
+    await locker.connect()
+    try {
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
+      const sent = sendTo(a.server, 'echo')
+      let id: string | undefined
+      await expect.poll(async () => (id = (await b.server.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
+      const stream = await b.server.stream('SubscribeToTask', { id })
+      expect((await stream.next())?.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED')
+      await locker.query('COMMIT')
+      const task = await sent
+      const events = await stream.ended
+      expect(kinds(events)).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+      expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
+      expect(events[2]!.data.result.statusUpdate.status).toEqual(task.status)
+      expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+    } finally {
+      await locker.end()
+    }
+  })
+
+  it('a cancel served by another replica before the merged update lands wins: the update is refused and the run cut', { timeout: 30_000 }, async () => {
+    const a = await replica()
+    const b = await replica()
+    const locker = new pg.Client({ connectionString: database.url })
+    await locker.connect()
+    try {
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
+      const sent = sendTo(a.server, 'echo')
+      let id: string | undefined
+      await expect.poll(async () => (id = (await b.server.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
+      // B's cancel keeps its event too: it waits behind the lock with A's update, and takes the version first.
+      const canceled = b.server.rpc('CancelTask', { id })
+      await expect.poll(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"A2ATaskEvent"'::regclass AND NOT granted`)).rows[0].n).toBeGreaterThanOrEqual(2)
+      await locker.query('COMMIT')
+      const [task, cancel] = await Promise.all([sent, canceled])
+      const stored = await b.store.get(id!)
+      // Exactly one of the two landed on version 1; the other was refused.
+      if (stored!.task.status.state === 'TASK_STATE_CANCELED') {
+        expect(stored!.version).toBe(2)
+        expect(task.status.state).toBe('TASK_STATE_CANCELED')
+        expect(cancel.body.result.status.state).toBe('TASK_STATE_CANCELED')
+      } else {
+        expect(stored).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
+        expect(cancel.body.error).toMatchObject({ code: -32002 })
+      }
+      expect(a.server.exchange.activeRuns).toBe(0)
+    } finally {
+      await locker.end()
+    }
   })
 })

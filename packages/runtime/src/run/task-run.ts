@@ -11,6 +11,14 @@
  * insert: the sender's answer waits for it ({@link TaskRun.stored}), no event is published for
  * the held writes (nobody can follow a task the store does not hold), and a crash before the
  * insert loses only a task nobody heard of.
+ *
+ * On a store replicas share the new task is inserted before its run starts (so a message sent at
+ * once to two replicas runs once), and the run's writes within that same first turn are merged:
+ * each changes the record in the process, and they are stored as one update carrying all their
+ * events (a version each, see TaskChanges.events) when the run ends or outlives the turn, as a
+ * held task is inserted. Their events are published once that update is stored, each under its
+ * own version. A cancel stored meanwhile by another replica wins: the update finds the version
+ * moved, and the run is cut as by any cancel.
  * @module
  */
 import type { Principal } from '../auth/principal.js'
@@ -49,6 +57,12 @@ export class TaskRun {
   #held: boolean
   /** The new task's insert, once begun; later writes go after it. */
   #inserting: Promise<void> | undefined
+  /**
+   * A stored new task's first-turn writes, not stored yet (see the module comment): the record as
+   * stored, each write's decision (decided again on a fresher record if another writer moved it)
+   * and the changes it made to the record in the process.
+   */
+  #merging: { stored: TaskRecord; decisions: Decision[]; changes: TaskChanges[] } | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
   /**
@@ -118,6 +132,10 @@ export class TaskRun {
       const insert = () => this.insert()
       // After the write in progress, before the next; a refusal is the sender's answer (stored).
       this.#queue = this.#queue.then(insert, insert).catch(() => undefined)
+    } else if (this.#merging) {
+      const flush = () => this.#flush()
+      // After the write in progress, before the next: later writes go to the store one by one.
+      this.#queue = this.#queue.then(flush, flush).catch((error: unknown) => this.#flushFailed(error))
     }
     if (this.#stop) return
     this.#timer = setTimeout(() => void this.#timeout(), ms)
@@ -155,6 +173,7 @@ export class TaskRun {
   async start(): Promise<void> {
     if (this.#new) {
       if (this.#stop) return
+      if (!this.#held) this.#merging = { stored: this.#record, decisions: [], changes: [] }
     } else {
       try {
         const fresh = await this.core.store.get(this.id)
@@ -257,7 +276,7 @@ export class TaskRun {
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
       this.#stop ??= { why: 'ended' }
-      if (this.#held) await this.insert()
+      await this.#store()
       await this.#settle(this.#record)
     }
     return this.#record
@@ -267,12 +286,16 @@ export class TaskRun {
    * One change of the task: to the held record while the task is not stored (`stored` false;
    * nothing else can have written it), else to the store after the insert, version-guarded.
    */
-  async #change(decide: (current: TaskRecord) => TaskChanges | null): Promise<{ outcome: WriteOutcome; stored: boolean }> {
-    if (this.#held) {
+  async #change(decide: Decision): Promise<{ outcome: WriteOutcome; stored: boolean }> {
+    if (this.#held || this.#merging) {
       const changes = decide(this.#record)
       if (!changes) return { outcome: { declined: this.#record }, stored: false }
       this.#writes++
-      return { outcome: { written: heldChange(this.#record, changes) }, stored: false }
+      const merging = this.#merging
+      if (!merging) return { outcome: { written: heldChange(this.#record, changes) }, stored: false }
+      merging.decisions.push(decide)
+      merging.changes.push(changes)
+      return { outcome: { written: { ...heldChange(this.#record, changes), version: this.#record.version + 1 } }, stored: false }
     }
     // A refused insert ended the run: assertOpen says how.
     if (this.#inserting) await this.#inserting.catch(() => this.assertOpen())
@@ -304,6 +327,53 @@ export class TaskRun {
     return this.#inserting
   }
 
+  /** Stores what the process holds of the task: inserts a held one, writes merged writes. */
+  #store(): Promise<void> {
+    return this.#held ? this.insert() : this.#flush()
+  }
+
+  /**
+   * Writes the merged first-turn writes as one update, then publishes their events, each under its
+   * own version. The version moved (a cancel, maybe on another replica): decided again on the
+   * fresh record, which declines once it is settled; then the run is cut and this throws
+   * TaskCanceledError. A failed write leaves the record as stored, and throws.
+   */
+  async #flush(): Promise<void> {
+    const merging = this.#merging
+    if (!merging) return
+    this.#merging = undefined
+    if (merging.changes.length === 0 || this.#finished) return
+    const { stored, decisions } = merging
+    let writes = merging.changes
+    let outcome: WriteOutcome
+    try {
+      outcome = await writeTask(this.core.store, stored, (current) => merged(current === stored ? writes : (writes = redecided(current, decisions))))
+    } catch (error) {
+      this.#record = stored
+      throw error
+    }
+    if (!('written' in outcome)) {
+      this.#stop = { why: 'canceled' }
+      this.#abort(new TaskCanceledError(this.id))
+      await this.#settle('declined' in outcome ? outcome.declined : stored)
+      throw new TaskCanceledError(this.id)
+    }
+    const written = (this.#record = outcome.written)
+    writes.forEach((changes, i) => {
+      const version = written.version - writes.length + 1 + i
+      this.core.events.publish({ taskId: this.id, version, response: changes.event!, ...(changes.repliedWithMessage ? { repliedWithMessage: true } : {}) })
+    })
+  }
+
+  /** The merged writes could not be stored once the run outlived its turn: the run ends, the task stays as stored (a sweep settles it once its lease expires). */
+  #flushFailed(error: unknown): void {
+    if (error instanceof TaskCanceledError) return
+    this.core.logger.error(`a2a: storing the first writes of task ${this.id} failed: ${scrub(error)}`)
+    this.#stop ??= { why: 'ended' }
+    this.#abort(new TaskCanceledError(this.id))
+    void this.#settle(this.#record)
+  }
+
   /** The run's own final write after the handler returned or threw; failures are logged, not thrown. */
   async #end(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<void> {
     try {
@@ -311,8 +381,8 @@ export class TaskRun {
     } catch (error) {
       if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError || this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
-      // A held task is stored all the same, as the handler left it, so its sender has an answer.
-      if (this.#held) await this.insert().catch(() => undefined)
+      // A held task (or merged writes) is stored all the same, as the handler left it, so its sender has an answer.
+      await this.#store().catch(() => undefined)
       await this.#settle(this.#record)
     }
   }
@@ -342,9 +412,9 @@ export class TaskRun {
       } else if ('declined' in outcome) {
         this.#record = outcome.declined
       }
-      if (this.#held) await this.insert()
+      await this.#store()
     } catch (error) {
-      if (this.#insertFailed) return
+      if (this.#insertFailed || error instanceof TaskCanceledError) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
     }
     await this.#settle(this.#record)
@@ -363,6 +433,32 @@ export class TaskRun {
     if (stored) await retain(this.core, record)
     this.#finish(record)
   }
+}
+
+type Decision = (current: TaskRecord) => TaskChanges | null
+
+/** Writes made one after another, as one: the last task, message ids, reply flag and lease each made, with all their events in order. */
+function merged(writes: readonly TaskChanges[]): TaskChanges | null {
+  if (writes.length === 0) return null
+  const changes: TaskChanges = { task: writes.at(-1)!.task, events: writes.map((write) => write.event!) }
+  for (const write of writes) {
+    if (write.messageIds) changes.messageIds = write.messageIds
+    if (write.repliedWithMessage !== undefined) changes.repliedWithMessage = write.repliedWithMessage
+    if (write.lease !== undefined) changes.lease = write.lease
+  }
+  return changes
+}
+
+/** The writes decided again, in order, on a record another writer moved; up to the first that declines. */
+function redecided(record: TaskRecord, decisions: readonly Decision[]): TaskChanges[] {
+  const writes: TaskChanges[] = []
+  for (const decide of decisions) {
+    const changes = decide(record)
+    if (!changes) break
+    writes.push(changes)
+    record = { ...heldChange(record, changes), version: record.version + 1 }
+  }
+  return writes
 }
 
 /** A held task's record after `changes`: the store's update, applied in the process (the version stays 1 until the insert). */

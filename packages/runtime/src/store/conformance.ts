@@ -114,6 +114,37 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(f.coordinates(third!)).toEqual(f.coordinates(before))
     })
 
+    it('an update carrying several events makes a version per event, each event kept under its own, in order', async () => {
+      const before = makeRecord({ id: 't1', state: 'TASK_STATE_SUBMITTED', messageIds: ['m1'] })
+      const bare = makeRecord({ id: 't2', state: 'TASK_STATE_SUBMITTED' })
+      await seed(store, [before, bare])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
+      const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({ statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } } }))
+      const artifact = { artifactUpdate: { taskId: 't1', contextId: before.contextId, artifact: task.artifacts![0]! } }
+      const written = await store.update('t1', 1, { task, events: [events[0]!, artifact, events[1]!] })
+      expect(written).toMatchObject({ version: 4, task })
+      expect(await store.get('t1')).toEqual(written)
+      // The version it expected is gone: a write expecting 1 (or any of the skipped ones) is refused.
+      for (const version of [1, 2, 3]) expect(await store.update('t1', version, { task, event: events[1]! })).toBeUndefined()
+      expect(await store.update('t1', 4, { task, event: events[1]! })).toMatchObject({ version: 5 })
+      expect(await store.update('t2', 1, { task: nextTask(bare, 'TASK_STATE_WORKING', T0 + 1000), events: [events[0]!, events[0]!] })).toMatchObject({ version: 3 })
+      if (store.eventsSince) {
+        expect(await store.eventsSince('t1', 1)).toEqual([
+          { version: 2, response: events[0] },
+          { version: 3, response: artifact },
+          { version: 4, response: events[1] },
+          { version: 5, response: events[1] },
+        ])
+        expect((await store.eventsSince('t1', 3)).map((kept) => kept.version)).toEqual([4, 5])
+      }
+      // Each of its versions' events goes to the configs the write saw.
+      if (store.pushConfigsFor) {
+        for (const version of [2, 3, 4]) expect(configIds(await store.pushConfigsFor('t1', version))).toEqual(['c1'])
+        for (const version of [2, 3]) expect(await store.pushConfigsFor('t2', version)).toEqual([])
+      }
+    })
+
     it('update never moves updatedAt back, and dates a task without a status timestamp by it', async () => {
       // Written by a host whose clock ran a day ahead of this one.
       const ahead = Date.now() + 86_400_000

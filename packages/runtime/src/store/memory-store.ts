@@ -11,7 +11,7 @@ import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord } from './store.js'
+import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, versionsOf } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -116,7 +116,7 @@ export class MemoryStore implements Store {
     const body = encode(changes.task)
     // The run's answer sends this very object: its text serves (see rememberText).
     rememberText(changes.task, body)
-    const meta = { ...current.meta, version: current.meta.version + 1, updatedAt: Math.max(Date.now(), current.meta.updatedAt) }
+    const meta = { ...current.meta, version: current.meta.version + versionsOf(changes), updatedAt: Math.max(Date.now(), current.meta.updatedAt) }
     if (changes.repliedWithMessage !== undefined) meta.repliedWithMessage = changes.repliedWithMessage
     if (changes.lease === null) delete meta.lease
     else if (changes.lease) meta.lease = { ...changes.lease }

@@ -19,7 +19,7 @@ export interface TaskRecord {
   scope: string | null
   /** Id of the skill the task was routed to. */
   skill: string
-  /** Starts at 1 and grows by one with every stored write. */
+  /** Starts at 1 and grows by one with every stored write (by one per event with a write of several, see {@link TaskChanges.events}). */
   version: number
   /** The task as the wire shows it: status, artifacts, full history, metadata. */
   task: Task
@@ -57,7 +57,19 @@ export interface TaskChanges {
    * the other replicas receive every event (see {@link Store.eventsSince}); others ignore it.
    */
   event?: StreamResponse
+  /**
+   * Instead of `event`: the events of several changes written as one (a run's writes within one
+   * turn). The version grows by their number, and each is kept under its own version, in order
+   * (the first under expectedVersion + 1), as if each had been its own write.
+   */
+  events?: readonly StreamResponse[]
 }
+
+/** The events a write carries, oldest first. */
+export const eventsOf = (changes: Pick<TaskChanges, 'event' | 'events'>): readonly StreamResponse[] => changes.events ?? (changes.event ? [changes.event] : [])
+
+/** How many versions a write makes: one per event of a write of several, else one. */
+export const versionsOf = (changes: Pick<TaskChanges, 'events'>): number => Math.max(changes.events?.length ?? 1, 1)
 
 /** An event a task write produced, as a store keeps it for followers on other replicas. */
 export interface StoredEvent {
@@ -192,8 +204,8 @@ export interface Store extends PushConfigStore {
   create(record: TaskRecord): Promise<void>
   get(id: string): Promise<TaskRecord | undefined>
   /**
-   * Writes the changes when the stored version equals `expectedVersion`, bumping the version and
-   * `updatedAt`. Returns the new record, or undefined when the version moved on or the task is gone.
+   * Writes the changes when the stored version equals `expectedVersion`, bumping the version (by
+   * {@link versionsOf}) and `updatedAt`. Returns the new record, or undefined when the version moved on or the task is gone.
    * Rejects a task `create` would reject, changing nothing.
    */
   update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined>

@@ -56,11 +56,20 @@ export const pruneEvents = (now: Date): Sql =>
   sql`DELETE FROM "A2ATaskEvent" WHERE ("taskId", "version") IN
     (SELECT "taskId", "version" FROM "A2ATaskEvent" WHERE "createdAt" < ${keptUntil(now)} LIMIT ${PRUNE_BATCH} FOR UPDATE SKIP LOCKED)`
 
-/** The version-guarded update keeping its write's event in A2ATaskEvent, in the same statement: no round trip more. */
-export function keepingEvent(update: Sql, event: StreamResponse | undefined, also?: { ctes: Sql; columns: Sql }): Sql {
-  if (!event) return update
+/**
+ * The events of a write as rows ("event", "version"), from the row `"written"` (aliased `w`):
+ * the last under the version it made, each earlier one under the version before.
+ */
+export const eventRows = (events: readonly StreamResponse[]): Sql =>
+  sql`"written" w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e("event", "n")`
+export const eventVersion = (events: readonly StreamResponse[]): Sql => sql`w."version" - ${events.length} + e."n"`
+
+/** The version-guarded update keeping its write's events in A2ATaskEvent, in the same statement: no round trip more. */
+export function keepingEvents(update: Sql, events: readonly StreamResponse[], also?: { ctes: Sql; columns: Sql }): Sql {
+  if (!events.length) return update
   const now = new Date()
-  return sql`WITH "written" AS (${update}), "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", "version", "owner", ${JSON.stringify(event)}::jsonb, ${now} FROM "written"
+  return sql`WITH "written" AS (${update}), "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt")
+        SELECT w."id", ${eventVersion(events)}, w."owner", e."event", ${now} FROM ${eventRows(events)}
         ON CONFLICT ("taskId", "version") DO UPDATE SET "owner" = excluded."owner", "event" = excluded."event", "createdAt" = excluded."createdAt")${also?.ctes ?? sql``}
     SELECT "written".*${also?.columns ?? sql``} FROM "written"`
 }

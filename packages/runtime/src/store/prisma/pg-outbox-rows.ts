@@ -9,6 +9,7 @@
  */
 import type { StreamResponse } from '../../wire/types.js'
 import { raw } from 'sql-template-tag'
+import { eventRows, eventVersion } from './pg-notifications.js'
 import { sql, type Sql } from './sql.js'
 
 /** A lower-case SQL identifier, as PushOutbox requires of its schema. */
@@ -27,13 +28,13 @@ export const outboxExists = (table: string): Sql => sql`SELECT to_regclass(${tab
  * CTEs for {@link notifyingUpdate}'s statement: the rows of the task's configs, from the row
  * `"written"`, and the column `outboxed` naming the configs they were written for.
  */
-export function outboxRows(table: string, event: StreamResponse): { ctes: Sql; columns: Sql } {
+export function outboxRows(table: string, events: readonly StreamResponse[]): { ctes: Sql; columns: Sql } {
   const into = raw(`INSERT INTO ${table} (task_id, config_id, owner, version, target, body)`)
   return {
     ctes: sql`, "outboxed" AS (${into}
-      SELECT c."taskId", c."id", c."owner", w."version",
-        jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', c."authentication")), ${JSON.stringify(event)}::jsonb
-      FROM "written" w JOIN "A2APushConfig" c ON c."taskId" = w."id" RETURNING config_id)`,
-    columns: sql`, ARRAY(SELECT config_id FROM "outboxed") AS "outboxed"`,
+      SELECT c."taskId", c."id", c."owner", ${eventVersion(events)},
+        jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', c."authentication")), e."event"
+      FROM ${eventRows(events)} JOIN "A2APushConfig" c ON c."taskId" = w."id" RETURNING config_id)`,
+    columns: sql`, ARRAY(SELECT DISTINCT config_id FROM "outboxed") AS "outboxed"`,
   }
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { PgExecutor, type PgPool } from './pg-executor.js'
-import { keepingEvent, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
+import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
 import { PgReads } from './pg-reads.js'
 import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
@@ -100,8 +100,8 @@ export class PostgresStore extends SqlStore {
   }
 
   protected override updateStatement(change: statements.TaskUpdate): Sql {
-    const outboxed = this.#outbox && change.event ? outboxRows(this.#outbox, change.event) : undefined
-    return keepingEvent(super.updateStatement(change), change.event, outboxed)
+    const outboxed = this.#outbox && change.events.length ? outboxRows(this.#outbox, change.events) : undefined
+    return keepingEvents(super.updateStatement(change), change.events, outboxed)
   }
 
   override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../auth/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord } from '../store.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
 import type { LimitCounters } from '../../limits/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
@@ -88,7 +88,8 @@ export class SqlStore implements Store {
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
       ...(changes.lease !== undefined ? { lease: changes.lease } : {}),
-      ...(changes.event ? { event: changes.event } : {}),
+      events: eventsOf(changes),
+      versions: versionsOf(changes),
     }
     try {
       return await this.#update(change)
@@ -99,7 +100,7 @@ export class SqlStore implements Store {
       // it landed; anything else, another writer moved on, as a lost race answers.
       const stored = await this.get(id)
       if (stored?.version === expectedVersion) return this.#update(change)
-      if (stored?.version === expectedVersion + 1 && isDeepStrictEqual(stored.task, JSON.parse(change.taskJson))) return stored
+      if (stored?.version === expectedVersion + change.versions && isDeepStrictEqual(stored.task, JSON.parse(change.taskJson))) return stored
       return undefined
     }
   }
@@ -109,10 +110,10 @@ export class SqlStore implements Store {
     if (!change.messageIds) {
       // The common write: one statement, guarded by the version, returning what it wrote.
       const [row] = await this.#db.query<PushedRow>(this.updateStatement(change), GROUPED)
-      return row ? this.#written(row, change.task) : undefined
+      return row ? this.#written(row, change.task, change.versions) : undefined
     }
     const messageIds = change.messageIds
-    const written = (row: PushedRow) => this.#written(row, change.task)
+    const written = (row: PushedRow) => this.#written(row, change.task, change.versions)
     const updateStatement = this.updateStatement(change)
     // Read the indexed ids, write the task, re-index: one transaction, so a racing writer that
     // loses on the version leaves the index as the winner wrote it.
@@ -132,10 +133,13 @@ export class SqlStore implements Store {
    * The record of a row an update returned, with the task the caller wrote (MemoryStore gives it
    * back as is too), remembering when the task had no push configs then.
    */
-  #written(row: PushedRow, task: Task): TaskRecord {
-    if (row.outboxed?.length) this.#outboxed.set(row.id, row.version, row.outboxed)
-    // SQLite answers 0 or 1, PostgreSQL a boolean.
-    if (!Number(row.pushed)) this.#unpushed.set(row.id, row.version, true)
+  #written(row: PushedRow, task: Task, versions: number): TaskRecord {
+    // Each version the write made had its own event, and the same facts.
+    for (let version = row.version - versions + 1; version <= row.version; version++) {
+      if (row.outboxed?.length) this.#outboxed.set(row.id, version, row.outboxed)
+      // SQLite answers 0 or 1, PostgreSQL a boolean.
+      if (!Number(row.pushed)) this.#unpushed.set(row.id, version, true)
+    }
     return toRecord({ ...row, task })
   }
 

@@ -49,8 +49,10 @@ export interface TaskUpdate {
   messageIds?: readonly string[]
   repliedWithMessage?: boolean
   lease?: RunLease | null
-  /** The event the write publishes (PostgresStore keeps it for followers on other replicas). */
-  event?: StreamResponse
+  /** The events the write publishes, one per version it makes (PostgresStore keeps them for followers on other replicas). */
+  events: readonly StreamResponse[]
+  /** How many versions the write makes (see versionsOf). */
+  versions: number
 }
 
 /** Whether the task has push configs, as the write returning it sees them: its event's lookup may be skipped. */
@@ -73,7 +75,7 @@ export function updateTask(change: TaskUpdate): Sql {
   const updatedAt = sql`CASE WHEN "updatedAt" > ${now} THEN "updatedAt" ELSE ${now} END`
   const stamped = taskTime(change.task, Number.NaN)
   const assignments = [
-    sql`"version" = ${change.expectedVersion + 1}`,
+    sql`"version" = ${change.expectedVersion + change.versions}`,
     sql`"updatedAt" = ${updatedAt}`,
     sql`"task" = ${change.taskJson}`,
     sql`"statusState" = ${change.task.status.state}`,
