@@ -315,61 +315,63 @@ describe('on PostgresStore, shared by replicas', () => {
     expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
 
+  /**
+   * Sends echo to `a` while A2ATaskEvent is locked: the merged update, which keeps its events there,
+   * waits (reads pass). `meanwhile` gets the task's id, found through `b`; then the lock is let go.
+   */
+  async function sendBehindLock(a: TestServer, b: TestServer, meanwhile: (id: string, locker: pg.Client) => Promise<void>) {
+    const locker = new pg.Client({ connectionString: database.url })
+    await locker.connect()
+    try {
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
+      const sent = sendTo(a, 'echo')
+      let id: string | undefined
+      await expect.poll(async () => (id = (await b.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
+      await meanwhile(id!, locker)
+      await locker.query('COMMIT')
+      return { id: id!, task: await sent }
+    } finally {
+      await locker.end()
+    }
+  }
+
   it('SubscribeToTask on another replica, made before the merged update lands, gets each of its events in order', { timeout: 30_000 }, async () => {
     const a = await replica()
     const b = await replica()
-    // The merged update waits behind this lock (it keeps its events in A2ATaskEvent); reads pass it.
-    const locker = new pg.Client({ connectionString: database.url })
-    await locker.connect()
-    try {
-      await locker.query('BEGIN')
-      await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
-      const sent = sendTo(a.server, 'echo')
-      let id: string | undefined
-      await expect.poll(async () => (id = (await b.server.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
-      const stream = await b.server.stream('SubscribeToTask', { id })
+    let stream: Awaited<ReturnType<TestServer['stream']>> | undefined
+    const { task } = await sendBehindLock(a.server, b.server, async (id) => {
+      stream = await b.server.stream('SubscribeToTask', { id })
       expect((await stream.next())?.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED')
-      await locker.query('COMMIT')
-      const task = await sent
-      const events = await stream.ended
-      expect(kinds(events)).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
-      expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
-      expect(events[2]!.data.result.statusUpdate.status).toEqual(task.status)
-      expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
-    } finally {
-      await locker.end()
-    }
+    })
+    const events = await stream!.ended
+    expect(kinds(events)).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
+    expect(events[2]!.data.result.statusUpdate.status).toEqual(task.status)
+    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
 
-  it('a cancel served by another replica before the merged update lands wins: the update is refused and the run cut', { timeout: 30_000 }, async () => {
+  it('a cancel served by another replica while the merged update waits: exactly one lands, and the sender and the store agree', { timeout: 30_000 }, async () => {
     const a = await replica()
     const b = await replica()
-    const locker = new pg.Client({ connectionString: database.url })
-    await locker.connect()
-    try {
-      await locker.query('BEGIN')
-      await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
-      const sent = sendTo(a.server, 'echo')
-      let id: string | undefined
-      await expect.poll(async () => (id = (await b.server.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
-      // B's cancel keeps its event too: it waits behind the lock with A's update, and takes the version first.
-      const canceled = b.server.rpc('CancelTask', { id })
+    let canceled: Promise<Awaited<ReturnType<TestServer['rpc']>>> | undefined
+    const { id, task } = await sendBehindLock(a.server, b.server, async (id, locker) => {
+      // B's cancel keeps its event too: it waits with A's update.
+      canceled = b.server.rpc('CancelTask', { id })
       await expect.poll(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"A2ATaskEvent"'::regclass AND NOT granted`)).rows[0].n).toBeGreaterThanOrEqual(2)
-      await locker.query('COMMIT')
-      const [task, cancel] = await Promise.all([sent, canceled])
-      const stored = await b.store.get(id!)
-      // Exactly one of the two landed on version 1; the other was refused.
-      if (stored!.task.status.state === 'TASK_STATE_CANCELED') {
-        expect(stored!.version).toBe(2)
-        expect(task.status.state).toBe('TASK_STATE_CANCELED')
-        expect(cancel.body.result.status.state).toBe('TASK_STATE_CANCELED')
-      } else {
-        expect(stored).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
-        expect(cancel.body.error).toMatchObject({ code: -32002 })
-      }
-      expect(a.server.exchange.activeRuns).toBe(0)
-    } finally {
-      await locker.end()
+    })
+    const cancel = await canceled!
+    const stored = await b.store.get(id)
+    // Exactly one of the two landed on version 1; the other was refused.
+    if (stored!.task.status.state === 'TASK_STATE_CANCELED') {
+      expect(stored!.version).toBe(2)
+      expect(task.status.state).toBe('TASK_STATE_CANCELED')
+      expect(cancel.body.result.status.state).toBe('TASK_STATE_CANCELED')
+    } else {
+      expect(stored).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+      expect(cancel.body.error).toMatchObject({ code: -32002 })
     }
+    expect(a.server.exchange.activeRuns).toBe(0)
   })
 })
