@@ -275,8 +275,10 @@ export class TaskRun {
     if (stored) this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
+      // Merged writes first, the run still open: if they fail, the handler hears it as of any write.
+      await this.#flush()
       this.#stop ??= { why: 'ended' }
-      await this.#store()
+      if (this.#held) await this.insert()
       await this.#settle(this.#record)
     }
     return this.#record
