@@ -14,7 +14,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import { availableParallelism, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { positiveInt } from './load/env.js'
-import { spawnServer, stopProcess } from './load/server-process.js'
+import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
 import { BENCH_TOKEN, LIGHT_TOKEN } from './servers/shared.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -149,7 +149,7 @@ const ours = await run('ours', 'bench/servers/ours.ts')
 const sdk = await run('sdk', 'bench/servers/sdk.ts')
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : '-')
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`)
-console.log(`\nlight GetTask from a second caller while ${heavyCallers} callers send each heavy kind (${seconds} s each; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)})`)
+console.log(`\nlight GetTask from a second caller while ${heavyCallers} callers send each heavy kind (${seconds} s each; runtime from ${runtimeFrom}; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)})`)
 console.log(['kind', 'ours light p50/p99/max', 'sdk light p50/p99/max', 'ours heavy/s (p50)', 'sdk heavy/s (p50)', 'ours/sdk largest answer', 'ours/sdk statuses'].join(' | '))
 ours.forEach((row, i) => {
   const other = sdk[i]!

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { positiveInt, procStatusBytes } from './load/env.js'
-import { spawnServer, stopProcess } from './load/server-process.js'
+import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const rounds = positiveInt('BENCH_ROUNDS', 3)
@@ -42,5 +42,5 @@ for (let round = 0; round < rounds; round++) {
 }
 const ours = median(samples.get('ours')!) / MiB
 const sdk = median(samples.get('sdk')!) / MiB
-console.log(`idle RSS (median of ${rounds} rounds): ours ${ours.toFixed(1)} MiB, sdk ${sdk.toFixed(1)} MiB`)
+console.log(`idle RSS (median of ${rounds} rounds; runtime from ${runtimeFrom}): ours ${ours.toFixed(1)} MiB, sdk ${sdk.toFixed(1)} MiB`)
 console.log(`  ours − sdk: ${(ours - sdk).toFixed(1)} MiB (goal ≤ ${GOAL_MIB} MiB) ${ours - sdk <= GOAL_MIB ? 'met' : 'NOT met'}`)

@@ -24,7 +24,7 @@ import autocannon from 'autocannon'
 import { runWrk, runWrkBody, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
-import { spawnServer, stopProcess } from './load/server-process.js'
+import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -313,7 +313,7 @@ async function main(): Promise<void> {
     }
     const rows = [...samples.values()].filter((runs) => runs.length > 0).map(medianRow)
     console.log()
-    console.log(`${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+    console.log(`${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}, runtime from ${runtimeFrom}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
     printTable(rows)
     console.log()
     for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')

@@ -39,7 +39,7 @@ import pg from 'pg'
 import { countBadResponses, killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
-import { spawnServer, stopProcess } from './load/server-process.js'
+import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -544,7 +544,7 @@ async function main(): Promise<void> {
 
     console.log()
     console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((load) => load.toFixed(2)).join(', ')} on ${cpus().length} cores`)
-    console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version})`)
+    console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version}, runtime from ${runtimeFrom})`)
     printTable(rows)
     console.log()
     for (const name of ['ours sqlite', 'ours sqlite-direct', 'ours postgres-direct']) {

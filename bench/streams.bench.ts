@@ -16,7 +16,7 @@
  * for the runtime's default backlog (65535, as many as the system allows):
  *   sysctl -w net.core.somaxconn=16384 && BENCH_PHASES=burst npm run bench:streams
  *
- * BENCH_RUNTIME=dist runs ours on the runtime's built package (dist/, built first), as a
+ * BENCH_RUNTIME=dist (what `npm run bench` sets; see bench/load/server-process.ts) runs ours on the runtime's built package (dist/, built first), as a
  * generated app imports it, instead of its TypeScript sources under tsx (whose keepNames wraps
  * every function the runtime makes per stream in a `__name` call).
  *
@@ -48,7 +48,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { listenBacklog, wallMs } from './servers/shared.js'
 import { cpuMs, positiveInt, procStatusBytes } from './load/env.js'
-import { spawnServer, stopProcess, type ServerProcess } from './load/server-process.js'
+import { runtimeFrom, spawnServer, stopProcess, type ServerProcess } from './load/server-process.js'
 import { openBurst } from './load/sse-burst.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -61,9 +61,6 @@ const openConcurrency = positiveInt('BENCH_OPEN_CONCURRENCY', 256)
 const warmupStreams = positiveInt('BENCH_WARMUP_STREAMS', 200)
 const phases = new Set((process.env.BENCH_PHASES || 'burst,fanout').split(','))
 const burstServers = (process.env.BENCH_BURST_SERVERS || 'ours,sdk,raw').split(',')
-const runtimeFrom = process.env.BENCH_RUNTIME || 'source'
-if (runtimeFrom !== 'source' && runtimeFrom !== 'dist') throw new Error(`BENCH_RUNTIME must be source or dist, got ${JSON.stringify(runtimeFrom)}`)
-const SOURCE_CONDITION = '@a2a-agent/source'
 const MiB = 1024 * 1024
 const KiB = 1024
 const GOAL_STREAMS = 10_000
@@ -576,8 +573,7 @@ function listenOverflows(): number | undefined {
 }
 
 async function runBurst(name: string, file: string): Promise<BurstResult> {
-  const env: Record<string, string> = runtimeFrom === 'dist' ? { NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(`--conditions=${SOURCE_CONDITION}`, '') } : {}
-  const target = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, nodeArgs: ['--expose-gc'], env })
+  const target = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, nodeArgs: ['--expose-gc'] })
   server = target
   try {
     const message = (i: number) => ({ messageId: `burst-${runId}-${i}`, role: 'ROLE_USER', parts: [{ text: 'hold' }], metadata: { skill: 'hold' } })
@@ -679,10 +675,6 @@ async function main(): Promise<void> {
   watchdog.unref()
 
   try {
-    if (phases.has('burst') && runtimeFrom === 'dist' && burstServers.includes('ours')) {
-      console.log('streams: building the runtime (BENCH_RUNTIME=dist)')
-      execFileSync('npm', ['run', 'build', '--silent', '-w', 'packages/runtime'], { cwd: root, stdio: 'inherit' })
-    }
     if (phases.has('burst')) {
       const results: BurstResult[] = []
       const targets = { ours: 'streams-server.ts', sdk: 'sdk-streams.ts', raw: 'raw-streams.ts' } as const

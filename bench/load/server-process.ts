@@ -2,9 +2,15 @@
  * A bench server in a child process of its own, so the load generator does not compete for its
  * event loop: spawned under tsx, ready once it prints `{"port":N}`, stopped with SIGTERM (then
  * SIGKILL). BENCH_SERVER_ARGS adds node flags to every server, e.g. "--cpu-prof".
+ *
+ * BENCH_RUNTIME=dist runs our servers on the runtime's built package (dist/, built once by
+ * the first {@link spawnServer}), as generated apps import it; `source` (the default of each
+ * bench:* script) runs its TypeScript source through tsx, whose keepNames wraps every closure the
+ * runtime makes per request and whose transforms stay in memory. `npm run bench` sets dist; the
+ * first server spawned builds it.
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createInterface } from 'node:readline'
 
 export interface ServerProcess {
@@ -19,13 +25,36 @@ export interface SpawnOptions {
   nodeArgs?: string[]
 }
 
+const SOURCE_CONDITION = '--conditions=@a2a-agent/source'
+
+/** Where our servers take the runtime from: `source` or `dist` (BENCH_RUNTIME). */
+export const runtimeFrom: 'source' | 'dist' = (() => {
+  const value = process.env.BENCH_RUNTIME || 'source'
+  if (value !== 'source' && value !== 'dist') throw new Error(`BENCH_RUNTIME must be source or dist, got ${JSON.stringify(value)}`)
+  return value
+})()
+
+let built = false
+/** Builds the runtime package once per bench process when the servers run on dist. */
+function buildRuntimeForBench(root: string): void {
+  if (runtimeFrom !== 'dist' || built) return
+  console.log('bench: building the runtime (BENCH_RUNTIME=dist)')
+  execFileSync('npm', ['run', 'build', '--silent', '-w', 'packages/runtime'], { cwd: root, stdio: 'inherit' })
+  built = true
+}
+
+/** The environment a server starts with: without the source condition when it runs on dist. */
+const runtimeEnv = (): Record<string, string> =>
+  runtimeFrom === 'dist' ? { NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(SOURCE_CONDITION, '').trim() } : {}
+
 /** Spawns the server script `file`; `name` marks its errors and everything else it prints. */
 export async function spawnServer(name: string, file: string, options: SpawnOptions): Promise<ServerProcess> {
+  buildRuntimeForBench(options.cwd)
   const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean)
   const child = spawn(process.execPath, [...extra, ...(options.nodeArgs ?? []), '--import', 'tsx', file], {
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...options.env, NODE_ENV: 'production' },
+    env: { ...process.env, ...runtimeEnv(), ...options.env, NODE_ENV: 'production' },
   })
   const lines = createInterface({ input: child.stdout! })
   const port = await new Promise<number>((resolve, reject) => {
