@@ -21,9 +21,13 @@ async function a2a(app: string, ...flags: string[]): Promise<{ code: number; std
 
 /** The CLI of the repository at `repo`. */
 async function a2aIn(repo: string, app: string, ...flags: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = [join(repo, 'packages/create-a2a-agent/bin/a2a.js'), 'generate', 'entities', '--app', app, ...flags]
+  return run(repo, join(repo, 'packages/create-a2a-agent/bin/a2a.js'), 'generate', 'entities', '--app', app, ...flags)
+}
+
+/** `node <args>` in `cwd`: exit code and output, never a throw. */
+async function run(cwd: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd: repo })
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, args, { cwd })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string }
@@ -83,6 +87,35 @@ it('--check passes on the committed example and fails once its schema gains a fi
   const again = await a2a(copy)
   expect(again.code, again.stdout + again.stderr).toBe(0)
   expect(again.stdout).toMatch(/^Nothing to do: \d+ generated files are up to date\./)
+}, 60_000)
+
+it('runs the bare forms in the app folder (`a2a generate entities`, `--check`, which skip yargs) exactly as the same runs spelled with --app', async () => {
+  const bare = join(root, 'test', `.tmp-bare-${process.pid}`)
+  try {
+    cpSync(example, bare, { recursive: true, filter: (path) => !['node_modules', 'generated'].includes(basename(path)) && !/\.db(-\w+)?$/.test(path) })
+    const schemaPath = join(bare, 'prisma/schema.prisma')
+    writeFileSync(schemaPath, readFileSync(schemaPath, 'utf8').replace('  note       String?\n', '  note       String?\n  poNumber   String?\n'))
+    const bin = join(root, 'packages/create-a2a-agent/bin/a2a.js')
+    const both = async (...flags: string[]) => [await run(bare, bin, 'generate', 'entities', ...flags), await run(bare, bin, 'generate', 'entities', '--app', '.', ...flags)] as const
+
+    const [staleBare, staleSpelled] = await both('--check')
+    expect(staleBare.code, staleBare.stdout + staleBare.stderr).toBe(1)
+    expect(staleBare.stdout).toMatch(/would update\s+src\/a2a\/invoices\.gen\.ts/)
+    expect(staleBare).toEqual(staleSpelled)
+
+    const written = await run(bare, bin, 'generate', 'entities')
+    expect(written.code, written.stdout + written.stderr).toBe(0)
+    expect(written.stdout).toMatch(/updated\s+src\/a2a\/invoices\.gen\.ts/)
+
+    const [noopBare, noopSpelled] = await both()
+    expect(noopBare.stdout).toMatch(/^Nothing to do: \d+ generated files are up to date\./)
+    expect(noopBare).toEqual(noopSpelled)
+    const [checkBare, checkSpelled] = await both('--check')
+    expect(checkBare.code).toBe(0)
+    expect(checkBare).toEqual(checkSpelled)
+  } finally {
+    rmSync(bare, { recursive: true, force: true })
+  }
 }, 60_000)
 
 /** Every file a fresh clone of the working tree would hold: tracked and new, never ignored ones. */
