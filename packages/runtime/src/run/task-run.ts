@@ -91,14 +91,16 @@ export class TaskRun {
     this.#record = record
     this.#new = this.#held = options.new === true
     this.done = new Promise((resolve) => (this.#finish = resolve))
-    this.stored = this.#held
-      ? new Promise((resolve, reject) => {
-          this.#resolveStored = resolve
-          this.#rejectStored = reject
-        })
-      : Promise.resolve(record)
-    // Its refusal is answered by whoever inserts (the sender), not here.
-    this.stored.catch(() => undefined)
+    if (this.#held) {
+      this.stored = new Promise((resolve, reject) => {
+        this.#resolveStored = resolve
+        this.#rejectStored = reject
+      })
+      // Its refusal is answered by whoever inserts (the sender), not here.
+      this.stored.catch(() => undefined)
+    } else {
+      this.stored = Promise.resolve(record)
+    }
     core.runs.set(record.id, this)
   }
 
