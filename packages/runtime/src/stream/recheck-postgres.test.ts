@@ -109,29 +109,45 @@ it('keeps a stream open while re-checking its API key fails (database away), and
   await expectStreamOutlivesOutage(server, release)
 })
 
-it('answers a SubscribeToTask whose first store read fails with an internal error, not task not found', async () => {
+/**
+ * Opens a stream on the waiting skill and arms an outage on the `outageAt`-th store read after it
+ * (1: SubscribeToTask's visibility check, 2: the stream's own first read). No other read may take
+ * an armed one: the server's keep-alive is long, so the open stream does not recheck, and the store
+ * listens again after the earlier tests' outages, so no resync makes the running task read itself.
+ */
+async function subscribeThroughOutage(outageAt: 1 | 2) {
   const alice: Principal = { owner: 'alice' }
   const { skill, release } = waiting()
-  const server = await serve({ skills: [skill], resolvePrincipal: () => alice, logger: { warn: () => {}, error: () => {} } })
+  const server = await serve({ skills: [skill], resolvePrincipal: () => alice, streamKeepAliveMs: 60_000, logger: { warn: () => {}, error: () => {} } })
   const sent = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'waits' }) })
   const taskId = (await sent.next())!.data.result.task.id
   await sent.next()
-  // The subscription's visibility check reads first; the stream's own first read meets the outage.
+  await vi.waitFor(() => expect(store.notifications!.live).toBe(true), { timeout: 10_000, interval: 20 })
+  await new Promise((resolve) => setImmediate(resolve))
   let end: (() => Promise<void>) | undefined
-  store.beforeRead = () => {
-    store.beforeRead = async () => (end = await outage(database.url))
-    return Promise.resolve()
-  }
+  const startOutage = async () => void (end = await outage(database.url))
+  store.beforeRead = outageAt === 1 ? startOutage : () => ((store.beforeRead = startOutage), Promise.resolve())
   try {
     const reply = await server.stream('SubscribeToTask', { id: taskId })
     const events = await reply.ended
     expect(end).toBeDefined()
-    expect(events).toHaveLength(1)
-    expect(events[0]!.data.error).toMatchObject({ code: -32603 })
+    return { reply, events }
   } finally {
     store.beforeRead = undefined
     await end?.()
+    release()
+    expect((await sent.ended).at(-1)).toMatchObject(completed)
   }
-  release()
-  expect((await sent.ended).at(-1)).toMatchObject(completed)
+}
+
+it('answers a SubscribeToTask whose first store read fails with an internal error, not task not found', async () => {
+  const { events } = await subscribeThroughOutage(2)
+  expect(events).toHaveLength(1)
+  expect(events[0]!.data.error).toMatchObject({ code: -32603 })
+})
+
+it('answers a SubscribeToTask whose visibility check cannot read the store with an internal error before any stream opens', async () => {
+  const { reply, events } = await subscribeThroughOutage(1)
+  expect(events).toHaveLength(0)
+  expect(reply.body.error).toMatchObject({ code: -32603 })
 })
