@@ -11,7 +11,7 @@ import { PgReads } from './pg-reads.js'
 import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
-import { sql, type Sql } from './sql.js'
+import { shaped, sql, type Sql } from './sql.js'
 import { SqlStore } from './sql-store.js'
 import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from './schema-check.js'
 import { SqlCounters } from '../../limits/sql-counters.js'
@@ -35,9 +35,9 @@ const TIMESTAMP_OID = 1114
 
 /** Inserts the task and indexes its messages in one statement (a data-modifying CTE): one round trip, atomic. */
 const insertTaskWithMessages = (record: TaskRecord, taskJson: string): Sql =>
-  sql`WITH "created" AS (${statements.insertTask(record, taskJson)} RETURNING "id")
+  shaped('insert task with messages', sql`WITH "created" AS (${statements.insertTask(record, taskJson)} RETURNING "id")
     INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId")
-    SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`
+    SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`)
 
 /**
  * The tier's settled tasks past its newest `keep` deleted with their message index rows, push
@@ -100,8 +100,10 @@ export class PostgresStore extends SqlStore {
   }
 
   protected override updateStatement(change: statements.TaskUpdate): Sql {
-    const outboxed = this.#outbox && change.events.length ? outboxRows(this.#outbox, change.events) : undefined
-    return keepingEvents(super.updateStatement(change), change.events, outboxed)
+    const update = super.updateStatement(change)
+    if (!change.events.length) return update
+    const outboxed = this.#outbox ? outboxRows(this.#outbox, change.events) : undefined
+    return shaped(`update ${statements.updateShape(change)} keeping events ${this.#outbox ?? ''}`, keepingEvents(update, change.events, outboxed))
   }
 
   override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {

@@ -16,6 +16,20 @@ import type { RawClient } from './client.js'
 
 export { sql, join, type Sql }
 
+/** Statement texts by shape (see {@link shaped}): with `$n` placeholders (PostgreSQL) and with `?` (SQLite). */
+const shapedTexts = new Map<string, { text: string; sql: string }>()
+
+/**
+ * `statement` with the texts of the first statement built under the same `shape`, a key naming
+ * everything its text depends on (its values may differ). A hot statement's text, a join of its
+ * fragments that the executor then hashes to find its prepared statement, is built once, not per call.
+ */
+export function shaped(shape: string, statement: Sql): Sql {
+  let texts = shapedTexts.get(shape)
+  if (texts === undefined) shapedTexts.set(shape, (texts = { text: statement.text, sql: statement.sql }))
+  return Object.defineProperties(statement, { text: { value: texts.text }, sql: { value: texts.sql } })
+}
+
 /** `statement` as the tag-function call Prisma's `$queryRaw` and `$executeRaw` expect. */
 const tagged = (statement: Sql): [TemplateStringsArray, ...unknown[]] => [
   Object.assign([...statement.strings], { raw: statement.strings }),

@@ -8,7 +8,7 @@ import { TERMINAL_STATES, type StreamResponse } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
 import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'
 import { toDate } from './rows.js'
-import { join, sql, type Sql } from './sql.js'
+import { join, shaped, sql, type Sql } from './sql.js'
 
 /** Ids per `IN (…)` list, well under SQLite's and PostgreSQL's bound-parameter limits. */
 export const CHUNK = 500
@@ -84,8 +84,16 @@ export function updateTask(change: TaskUpdate): Sql {
     ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
     ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
-  return sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`
+  const update = sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`
+  return shaped(`update ${updateShape(change, stamped)}`, update)
 }
+
+/**
+ * The assignments {@link updateTask} makes, which its text depends on (see shaped); `stamped` is
+ * the task's status time, NaN when it has none.
+ */
+export const updateShape = (change: TaskUpdate, stamped = taskTime(change.task, Number.NaN)): string =>
+  `${change.messageIds ? 'm' : '-'}${change.repliedWithMessage !== undefined ? 'r' : '-'}${change.lease !== undefined ? 'l' : '-'}${Number.isNaN(stamped) ? 'u' : 's'}`
 
 /** The message ids and owner of the task at exactly `version`: what a re-index starts from. */
 export const selectIndexed = (id: string, version: number): Sql =>
