@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
+import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { PostgresStore } from '../store/prisma/postgres-store.js'
+import type { Store } from '../store/store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
 
@@ -23,27 +26,52 @@ const ask = defineSkill({
   },
 })
 
-let server: TestServer
-let receiver: Server
-let hookUrl: string
-beforeAll(async () => {
-  server = await startTestServer({ check: wireCheck, skills: [counted, ask], allowPrivatePush: true })
-  // A loopback receiver, so push delivery has somewhere real to go.
-  receiver = createServer((request, response) => {
-    request.resume()
-    request.on('end', () => response.writeHead(204).end())
-  }).listen(0, '127.0.0.1')
-  await new Promise((resolve) => receiver.once('listening', resolve))
-  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
-})
-afterAll(async () => {
-  await server.close()
-  await new Promise((resolve) => receiver.close(resolve))
+let hold: Promise<void> = Promise.resolve()
+const held = defineSkill({
+  id: 'held',
+  description: 'works until released',
+  handler: async (ctx) => {
+    await hold
+    await ctx.artifact({ parts: 'done' })
+  },
 })
 
-const send = async (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => (await server.result('SendMessage', { message, ...extra })).task
+// On MemoryStore the exchange looks for a repeat before it creates; on PostgresStore the insert
+// itself checks the message id (createUnlessAccepted) and the repeat is looked for only after.
+describe.each([
+  ['MemoryStore', async () => ({ close: async () => {} })],
+  [
+    'PostgresStore',
+    async () => {
+      const database: TestDatabase = await openDatabase('postgres')
+      const store = new PostgresStore(database.url, { max: 4 })
+      return { store, close: async () => (await store.close(), await database.close()) }
+    },
+  ],
+] as [string, () => Promise<{ store?: Store; close: () => Promise<void> }>][])('messageId idempotency on %s', (_name, open) => {
+  let server: TestServer
+  let receiver: Server
+  let hookUrl: string
+  let opened: { store?: Store; close: () => Promise<void> }
+  beforeAll(async () => {
+    opened = await open()
+    server = await startTestServer({ check: wireCheck, skills: [counted, ask, held], allowPrivatePush: true, maxConcurrentRunsPerOwner: -1, ...(opened.store ? { store: opened.store } : {}) })
+    // A loopback receiver, so push delivery has somewhere real to go.
+    receiver = createServer((request, response) => {
+      request.resume()
+      request.on('end', () => response.writeHead(204).end())
+    }).listen(0, '127.0.0.1')
+    await new Promise((resolve) => receiver.once('listening', resolve))
+    hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+  })
+  afterAll(async () => {
+    await server.close()
+    await opened.close()
+    await new Promise((resolve) => receiver.close(resolve))
+  })
 
-describe('messageId idempotency', () => {
+  const send = async (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => (await server.result('SendMessage', { message, ...extra })).task
+
   it('answers a repeat of the same message with the first task, running it once', async () => {
     runs = 0
     const message = userMessage('once', { skill: 'counted', metadata: { skill: 'counted', n: 1 } })
@@ -52,7 +80,30 @@ describe('messageId idempotency', () => {
     const reordered = { parts: message.parts, metadata: { n: 1, skill: 'counted' }, role: 'ROLE_USER', messageId: message.messageId }
     expect((await send(reordered)).id).toBe(first.id)
     expect((await send({ ...message, contextId: first.contextId, taskId: first.id })).id).toBe(first.id)
+    // With only the contextId filled in, the message hashes to another task id: still the repeat.
+    expect((await send({ ...message, contextId: first.contextId })).id).toBe(first.id)
     expect(runs).toBe(1)
+  })
+
+  it('answers a repeat with its task while the owner\'s one run slot is taken, by that very task', async () => {
+    // Another replica with a run cap: there the repeat is looked for before a slot is taken.
+    const capped = await startTestServer({ check: wireCheck, skills: [counted, held], maxConcurrentRunsPerOwner: 1, ...(opened.store ? { store: opened.store } : {}) })
+    let release!: () => void
+    hold = new Promise((resolve) => (release = resolve))
+    try {
+      const message = userMessage('wait', { skill: 'held' })
+      const first = (await capped.result('SendMessage', { message, configuration: { returnImmediately: true } })).task
+      const repeat = (await capped.result('SendMessage', { message, configuration: { returnImmediately: true } })).task
+      expect(repeat.id).toBe(first.id)
+      // Another message is refused meanwhile: the slot is taken.
+      expect((await capped.rpc('SendMessage', { message: userMessage('other', { skill: 'counted' }) })).body.error?.message).toMatch(/Maximum concurrent task runs/)
+      release()
+      // A blocking repeat answers once the run has ended.
+      expect((await capped.result('SendMessage', { message })).task.status.state).toBe('TASK_STATE_COMPLETED')
+    } finally {
+      release()
+      await capped.close()
+    }
   })
 
   it('runs a different message under a reused messageId as a new message', async () => {

@@ -54,19 +54,26 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
   const key = `${caller.viewer.owner}\u0000${message.messageId}`
   const earlier = core.accepting.get(key)
   if (earlier) await earlier.catch(() => undefined)
-  const prior = await findRepeat(core, caller.viewer, message)
+  const claims = claimsMessageId(core, message)
+  const prior = claims ? undefined : await findRepeat(core, caller.viewer, message)
   if (prior) {
     await hooks.attachPush?.(prior, { repeat: true })
     return prior
   }
-  const accepting = message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks)
+  const accepting = message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks, claims)
   core.accepting.set(key, accepting)
   try {
     return await accepting
   } catch (error) {
     // The same message sent at once to another replica won: its task took this message's id
-    // (the store's key refused ours) or its resume took the paused task. Answer that task.
-    const winner = await findRepeat(core, caller.viewer, message).catch(() => undefined)
+    // (the store's key refused ours) or its resume took the paused task. Answer that task. Or
+    // (claims) the owner's tasks held the id already: a repeat is answered with its task, and
+    // another message under a reused id runs as a new one, as when looked for first.
+    const taken = error instanceof MessageIdTakenError
+    const winner = await findRepeat(core, caller.viewer, message).catch((lookup: unknown) => {
+      if (taken) throw lookup
+    })
+    if (!winner && taken) return await start(core, caller, params, hooks, false)
     if (!winner) throw error
     await hooks.attachPush?.(winner, { repeat: true })
     return winner
@@ -74,6 +81,14 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
     if (core.accepting.get(key) === accepting) core.accepting.delete(key)
   }
 }
+
+/**
+ * Whether the new task's insert itself checks its message id (Store.createUnlessAccepted) instead
+ * of a lookup first: only for a message without taskId, and only when nothing is claimed before
+ * the insert (no run cap, no quota), since a repeat must take no run slot or turn, even briefly.
+ */
+const claimsMessageId = (core: ExchangeCore, message: Message): boolean =>
+  !message.taskId && core.store.createUnlessAccepted !== undefined && core.slots.limit < 0 && !core.quota?.counts
 
 const findRepeat = async (core: ExchangeCore, viewer: Viewer, message: Message): Promise<TaskRecord | undefined> =>
   (await core.store.findByMessageId(viewer.owner, message.messageId)).find((r) => canSee(viewer, tierOf(r)) && isRepeatOf(message, r))
@@ -116,7 +131,16 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
   return { task: toWireTask(final, { historyLength: configuration.historyLength }) }
 }
 
-async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks): Promise<TaskRecord> {
+/** A claiming insert found the message id among the owner's tasks (see acceptMessage): never reaches a caller. */
+class MessageIdTakenError extends Error {}
+
+/** Inserts a new task unless the owner's tasks hold its message id (see Store.createUnlessAccepted). */
+const insertUnlessAccepted = (core: ExchangeCore) => async (record: TaskRecord): Promise<void> => {
+  if (!(await core.store.createUnlessAccepted!(record))) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+}
+
+/** `claims`: the task is inserted only while its message id is free (no repeat was looked for). */
+async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks, claims: boolean): Promise<TaskRecord> {
   const { message } = params
   const { id, chars } = taskIdOf(caller.viewer, message)
   // Hashing a large message was one stage; the store's encoding of it is the next.
@@ -145,7 +169,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     // Born terminal: the agent declines without running anything (a turn all the same).
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
     const undoTurn = await core.quota?.admitTurn(caller.viewer, id, false)
-    await core.store.create(rejected).catch(async (error: unknown) => {
+    await (claims ? insertUnlessAccepted(core)(rejected) : core.store.create(rejected)).catch(async (error: unknown) => {
       await undoTurn?.()
       throw error
     })
@@ -161,7 +185,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   let run: TaskRun | undefined
   try {
     if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
-    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true })
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, ...(claims ? { insert: insertUnlessAccepted(core) } : {}) })
     if (holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
       void run.start()

@@ -34,6 +34,11 @@ type Coordinates = Pick<Viewer, 'owner' | 'tenant'>
 export class Quota {
   constructor(private readonly options: QuotaOptions) {}
 
+  /** Whether {@link admitTurn} counts anything: false when neither quota is set. */
+  get counts(): boolean {
+    return this.options.turnsPerHour >= 0 || this.options.occupiedPerTenant >= 0
+  }
+
   /**
    * Counts a fresh turn (a new task; `occupies` unless it is born terminal) or throws HTTP 429.
    * Resolves to an undo for a failure after it, so a task that was never made counts nothing.

@@ -53,6 +53,7 @@ export class TaskRun {
   #writes = 0
   /** Made for a new task, which it inserts ({@link insert}): it starts without reading it again. */
   readonly #new: boolean
+  readonly #insert: (record: TaskRecord) => Promise<void>
   /** True while the new task is held: not in the store yet, changed in the process only. */
   #held: boolean
   /** The new task's insert, once begun; later writes go after it. */
@@ -84,11 +85,13 @@ export class TaskRun {
     /**
      * A new task, not stored yet: the run inserts it, when {@link insert} is called or, held, when
      * the run ends or outlives its first turn (see the module comment). Made before the insert, so
-     * a cancel or a shutdown once the task is stored finds the run.
+     * a cancel or a shutdown once the task is stored finds the run. `insert` stores it (default:
+     * the store's create).
      */
-    options: { new?: boolean } = {},
+    options: { new?: boolean; insert?: (record: TaskRecord) => Promise<void> } = {},
   ) {
     this.#record = record
+    this.#insert = options.insert ?? ((created) => core.store.create(created))
     this.#new = this.#held = options.new === true
     this.done = new Promise((resolve) => (this.#finish = resolve))
     if (this.#held) {
@@ -316,7 +319,7 @@ export class TaskRun {
     if (!this.#held) return this.#inserting ?? Promise.resolve()
     this.#held = false
     const record = this.#record
-    this.#inserting = this.core.store.create(record).then(
+    this.#inserting = this.#insert(record).then(
       () => this.#resolveStored(record),
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.

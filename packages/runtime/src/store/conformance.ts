@@ -292,6 +292,24 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(await store.findByMessageId('bob', 'm2')).toEqual([])
     })
 
+    it('createUnlessAccepted stores a record unless one of the owner\'s records holds one of its message ids', async ({ skip }) => {
+      if (!store.createUnlessAccepted) return skip()
+      const first = makeRecord({ id: 't1', messageIds: ['m1'] })
+      expect(await store.createUnlessAccepted(first)).toBe(true)
+      expect(await store.get('t1')).toEqual(first)
+      // Taken by t1: nothing stored, the id not indexed for t2 either.
+      expect(await store.createUnlessAccepted(makeRecord({ id: 't2', messageIds: ['m2', 'm1'] }))).toBe(false)
+      expect(await store.get('t2')).toBeUndefined()
+      expect(await store.findByMessageId('alice', 'm2')).toEqual([])
+      // Another owner's message ids are not alice's, and an id accepted by an update counts too.
+      expect(await store.createUnlessAccepted(makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }))).toBe(true)
+      await store.update('t1', 1, { task: first.task, messageIds: ['m1', 'm3'] })
+      expect(await store.createUnlessAccepted(makeRecord({ id: 't3', messageIds: ['m3'] }))).toBe(false)
+      // A duplicate id is refused as create refuses it, keeping the stored record.
+      await expect(store.createUnlessAccepted(makeRecord({ id: 'b1', messageIds: ['m9'] }))).rejects.toThrow()
+      expect(await store.findByMessageId('alice', 'm9')).toEqual([])
+    })
+
     it('putPushConfig then get and list return equal copies; unknown ids are undefined or empty', async () => {
       await seed(store, [makeRecord({ id: 't1' })])
       const config = makePushConfig('t1', 'c1', 0, { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })

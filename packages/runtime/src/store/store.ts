@@ -202,6 +202,13 @@ export interface Store extends PushConfigStore {
    * string or key, so every store keeps exactly the same tasks.
    */
   create(record: TaskRecord): Promise<void>
+  /**
+   * Optional: {@link create}, unless one of the owner's records has accepted one of the record's
+   * message ids already; then it stores nothing and resolves false. The exchange then accepts a new
+   * message with this one call, and looks for a repeat ({@link findByMessageId}) only when it
+   * resolves false; without it, it looks first and creates after.
+   */
+  createUnlessAccepted?(record: TaskRecord): Promise<boolean>
   get(id: string): Promise<TaskRecord | undefined>
   /**
    * Writes the changes when the stored version equals `expectedVersion`, bumping the version (by

@@ -12,7 +12,7 @@ import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { shaped, sql, type Sql } from './sql.js'
-import { SqlStore } from './sql-store.js'
+import { GROUPED, SqlStore } from './sql-store.js'
 import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from './schema-check.js'
 import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
@@ -22,6 +22,7 @@ import type { StoredEvent, TaskChanges, TaskRecord } from '../store.js'
 import type { TaskRow } from './client.js'
 import { toRecord } from './rows.js'
 import type { StreamResponse } from '../../wire/types.js'
+import { encodeJson } from '../../wire/json-safe.js'
 
 export interface PostgresStoreOptions {
   /** The most connections the store's pool opens; default 10 (see postgresPoolSize). */
@@ -33,11 +34,11 @@ export interface PostgresStoreOptions {
 /** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
 const TIMESTAMP_OID = 1114
 
-/** Inserts the task and indexes its messages in one statement (a data-modifying CTE): one round trip, atomic. */
-const insertTaskWithMessages = (record: TaskRecord, taskJson: string): Sql =>
-  shaped('insert task with messages', sql`WITH "created" AS (${statements.insertTask(record, taskJson)} RETURNING "id")
+/** Inserts the task (`insert`) and indexes its messages in one statement (a data-modifying CTE): one round trip, atomic. */
+const insertWithMessages = (insert: Sql, record: TaskRecord): Sql =>
+  sql`WITH "created" AS (${insert} RETURNING "id")
     INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId")
-    SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`)
+    SELECT DISTINCT ${record.owner}, "messageId", "created"."id" FROM "created", unnest(${record.messageIds}::text[]) AS "messageId"`
 
 /**
  * The tier's settled tasks past its newest `keep` deleted with their message index rows, push
@@ -144,7 +145,20 @@ export class PostgresStore extends SqlStore {
   }
 
   protected override createStatements(record: TaskRecord, taskJson: string): Sql[] {
-    return [insertTaskWithMessages(record, taskJson)]
+    return [shaped('insert task with messages', insertWithMessages(statements.insertTask(record, taskJson), record))]
+  }
+
+  /**
+   * One statement: the message-id check is the insert's own condition. The message index has no
+   * unique key on (owner, messageId) (a reused id with another message is a new task), so the
+   * check is a probe of it within the insert; two replicas given the same message at once both
+   * pass it, and the task id (made from the message) lets one in, as for {@link create}.
+   */
+  async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
+    const taskJson = encodeJson(record.task, 'task')
+    const insert = shaped('insert task with messages unless accepted', insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
+    // The message rows it inserted: none when the task was not.
+    return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
   }
 
   protected override async trimChunk(tier: Viewer, keep: number): Promise<string[]> {

@@ -25,7 +25,7 @@ import * as statements from './statements.js'
 const REPEATABLE: Run = { idempotent: true }
 
 /** A write that may share its commit with other writes of the same turn (see Run.group). */
-const GROUPED: Run = { group: true }
+export const GROUPED: Run = { group: true }
 
 /** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
 const REMEMBERED_TASKS = 4096
@@ -52,16 +52,26 @@ export class SqlStore implements Store {
 
   async create(record: TaskRecord): Promise<void> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = () => this.#db.batch(this.createStatements(record, taskJson), GROUPED)
+    await this.inserting(record, taskJson, async () => {
+      await this.#db.batch(this.createStatements(record, taskJson), GROUPED)
+      return true
+    })
+  }
+
+  /**
+   * Runs `insert`, the record's insert (resolving whether it stored the record). When the
+   * connection died under it the insert may have committed: ours if the row is there as written
+   * (ids are made from the message and its sender, or are random UUIDs); sent again once if it is not.
+   */
+  protected async inserting(record: TaskRecord, taskJson: string, insert: () => Promise<boolean>): Promise<boolean> {
     try {
-      await insert()
+      return await insert()
     } catch (error) {
       if (!this.#db.lostConnection?.(error)) throw error
-      // The connection died: the insert may have committed. Ours if the row is there as written
-      // (ids are the exchange's random UUIDs); sent again once if it is not.
       const stored = await this.get(record.id)
       if (!stored) return insert()
       if (stored.owner !== record.owner || stored.createdAt !== record.createdAt || !isDeepStrictEqual(stored.task, JSON.parse(taskJson))) throw error
+      return true
     }
   }
 

@@ -31,15 +31,27 @@ const whereAll = (conditions: Sql[]): Sql => join(conditions, ' AND ', 'WHERE ')
 
 export const selectTask = (id: string): Sql => sql`SELECT * FROM "A2ATask" WHERE "id" = ${id}`
 
-/** `taskJson` is the task already checked and encoded (encodeJson). */
-export function insertTask(record: TaskRecord, taskJson: string): Sql {
+const TASK_COLUMNS = sql`("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime", "runner", "leaseUntil")`
+
+/** The record's values in {@link TASK_COLUMNS}' order; `taskJson` is the task already checked and encoded (encodeJson). */
+export function taskValues(record: TaskRecord, taskJson: string): Sql {
   const { task } = record
   const { lease } = record
-  return sql`INSERT INTO "A2ATask" ("id", "contextId", "owner", "tenant", "scope", "skill", "version", "task", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime", "runner", "leaseUntil")
-    VALUES (${record.id}, ${record.contextId}, ${record.owner}, ${record.tenant}, ${record.scope}, ${record.skill}, ${record.version}, ${taskJson},
+  return sql`${record.id}, ${record.contextId}, ${record.owner}, ${record.tenant}, ${record.scope}, ${record.skill}, ${record.version}, ${taskJson},
       ${JSON.stringify(record.messageIds)}, ${record.repliedWithMessage ?? null}, ${toDate(record.createdAt)}, ${toDate(record.updatedAt)},
-      ${task.status.state}, ${toDate(taskTime(task, record.updatedAt))}, ${lease?.runner ?? null}, ${lease ? toDate(lease.until) : null})`
+      ${task.status.state}, ${toDate(taskTime(task, record.updatedAt))}, ${lease?.runner ?? null}, ${lease ? toDate(lease.until) : null}`
 }
+
+/** `taskJson` is the task already checked and encoded (encodeJson). */
+export const insertTask = (record: TaskRecord, taskJson: string): Sql => sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} VALUES (${taskValues(record, taskJson)})`
+
+/**
+ * The same insert, made only while none of the owner's tasks holds one of the record's message
+ * ids (PostgreSQL: its parameters take the columns' types from the insert).
+ */
+export const insertTaskUnlessAccepted = (record: TaskRecord, taskJson: string): Sql =>
+  sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}
+    WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE "owner" = ${record.owner} AND "messageId" = ANY(${record.messageIds}::text[]))`
 
 export interface TaskUpdate {
   id: string
