@@ -28,6 +28,25 @@ describe('taskIdOf', () => {
     expect(taskIdOf({ owner: 'alice', tenant: 't1', scope: 's' }, messages[1]!).id).toBe(idFromWholeString({ owner: 'alice', tenant: 't1', scope: 's' } as never, messages[1]!))
   })
 
+  it('hashes the same bytes whether the message is written by JSON.stringify (keys already in order) or walked', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: [2, 'x'] })
+    const messages = [
+      // Keys in code-unit order throughout: one JSON.stringify.
+      message({ contextId: 'c', parts: [{ data: { a: [1, { b: null, c: 'd' }], b: -0, z: 1.5e-7 } }], metadata: { A: 1, a: 2 } }),
+      message({ parts: [{ data: { x: undefined, y: 1 } }], metadata: bare }),
+      // Out of order somewhere: walked.
+      message({ parts: [{ mediaType: 'text/plain', text: 'hi' }] }),
+      message({ parts: [{ data: { 9: 'a', 10: 'b', x: 'c' } }] }),
+      message({ parts: [{ data: { 1: 'a', 2: 'b' } }] }),
+      message({ parts: [{ data: { list: [undefined, 1] } }] }),
+      message({ parts: [{ data: { b: { d: 1, c: 2 }, a: 1 } }] }),
+      // Large and walked: the streaming hash.
+      message({ parts: [{ mediaType: 'x/y', text: 'x'.repeat(1 << 20) }, ...Array.from({ length: 100 }, (_, i) => ({ mediaType: 'x/y', text: `part ${i} `.repeat(10) }))] }),
+    ]
+    for (const sent of messages) expect(taskIdOf(alice, sent).id).toBe(idFromWholeString(alice, sent))
+    expect(taskIdOf({ owner: 'alice', tenant: 't1', scope: 's' }, messages[1]!).id).toBe(idFromWholeString({ owner: 'alice', tenant: 't1', scope: 's' } as never, messages[1]!))
+  })
+
   it('makes one id for the same message whatever its key order, another for other content under the same messageId', () => {
     const first = taskIdOf(alice, message({ metadata: { a: 1, b: [{ x: 1, y: 2 }] } })).id
     expect(taskIdOf(alice, message({ metadata: { b: [{ y: 2, x: 1 }], a: 1 } })).id).toBe(first)

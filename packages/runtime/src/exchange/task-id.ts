@@ -18,11 +18,48 @@ const DIRECT_CHARS = 4096
  */
 export function taskIdOf(viewer: Viewer, message: Message): { id: string; chars: number } {
   const sent = [viewer.owner, viewer.tenant, viewer.scope, message.messageId, message.contextId ?? null, message.parts, message.metadata ?? {}]
-  const hash = new CanonicalHash()
-  hash.add(sent)
-  const hex = hash.digest()
+  let hex: string
+  let chars: number
+  if (inCanonicalOrder(sent)) {
+    // Most messages: JSON.stringify already writes the canonical bytes, natively and in one piece.
+    const text = JSON.stringify(sent)
+    hex = sha('sha256', text, 'hex')
+    chars = text.length
+  } else {
+    const hash = new CanonicalHash()
+    hash.add(sent)
+    hex = hash.digest()
+    chars = hash.chars
+  }
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`, chars: hash.chars }
+  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`, chars }
+}
+
+/**
+ * Whether JSON.stringify writes `value` as its RFC 8785 canonical form: every object a plain one
+ * (no toJSON) whose keys come in code-unit order, and only strings, numbers, booleans, null,
+ * arrays and such objects in it (an undefined member is left out by both). JSON.stringify writes
+ * strings and numbers as the canonical form does; integer-like keys, which objects list first,
+ * are out of order unless they sort first anyway. A parsed message's keys usually are in order
+ * (parts hold one key each); any other value is walked by {@link CanonicalHash}.
+ */
+function inCanonicalOrder(value: unknown): boolean {
+  if (typeof value !== 'object') return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+  if (value === null) return true
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i])) return false
+    return true
+  }
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return false
+  let previous: string | undefined
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false
+    previous = key
+    const item = (value as Record<string, unknown>)[key]
+    if (item !== undefined && !inCanonicalOrder(item)) return false
+  }
+  return true
 }
 
 /**
