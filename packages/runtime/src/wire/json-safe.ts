@@ -121,7 +121,8 @@ function fits(value: unknown, strings: boolean): boolean {
         for (let i = 0; i < value.length; i++) if (!fits(value[i], strings)) return false
         return true
       }
-      for (const key of Object.keys(value)) {
+      // for-in makes no array of keys; an inherited key it also sees can only send the value to the full walk.
+      for (const key in value) {
         if (!fits((value as Record<string, unknown>)[key], strings) || (strings && badString(key) !== undefined)) return false
       }
       return true

@@ -83,29 +83,34 @@ function checkLimits(input: unknown, limits: RequestLimits, root: string, opaque
     const { value, depth, opaque } = entry
     if (typeof value === 'string') {
       const problem = badString(value)
-      if (problem) violations.add(() => pathOf(entry), problem)
+      if (problem) violations.add(entry, problem)
       continue
     }
     if (typeof value !== 'object' || value === null) continue
     if (depth >= limits.maxJsonDepth) {
-      violations.add(() => pathOf(entry), `nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
+      violations.add(entry, `nests deeper than ${limits.maxJsonDepth} levels (maxJsonDepth)`)
       continue
     }
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) push(stack, value[i], entry, i, opaque)
       continue
     }
-    const walk: [string, unknown, boolean][] = []
-    for (const key of Object.keys(value)) {
+    const first = stack.length
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue
       const item = (value as Record<string, unknown>)[key]
       const keyProblem = badString(key)
-      if (keyProblem) violations.add(() => pathOf({ parent: entry, key }), `its key ${keyProblem}`)
+      if (keyProblem) violations.add({ parent: entry, key }, `its key ${keyProblem}`)
       const name = opaque ? '' : fold(key)
       // A field over its limit is reported once and not walked: its size is what made it too costly.
-      if (opaque || withinFieldLimits(name, item, () => pathOf({ parent: entry, key }), limits, violations)) walk.push([key, item, opaque || OPAQUE_FIELDS.has(name)])
+      if (opaque || withinFieldLimits(name, item, entry, key, limits, violations)) push(stack, item, entry, key, opaque || OPAQUE_FIELDS.has(name))
     }
-    // Pushed last to first, so fields are visited in document order.
-    for (let i = walk.length - 1; i >= 0; i--) push(stack, walk[i]![1], entry, walk[i]![0], walk[i]![2])
+    // Pushed first to last, then turned around, so fields are visited in document order.
+    for (let i = first, j = stack.length - 1; i < j; i++, j--) {
+      const swapped = stack[i]!
+      stack[i] = stack[j]!
+      stack[j] = swapped
+    }
   }
   violations.throwIfAny()
 }
@@ -115,41 +120,44 @@ function push(stack: Pending[], value: unknown, parent: Pending, key: string | n
   if (typeof value === 'string' || (typeof value === 'object' && value !== null)) stack.push({ value, parent, key, depth: parent.depth + 1, opaque })
 }
 
-function pathOf(entry: { parent: Pending | undefined; key: string | number }): string {
+/** A value's place: the container holding it and its key or index there. */
+type Place = { parent: Pending | undefined; key: string | number }
+
+function pathOf(entry: Place): string {
   const keys: (string | number)[] = []
-  for (let at: { parent: Pending | undefined; key: string | number } | undefined = entry; at; at = at.parent) keys.push(at.key)
+  for (let at: Place | undefined = entry; at; at = at.parent) keys.push(at.key)
   const [root, ...rest] = keys.reverse()
   return `${String(root)}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : segment(key))).join('')}`
 }
 
 /** The limits tied to a field's name, where the field appears in the request's own shape; false when one is broken. */
-function withinFieldLimits(name: string, value: unknown, path: () => string, limits: RequestLimits, violations: Violations): boolean {
+function withinFieldLimits(name: string, value: unknown, parent: Pending, key: string, limits: RequestLimits, violations: Violations): boolean {
   if (ID_FIELDS.has(name) && typeof value === 'string' && value.length > limits.maxIdLength) {
-    violations.add(path, `is ${value.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
+    violations.add({ parent, key }, `is ${value.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
     return false
   }
   if (name === 'metadata' && isObject(value)) {
     let keys = 0
     for (const _key in value) keys++
     if (keys <= limits.maxMetadataKeys) return true
-    violations.add(path, `has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
+    violations.add({ parent, key }, `has more than ${limits.maxMetadataKeys} keys (maxMetadataKeys)`)
     return false
   }
   // A data part's value is the app's, however long a list it is.
   if (!Array.isArray(value) || name === 'data') return true
   if (name === 'parts') {
     if (value.length <= limits.maxPartsPerMessage) return true
-    violations.add(path, `holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
+    violations.add({ parent, key }, `holds more than ${limits.maxPartsPerMessage} parts (maxPartsPerMessage)`)
     return false
   }
   if (value.length > limits.maxListItems) {
-    violations.add(path, `holds more than ${limits.maxListItems} items (maxListItems)`)
+    violations.add({ parent, key }, `holds more than ${limits.maxListItems} items (maxListItems)`)
     return false
   }
   if (ID_LISTS.has(name)) {
     value.forEach((item, i) => {
       if (typeof item === 'string' && item.length > limits.maxIdLength) {
-        violations.add(() => `${path()}[${i}]`, `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
+        violations.add({ parent: { value, parent, key, depth: parent.depth + 1, opaque: false }, key: i }, `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
       }
     })
   }
@@ -181,8 +189,8 @@ class Violations {
   readonly #listed: FieldViolation[] = []
   #omitted = 0
 
-  add(field: () => string, description: string): void {
-    if (this.#listed.length < MAX_LISTED_VIOLATIONS) this.#listed.push({ field: field(), description })
+  add(place: Place, description: string): void {
+    if (this.#listed.length < MAX_LISTED_VIOLATIONS) this.#listed.push({ field: pathOf(place), description })
     else this.#omitted++
   }
 
