@@ -39,6 +39,8 @@ export interface Admitted {
   principal: Principal
   /** The body text; undefined when the route takes none. */
   text: string | undefined
+  /** The body's first repeated key, found by the limits scan (see checkBodyText), refused once the body parses. */
+  repeated: string | undefined
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
@@ -46,9 +48,9 @@ const JSON_TYPES = new Set(['application/json', 'application/a2a+json'])
 /**
  * Admits the request or refuses it (and returns undefined). Throws a -32700 A2AError for a body
  * that is not UTF-8, which each binding answers as its parse error, and a -32602 for one nested
- * past maxJsonDepth.
+ * past maxJsonDepth. `nested`: the top-level member whose keys the repeated-key rule covers too.
  */
-export async function admit(options: GateOptions, request: IncomingMessage, refuse: Refuse, readsBody: boolean): Promise<Admitted | undefined> {
+export async function admit(options: GateOptions, request: IncomingMessage, refuse: Refuse, readsBody: boolean, nested?: string): Promise<Admitted | undefined> {
   if (!originAllowed(request.headers, options.allowedOrigins)) {
     return refuse(403, A2AError.invalidRequest(`Origin ${JSON.stringify(request.headers.origin)} may not call this agent from a browser`))
   }
@@ -70,8 +72,10 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
       'WWW-Authenticate': bearerChallenge(baseUrlOf(options, request)),
     })
   }
-  if (!readsBody) return { principal, text: undefined }
-  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (!readsBody) return { principal, text: undefined, repeated: undefined }
+  const contentType = request.headers['content-type']
+  // Most clients send exactly this: nothing to split, trim or fold.
+  const mediaType = contentType === 'application/json' ? contentType : (contentType ?? '').split(';')[0]!.trim().toLowerCase()
   if (!JSON_TYPES.has(mediaType)) {
     const message = `Content-Type ${JSON.stringify(mediaType || '(none)')} is not accepted; send application/json or application/a2a+json`
     return refuse(415, new A2AError('CONTENT_TYPE_NOT_SUPPORTED', message, { metadata: { contentType: mediaType } }), {
@@ -83,8 +87,8 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
   if (!body) return undefined
   if ('text' in body) {
     // The envelope (or the REST body) is one level above params.
-    checkBodyText(body.text, options.requestLimits, 1)
-    return { principal, text: body.text }
+    const repeated = checkBodyText(body.text, options.requestLimits, 1, true, nested)
+    return { principal, text: body.text, repeated }
   }
   if ('notUtf8' in body) throw A2AError.parse('the body is not valid UTF-8')
   const refusal = bodyRefusal(body, options)

@@ -43,9 +43,9 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
   }
   let id: JsonRpcId = null
   try {
-    const admitted = await admit(options, request, refuse, true)
+    const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
-    const envelope = decodeEnvelope(admitted.text!)
+    const envelope = decodeEnvelope(admitted.text!, admitted)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
     negotiate(options, request, response)

@@ -16,7 +16,6 @@ import { scrub } from '../log/logger.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { findRepeatedTopLevelKey } from '../wire/json-rpc.js'
 import { restErrorBody, restStatus } from './rest-errors.js'
 import { matchRoute, ROUTES, routeParams } from './rest-routes.js'
 
@@ -49,7 +48,7 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     const { route } = match
     const admitted = await admit(options, request, refuse, route.body === 'required' || (route.body === 'optional' && hasBody(request)))
     if (!admitted) return
-    const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method)
+    const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method, admitted.repeated)
     negotiate(options, request, response)
     const query = new URL(request.url ?? '/', 'http://localhost').searchParams
     const params = routeParams(match, query, body)
@@ -69,8 +68,8 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
 const hasBody = (request: IncomingMessage): boolean =>
   Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
 
-/** The request message: one JSON object, refused like a JSON-RPC envelope when a top-level key repeats. */
-function decodeBody(text: string, method: string): Record<string, unknown> {
+/** The request message: one JSON object, refused like a JSON-RPC envelope when a top-level key repeats (`repeated`, from the admitting scan). */
+function decodeBody(text: string, method: string, repeated: string | undefined): Record<string, unknown> {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -80,7 +79,7 @@ function decodeBody(text: string, method: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw A2AError.invalidRequest(`The body must be a JSON object: the ${method} request message`)
   }
-  const repeated = findRepeatedTopLevelKey(text)
+  // Found by the limits scan as the body was admitted.
   if (repeated) throw A2AError.parse(repeated)
   return value as Record<string, unknown>
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { A2AError, type JsonRpcErrorObject } from './a2a-error.js'
-import { stringEnd } from './json-text.js'
+import { KeySpellings, stringEnd } from './json-text.js'
 
 export type JsonRpcId = string | number | null
 
@@ -29,7 +29,12 @@ export class EnvelopeError extends Error {
   }
 }
 
-export function decodeEnvelope(body: string): JsonRpcRequest {
+/**
+ * The envelope of a JSON-RPC request body. `scanned`: what checkBodyText (wire/limits.ts) found
+ * scanning this body with `params` as its nested member, so the repeated-key rule needs no
+ * second scan; without it the body is scanned here.
+ */
+export function decodeEnvelope(body: string, scanned?: { repeated: string | undefined }): JsonRpcRequest {
   let value: unknown
   try {
     value = JSON.parse(body)
@@ -46,7 +51,7 @@ export function decodeEnvelope(body: string): JsonRpcRequest {
     throw new EnvelopeError(A2AError.invalidRequest('The body must be a JSON-RPC 2.0 request object'), null)
   }
   // The request message in params is held to the same rule as on the HTTP+JSON binding.
-  const duplicate = findRepeatedTopLevelKey(body, 'params')
+  const duplicate = scanned ? scanned.repeated : findRepeatedTopLevelKey(body, 'params')
   if (duplicate) throw new EnvelopeError(A2AError.parse(duplicate), null)
 
   const envelope = value as Record<string, unknown>
@@ -86,14 +91,9 @@ export function findRepeatedTopLevelKey(text: string, nested?: string, where = '
   return repeatedKeyIn(text, skipSpace(text, 0), nested, where)
 }
 
-/** Past this many keys an object's are looked up in a Map; an envelope or a message has a handful. */
-const FEW_KEYS = 16
-
 /** {@link findRepeatedTopLevelKey} over the object whose `{` is at `from`. */
 function repeatedKeyIn(text: string, from: number, nested: string | undefined, where: string): string | undefined {
-  // Folded keys and their spelling, side by side while few, then in a Map.
-  const few: string[] = []
-  let many: Map<string, string> | undefined
+  const spellings = new KeySpellings()
   let i = from + 1 // past '{'
   for (;;) {
     i = skipSpace(text, i)
@@ -102,17 +102,8 @@ function repeatedKeyIn(text: string, from: number, nested: string | undefined, w
     // Most keys hold no escape: their text is the key.
     const raw = text.slice(i + 1, end - 1)
     const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
-    const folded = key.toLowerCase()
-    let earlier: string | undefined
-    if (many) earlier = many.get(folded)
-    else for (let k = 0; k < few.length; k += 2) if (few[k] === folded) earlier = few[k + 1]
-    if (earlier === key) return `${where} "${key}" appears more than once`
-    if (earlier !== undefined) return `${where} "${key}" repeats "${earlier}" in another case`
-    if (many) many.set(folded, key)
-    else if (few.push(folded, key) > 2 * FEW_KEYS) {
-      many = new Map()
-      for (let k = 0; k < few.length; k += 2) many.set(few[k]!, few[k + 1]!)
-    }
+    const repeat = spellings.repeat(key, where)
+    if (repeat) return repeat
     const start = skipSpace(text, skipSpace(text, end) + 1) // past ':'
     i = valueEnd(text, start)
     if (key === nested && text[start] === '{') {

@@ -7,7 +7,7 @@
  */
 import { A2AError, MAX_LISTED_VIOLATIONS, type FieldViolation } from './a2a-error.js'
 import { EnvelopeError, type JsonRpcRequest } from './json-rpc.js'
-import { stringEnd } from './json-text.js'
+import { KeySpellings, stringEnd } from './json-text.js'
 
 export interface RequestLimits {
   /** Deepest nesting of objects and arrays in `params`, data parts and metadata included. */
@@ -221,10 +221,17 @@ export function checkEnvelopeLimits(envelope: JsonRpcRequest, maxIdLength: numbe
  * outside data parts and metadata, as the walk over the parsed params does. Throws the -32602 the
  * walk would, naming the path. `shapedRoot` false applies only depth and value counts (MCP, whose
  * tool arguments the app shapes).
+ *
+ * The same scan applies the repeated-key rule (findRepeatedTopLevelKey in json-rpc.ts) to the
+ * top-level keys and, with `nested`, to the keys of that top-level member's object: it answers
+ * the first repeat in the body, for the caller to refuse once JSON.parse has accepted the body.
  */
-export function checkBodyText(text: string, limits: RequestLimits, levelsAboveParams: number, shapedRoot = true): void {
+export function checkBodyText(text: string, limits: RequestLimits, levelsAboveParams: number, shapedRoot = true, nested?: string): string | undefined {
   const maxDepth = limits.maxJsonDepth + levelsAboveParams
   const scan: BodyScan = { limits, path: [], values: 0 }
+  let repeated: string | undefined
+  let topKeys: KeySpellings | undefined
+  let nestedKeys: KeySpellings | undefined
   const { path } = scan
   /** Per open container: array or object, its items so far, and the field rule counting them. */
   const open: OpenContainer[] = []
@@ -236,8 +243,14 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
     if (c === QUOTE) {
       const end = stringEnd(text, i)
       if (expectKey) {
-        path[path.length - 1] = keyText(text.slice(i, end))
+        const key = keyText(text.slice(i, end))
+        path[path.length - 1] = key
         expectKey = false
+        // The keys of the top-level object and, below it, of the object of its member `nested`.
+        if (repeated === undefined && open.length <= 2 && !open[0]!.array) {
+          if (open.length === 1) repeated = (topKeys ??= new KeySpellings()).repeat(key, 'top-level key')
+          else if (path[0] === nested && !open[1]!.array) repeated = nestedKeys!.repeat(key, `key of ${nested}`)
+        }
       }
       i = end - 1
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -248,6 +261,7 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
       const array = c === OPEN_BRACKET
       const rule = shaped && array && name === 'parts' ? 'parts' : shaped && !array && name === 'metadata' ? 'metadata' : undefined
       if (shaped && OPAQUE_FIELDS.has(name)) opaqueFrom = open.length
+      if (!array && open.length === 1 && last === nested && nested !== undefined) nestedKeys = new KeySpellings()
       open.push({ array, items: 0, rule })
       path.push(array ? 0 : '')
       expectKey = !array
@@ -266,6 +280,7 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
       else expectKey = true
     }
   }
+  return repeated
 }
 
 interface OpenContainer {
