@@ -1,24 +1,9 @@
 /**
  * One run of a skill handler on one task: its writes, its deadline, and how it ends. A run
  * outlives the request that started it; whoever settles the task first (the handler, a cancel,
- * the deadline, shutdown) wins in the store, and later writes of the run are refused.
- *
- * A new task on a store no other process writes (`capabilities.oneProcess`) can be held: the run
- * starts before the task is stored, its writes change the record in the process, and the task is
- * inserted once, in its latest state, when the run ends or else once it outlives the turn of the
- * event loop it started in (with its deadline, see run-deadlines). A handler that answers without
- * waiting on I/O or timers so costs one store write. Nothing was told about the task before the
- * insert: the sender's answer waits for it ({@link TaskRun.stored}), no event is published for
- * the held writes (nobody can follow a task the store does not hold), and a crash before the
- * insert loses only a task nobody heard of.
- *
- * On a store replicas share the new task is inserted before its run starts (so a message sent at
- * once to two replicas runs once), and the run's writes within that same first turn are merged:
- * each changes the record in the process, and they are stored as one update carrying all their
- * events (a version each, see TaskChanges.events) when the run ends or outlives the turn, as a
- * held task is inserted. Their events are published once that update is stored, each under its
- * own version. A cancel stored meanwhile by another replica wins: the update finds the version
- * moved, and the run is cut as by any cancel.
+ * the deadline, shutdown) wins in the store, and later writes of the run are refused. The writes
+ * of its first turn are stored together at the turn's end (see pending-writes): as the insert of
+ * a new task held in the process, or as one update of a task stored before the run started.
  * @module
  */
 import type { Principal } from '../auth/principal.js'
@@ -29,6 +14,7 @@ import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'
 import { isPaused, isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
+import { PendingWrites, type Decision } from './pending-writes.js'
 import { retain } from './retain.js'
 import { armDeadline } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
@@ -36,6 +22,9 @@ import { agentMessage, withStatus, type Transition } from './task-changes.js'
 import { createTaskContext } from './task-context.js'
 
 type Stop = { why: 'ended' } | { why: 'canceled' } | { why: 'timed-out'; error: TaskTimeoutError }
+
+/** What storing no pending writes waits for. */
+const nothingPending: Promise<void> = Promise.resolve()
 
 export class TaskRun {
   /** Made when the handler first reads its signal: most never do. */
@@ -49,21 +38,16 @@ export class TaskRun {
   #timer: NodeJS.Timeout | undefined
   #finish!: (record: TaskRecord) => void
   #finished = false
-  /** Writes this run made (held or stored): a handler that made none may answer with a direct message. */
+  /** Writes this run made (pending or stored): a handler that made none may answer with a direct message. */
   #writes = 0
-  /** Made for a new task, which it inserts ({@link insert}): it starts without reading it again. */
+  /** Made for a new task, which it inserts: it starts without reading it again. */
   readonly #new: boolean
-  readonly #insert: (record: TaskRecord) => Promise<void>
-  /** True while the new task is held: not in the store yet, changed in the process only. */
-  #held: boolean
+  /** The first turn's writes, until they are stored (a new task's from the start: its insert stores them). */
+  #pending: PendingWrites | undefined
+  /** How the new task is inserted, when not by the store's create. */
+  readonly #insertWith: ((record: TaskRecord) => Promise<void>) | undefined
   /** The new task's insert, once begun; later writes go after it. */
   #inserting: Promise<void> | undefined
-  /**
-   * A stored new task's first-turn writes, not stored yet (see the module comment): the record as
-   * stored, each write's decision (decided again on a fresher record if another writer moved it)
-   * and the changes it made to the record in the process.
-   */
-  #merging: { stored: TaskRecord; decisions: Decision[]; changes: TaskChanges[] } | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
   /**
@@ -83,18 +67,18 @@ export class TaskRun {
     /** scheme://host[:port] the caller reached the agent at: artifact file URLs are built on it. */
     readonly baseUrl = 'http://localhost',
     /**
-     * A new task, not stored yet: the run inserts it, when {@link insert} is called or, held, when
-     * the run ends or outlives its first turn (see the module comment). Made before the insert, so
-     * a cancel or a shutdown once the task is stored finds the run. `insert` stores it (default:
-     * the store's create).
+     * A new task, not stored yet: inserted by {@link insert} before the run starts, or else with
+     * its first turn's writes. Made before the insert, so a cancel or a shutdown once the task is
+     * stored finds the run. `insert` stores it (default: the store's create).
      */
     options: { new?: boolean; insert?: (record: TaskRecord) => Promise<void> } = {},
   ) {
     this.#record = record
-    this.#insert = options.insert ?? ((created) => core.store.create(created))
-    this.#new = this.#held = options.new === true
+    this.#new = options.new === true
+    this.#insertWith = options.insert
     this.done = new Promise((resolve) => (this.#finish = resolve))
-    if (this.#held) {
+    if (this.#new) {
+      this.#pending = new PendingWrites()
       this.stored = new Promise((resolve, reject) => {
         this.#resolveStored = resolve
         this.#rejectStored = reject
@@ -129,18 +113,14 @@ export class TaskRun {
   }
 
   /**
-   * The run outlived the turn it started in ({@link armDeadline} calls this then): a held task is
-   * inserted now, in its latest state, and the deadline timer is armed unless the run has ended.
+   * The run outlived the turn it started in ({@link armDeadline} calls this then): its pending
+   * writes are stored now, and the deadline timer is armed unless the run has ended.
    */
   arm(ms: number): void {
-    if (this.#held) {
-      const insert = () => this.insert()
-      // After the write in progress, before the next; a refusal is the sender's answer (stored).
-      this.#queue = this.#queue.then(insert, insert).catch(() => undefined)
-    } else if (this.#merging) {
-      const flush = () => this.#flush()
+    if (this.#pending) {
+      const store = () => this.#storePending()
       // After the write in progress, before the next: later writes go to the store one by one.
-      this.#queue = this.#queue.then(flush, flush).catch((error: unknown) => this.#flushFailed(error))
+      this.#queue = this.#queue.then(store, store).catch((error: unknown) => this.#storeFailed(error))
     }
     if (this.#stop) return
     this.#timer = setTimeout(() => void this.#timeout(), ms)
@@ -159,13 +139,13 @@ export class TaskRun {
   }
 
   /**
-   * The parts with oversized text and bytes stored as files and sent as url parts. A held task is
+   * The parts with oversized text and bytes stored as files and sent as url parts. A new task is
    * inserted first: the file sweep deletes the files of every task the store does not hold.
    */
   async offload(parts: Part[]): Promise<Part[]> {
     const { artifacts } = this.core
     if (!artifacts) return parts
-    if (this.#held) await this.insert()
+    if (this.#pending?.inserts) await this.#storePending()
     return offloadLargeParts(artifacts, this.#record, this.baseUrl, parts)
   }
 
@@ -178,7 +158,8 @@ export class TaskRun {
   async start(): Promise<void> {
     if (this.#new) {
       if (this.#stop) return
-      if (!this.#held) this.#merging = { stored: this.#record, decisions: [], changes: [] }
+      // Inserted already (a stream's or push config's first event needed it): its writes are one update.
+      this.#pending ??= new PendingWrites(this.#record)
     } else {
       try {
         const fresh = await this.core.store.get(this.id)
@@ -214,6 +195,11 @@ export class TaskRun {
     const next = this.#queue.then(write, write)
     this.#queue = next
     return next
+  }
+
+  /** Inserts the new task now, before its run starts (a stream's first event or a push config needs it stored). */
+  insert(): Promise<void> {
+    return this.#storePending()
   }
 
   /** The new task was removed again before the run started (its push config was refused): ends the run unstarted. */
@@ -264,62 +250,61 @@ export class TaskRun {
 
   async #write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
     this.assertOpen()
-    let event: Transition['event'] | undefined
-    const { outcome, stored } = await this.#change((current) => {
-      if (isTerminal(current.task.status.state)) return null
-      const next = transition(current.task)
-      event = next.event
-      return { task: next.task, event: next.event, ...(repliedWithMessage ? { repliedWithMessage } : {}) }
-    })
-    if (!('written' in outcome)) {
+    const written = await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
+    if (!written) {
       // Another writer (a cancel, possibly on another replica) settled the task first.
-      this.canceled('declined' in outcome ? outcome.declined : this.#record)
+      this.canceled(this.#record)
       throw new TaskCanceledError(this.id)
     }
-    this.#record = outcome.written
-    if (stored) this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
     const state = this.#record.task.status.state
     if (isTerminal(state) || isPaused(state)) {
-      // Merged writes first, the run still open: if they fail, the handler hears it as of any write.
-      await this.#flush()
+      // Pending writes first, the run still open: if they fail, the handler hears it as of any write.
+      await this.#storePending()
       this.#stop ??= { why: 'ended' }
-      if (this.#held) await this.insert()
       await this.#settle(this.#record)
     }
     return this.#record
   }
 
   /**
-   * One change of the task: to the held record while the task is not stored (`stored` false;
-   * nothing else can have written it), else to the store after the insert, version-guarded.
+   * One change of the task, decided on its latest record: added to the pending writes while there
+   * are any, else written to the store (version-guarded) and its event published. False when it
+   * was declined, or the task is gone; {@link record} is then the record that declined it.
    */
-  async #change(decide: Decision): Promise<{ outcome: WriteOutcome; stored: boolean }> {
-    if (this.#held || this.#merging) {
-      const changes = decide(this.#record)
-      if (!changes) return { outcome: { declined: this.#record }, stored: false }
+  async #change(decide: Decision): Promise<boolean> {
+    const pending = this.#pending
+    if (pending) {
+      const next = pending.add(this.#record, decide)
+      if (!next) return false
       this.#writes++
-      const merging = this.#merging
-      if (!merging) return { outcome: { written: heldChange(this.#record, changes) }, stored: false }
-      merging.decisions.push(decide)
-      merging.changes.push(changes)
-      return { outcome: { written: { ...heldChange(this.#record, changes), version: this.#record.version + 1 } }, stored: false }
+      this.#record = next
+      return true
     }
     // A refused insert ended the run: assertOpen says how.
     if (this.#inserting) await this.#inserting.catch(() => this.assertOpen())
-    const outcome = await writeTask(this.core.store, this.#record, decide)
-    if ('written' in outcome) this.#writes++
-    return { outcome, stored: true }
+    let changes: TaskChanges | null = null
+    const outcome = await writeTask(this.core.store, this.#record, (current) => (changes = decide(current)))
+    if ('declined' in outcome) this.#record = outcome.declined
+    if (!('written' in outcome)) return false
+    this.#writes++
+    this.#record = outcome.written
+    const { event, repliedWithMessage } = changes!
+    this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
+    return true
   }
 
-  /**
-   * Inserts the new task in its latest state, once; from then on the run's writes go to the store.
-   * A refusal ends the run (its slot freed) and rejects, as {@link stored} does.
-   */
-  insert(): Promise<void> {
-    if (!this.#held) return this.#inserting ?? Promise.resolve()
-    this.#held = false
+  /** Stores the pending writes, once: as the new task's insert, or as one update of the stored task. */
+  #storePending(): Promise<void> {
+    const pending = this.#pending
+    if (!pending) return nothingPending
+    this.#pending = undefined
+    return pending.inserts ? this.#insert() : this.#update(pending)
+  }
+
+  /** Inserts the new task in its latest state. A refusal ends the run (its slot freed) and rejects, as {@link stored} does. */
+  #insert(): Promise<void> {
     const record = this.#record
-    this.#inserting = this.#insert(record).then(
+    this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
       () => this.#resolveStored(record),
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.
@@ -334,27 +319,17 @@ export class TaskRun {
     return this.#inserting
   }
 
-  /** Stores what the process holds of the task: inserts a held one, writes merged writes. */
-  #store(): Promise<void> {
-    return this.#held ? this.insert() : this.#flush()
-  }
-
   /**
-   * Writes the merged first-turn writes as one update, then publishes their events, each under its
-   * own version. The version moved (a cancel, maybe on another replica): decided again on the
-   * fresh record, which declines once it is settled; then the run is cut and this throws
+   * Writes a stored task's pending writes as one update, then publishes their events. Declined (a
+   * cancel stored first, maybe on another replica): the run is cut and this throws
    * TaskCanceledError. A failed write leaves the record as stored, and throws.
    */
-  async #flush(): Promise<void> {
-    const merging = this.#merging
-    if (!merging) return
-    this.#merging = undefined
-    if (merging.changes.length === 0 || this.#finished) return
-    const { stored, decisions } = merging
-    let writes = merging.changes
+  async #update(pending: PendingWrites): Promise<void> {
+    if (pending.writes.length === 0 || this.#finished) return
+    const stored = pending.stored!
     let outcome: WriteOutcome
     try {
-      outcome = await writeTask(this.core.store, stored, (current) => merged(current === stored ? writes : (writes = redecided(current, decisions))))
+      outcome = await pending.update(this.core.store)
     } catch (error) {
       this.#record = stored
       throw error
@@ -365,16 +340,14 @@ export class TaskRun {
       await this.#settle('declined' in outcome ? outcome.declined : stored)
       throw new TaskCanceledError(this.id)
     }
-    const written = (this.#record = outcome.written)
-    writes.forEach((changes, i) => {
-      const version = written.version - writes.length + 1 + i
-      this.core.events.publish({ taskId: this.id, version, response: changes.event!, ...(changes.repliedWithMessage ? { repliedWithMessage: true } : {}) })
-    })
+    this.#record = outcome.written
+    pending.publish(this.core.events, outcome.written)
   }
 
-  /** The merged writes could not be stored once the run outlived its turn: the run ends, the task stays as stored (a sweep settles it once its lease expires). */
-  #flushFailed(error: unknown): void {
-    if (error instanceof TaskCanceledError) return
+  /** The pending writes could not be stored once the run outlived its turn: the run ends, the task stays as stored (a sweep settles it once its lease expires). */
+  #storeFailed(error: unknown): void {
+    // A refused insert answered its sender and ended the run already.
+    if (error instanceof TaskCanceledError || this.#insertFailed) return
     this.core.logger.error(`a2a: storing the first writes of task ${this.id} failed: ${scrub(error)}`)
     this.#stop ??= { why: 'ended' }
     this.#abort(new TaskCanceledError(this.id))
@@ -388,8 +361,8 @@ export class TaskRun {
     } catch (error) {
       if (error instanceof TaskCanceledError || error instanceof RunEndedError || error instanceof TaskTimeoutError || this.#insertFailed) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
-      // A held task (or merged writes) is stored all the same, as the handler left it, so its sender has an answer.
-      await this.#store().catch(() => undefined)
+      // Pending writes are stored all the same, as the handler left them, so its sender has an answer.
+      await this.#storePending().catch(() => undefined)
       await this.#settle(this.#record)
     }
   }
@@ -406,20 +379,8 @@ export class TaskRun {
   /** Stores a terminal state over whatever the task holds unless it is already terminal. */
   async #settleAs(state: TaskState, reason: string): Promise<void> {
     try {
-      let event: Transition['event'] | undefined
-      const { outcome, stored } = await this.#change((current) => {
-        if (isTerminal(current.task.status.state)) return null
-        const next = withStatus(current.task, state, agentMessage(current.task, reason))
-        event = next.event
-        return { task: next.task, event: next.event }
-      })
-      if ('written' in outcome) {
-        this.#record = outcome.written
-        if (stored) this.core.events.publish({ taskId: this.id, version: this.#record.version, response: event! })
-      } else if ('declined' in outcome) {
-        this.#record = outcome.declined
-      }
-      await this.#store()
+      await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(withStatus(current.task, state, agentMessage(current.task, reason)), false)))
+      await this.#storePending()
     } catch (error) {
       if (this.#insertFailed || error instanceof TaskCanceledError) return
       this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
@@ -442,38 +403,6 @@ export class TaskRun {
   }
 }
 
-type Decision = (current: TaskRecord) => TaskChanges | null
-
-/** Writes made one after another, as one: the last task, message ids, reply flag and lease each made, with all their events in order. */
-function merged(writes: readonly TaskChanges[]): TaskChanges | null {
-  if (writes.length === 0) return null
-  const changes: TaskChanges = { task: writes.at(-1)!.task, events: writes.map((write) => write.event!) }
-  for (const write of writes) {
-    if (write.messageIds) changes.messageIds = write.messageIds
-    if (write.repliedWithMessage !== undefined) changes.repliedWithMessage = write.repliedWithMessage
-    if (write.lease !== undefined) changes.lease = write.lease
-  }
-  return changes
-}
-
-/** The writes decided again, in order, on a record another writer moved; up to the first that declines. */
-function redecided(record: TaskRecord, decisions: readonly Decision[]): TaskChanges[] {
-  const writes: TaskChanges[] = []
-  for (const decide of decisions) {
-    const changes = decide(record)
-    if (!changes) break
-    writes.push(changes)
-    record = { ...heldChange(record, changes), version: record.version + 1 }
-  }
-  return writes
-}
-
-/** A held task's record after `changes`: the store's update, applied in the process (the version stays 1 until the insert). */
-function heldChange(record: TaskRecord, changes: TaskChanges): TaskRecord {
-  const next: TaskRecord = { ...record, task: changes.task, updatedAt: Math.max(Date.now(), record.updatedAt) }
-  if (changes.messageIds) next.messageIds = changes.messageIds
-  if (changes.repliedWithMessage !== undefined) next.repliedWithMessage = changes.repliedWithMessage
-  if (changes.lease === null) delete next.lease
-  else if (changes.lease) next.lease = changes.lease
-  return next
-}
+/** A transition as the write that stores it. */
+const changesOf = (next: Transition, repliedWithMessage: boolean): TaskChanges =>
+  repliedWithMessage ? { task: next.task, event: next.event, repliedWithMessage } : { task: next.task, event: next.event }
