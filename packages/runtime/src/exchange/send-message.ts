@@ -213,7 +213,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
 }
 
 /**
- * Whether a new task is held in the process until its run's first turn ends (see run/task-run.ts):
+ * Whether a new task is held in the process until its run's first turn ends (see run/pending-writes.ts):
  * only on a store no other process writes, so a message sent at once to two replicas never runs on
  * both (there the insert comes first, and the replica whose insert is refused never starts the
  * handler); and only when nothing is told about the task before its run (a stream's first event,

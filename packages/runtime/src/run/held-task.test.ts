@@ -12,7 +12,7 @@ import { recordCalls } from '../testing/store-calls.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
 // A new task on a store no other process writes is held in the process while its run's first
-// turn lasts and inserted once, in its latest state (run/task-run.ts); on a store replicas share
+// turn lasts and inserted once, in its latest state (run/pending-writes.ts); on a store replicas share
 // it is inserted before its run starts, and the run's writes within that first turn are stored as
 // one update carrying all their events, a version each. Counted through the real stores.
 

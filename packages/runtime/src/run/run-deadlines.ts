@@ -2,14 +2,14 @@
  * Run deadlines, armed one turn of the event loop after a run starts: on a fast store most runs
  * settle within the turn they start in, and those never make a timer. One setImmediate per turn
  * arms the timers of every run still going, each for what is left of its time; it is also where a
- * run still holding its new task in the process inserts it (run/task-run.ts).
+ * run stores the writes of its first turn, kept pending until then (run/pending-writes.ts).
  * @module
  */
 
 export interface Timed {
   /** Whether the run has settled (then no timer is armed). */
   readonly finished: boolean
-  /** The run outlived the turn it started in: arms its timer to fire in `ms` (and inserts a held task). */
+  /** The run outlived the turn it started in: arms its timer to fire in `ms` (and stores its pending writes). */
   arm(ms: number): void
 }
 

@@ -4,12 +4,17 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import type { TaskChanges } from '../store/store.js'
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../wire/types.js'
 
 export interface Transition {
   task: Task
   event: StreamResponse
 }
+
+/** A transition as the write that stores it. */
+export const changesOf = (next: Transition, repliedWithMessage: boolean): TaskChanges =>
+  repliedWithMessage ? { task: next.task, event: next.event, repliedWithMessage } : { task: next.task, event: next.event }
 
 export type Content = string | Part[]
 

@@ -113,7 +113,7 @@ export interface StoreCapabilities {
   /**
    * No other process writes this store's tasks (MemoryStore; SqliteStore, one process per file).
    * The exchange may then hold a new task in the process while its run's first turn lasts and
-   * insert it once, in its latest state (run/task-run.ts). Absent on a store replicas share: there
+   * insert it once, in its latest state (run/pending-writes.ts). Absent on a store replicas share: there
    * the task is inserted before its run starts, so a message sent at once to two replicas runs once.
    */
   oneProcess?: boolean

@@ -1,0 +1,95 @@
+/**
+ * What every run has, whatever its handler does: the task's latest record as the run knows it,
+ * why the run stopped, the signal its handler is cut with, and how it settles, once: its slot
+ * freed, its waiters woken, retention applied. Run writes (run-writes) and the handler's run
+ * (task-run) build on it.
+ * @module
+ */
+import type { ExchangeCore } from '../exchange/core.js'
+import type { TaskRecord } from '../store/store.js'
+import { retain } from './retain.js'
+import { RunEndedError, TaskCanceledError, type TaskTimeoutError } from './run-errors.js'
+
+/** Why a run takes no more writes. */
+export type Stop = { why: 'ended' } | { why: 'canceled' } | { why: 'timed-out'; error: TaskTimeoutError }
+
+export abstract class RunControl {
+  /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
+  readonly done: Promise<TaskRecord>
+  /** The task as this run last wrote or read it. */
+  protected latest: TaskRecord
+  protected stop: Stop | undefined
+  /** The deadline, once armed. */
+  protected timer: NodeJS.Timeout | undefined
+  /** Made when the handler first reads its signal: most never do. */
+  #controller: AbortController | undefined
+  #abortReason: Error | undefined
+  #finish!: (record: TaskRecord) => void
+  #finished = false
+
+  constructor(
+    protected readonly core: ExchangeCore,
+    record: TaskRecord,
+  ) {
+    this.latest = record
+    this.done = new Promise((resolve) => (this.#finish = resolve))
+  }
+
+  get record(): TaskRecord {
+    return this.latest
+  }
+
+  get id(): string {
+    return this.latest.id
+  }
+
+  /** Aborted when the run is cut (cancel, timeout, shutdown); already aborted if it was cut before this was read. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController()
+      if (this.#abortReason) this.#controller.abort(this.#abortReason)
+    }
+    return this.#controller.signal
+  }
+
+  get finished(): boolean {
+    return this.#finished
+  }
+
+  /** Throws what a write of the stopped run is told: why it stopped. */
+  assertOpen(): void {
+    const stop = this.stop
+    if (!stop) return
+    if (stop.why === 'timed-out') throw stop.error
+    if (stop.why === 'canceled') throw new TaskCanceledError(this.id)
+    throw new RunEndedError(this.id, this.latest.task.status.state)
+  }
+
+  /** Marks the run cut by a cancel the exchange already stored. */
+  canceled(record: TaskRecord): void {
+    if (this.stop) return
+    this.stop = { why: 'canceled' }
+    this.abort(new TaskCanceledError(this.id))
+    void this.settle(record)
+  }
+
+  protected abort(reason: Error): void {
+    this.#abortReason = reason
+    this.#controller?.abort(reason)
+  }
+
+  /** Releases the run's slot and wakes waiters; then applies retention (to a stored task). Runs once. */
+  protected async settle(record: TaskRecord, stored = true): Promise<void> {
+    if (this.#finished) return
+    this.#finished = true
+    this.stop ??= { why: 'ended' }
+    clearTimeout(this.timer)
+    const runs: Map<string, RunControl> = this.core.runs
+    if (runs.get(this.id) === this) runs.delete(this.id)
+    this.core.slots.release(this.latest.owner, this.id)
+    this.core.quota?.vacate(this.latest)
+    this.latest = record
+    if (stored) await retain(this.core, record)
+    this.#finish(record)
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * A run's writes to its task: serialized, versioned, refused once the run has stopped. The writes
+ * of its first turn are kept pending and stored together at the turn's end, or when the run ends
+ * or pauses first (see pending-writes): by the insert of a new task, which is held in the process
+ * until then, or as one update of a task stored before the run started.
+ * @module
+ */
+import type { ExchangeCore } from '../exchange/core.js'
+import { scrub } from '../log/logger.js'
+import type { TaskChanges, TaskRecord } from '../store/store.js'
+import { writeTask, type WriteOutcome } from '../store/write.js'
+import { isPaused, isTerminal, type Task, type TaskState } from '../wire/types.js'
+import { PendingWrites, type Decision } from './pending-writes.js'
+import { RunControl } from './run-control.js'
+import { TaskCanceledError } from './run-errors.js'
+import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
+
+/** What storing no pending writes waits for. */
+const nothingPending: Promise<void> = Promise.resolve()
+
+export abstract class RunWrites extends RunControl {
+  #queue: Promise<unknown> = Promise.resolve()
+  /** Writes this run made (pending or stored): a handler that made none may answer with a direct message. */
+  protected writeCount = 0
+  /** The first turn's writes until they are stored; a new task's from the start (its insert stores them). */
+  #pending: PendingWrites | undefined
+  /** How the new task is inserted, when not by the store's create. */
+  readonly #insertWith: ((record: TaskRecord) => Promise<void>) | undefined
+  /** The new task's insert, once begun; later writes go after it. */
+  #inserting: Promise<void> | undefined
+  /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
+  #insertFailed = false
+  /**
+   * A new task: resolves with the record as inserted, or rejects with the store's refusal (then
+   * the run has ended and freed its slot). Otherwise resolves at once with the record given.
+   */
+  readonly stored: Promise<TaskRecord>
+  #resolveStored!: (record: TaskRecord) => void
+  #rejectStored!: (error: unknown) => void
+
+  constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: (record: TaskRecord) => Promise<void>) {
+    super(core, record)
+    this.#insertWith = insertWith
+    if (isNew) {
+      this.#pending = new PendingWrites()
+      this.stored = new Promise((resolve, reject) => {
+        this.#resolveStored = resolve
+        this.#rejectStored = reject
+      })
+      // Its refusal is answered by whoever inserts (the sender), not here.
+      this.stored.catch(() => undefined)
+    } else {
+      this.stored = Promise.resolve(record)
+    }
+  }
+
+  /** A handler write, after the previous one whether it held or failed. */
+  change(transition: (task: Task) => Transition): Promise<TaskRecord> {
+    // One promise per write serves as both.
+    const write = () => this.write(transition)
+    const next = this.#queue.then(write, write)
+    this.#queue = next
+    return next
+  }
+
+  /** Inserts the new task now, before its run starts (a stream's first event or a push config needs it stored). */
+  insert(): Promise<void> {
+    return this.storePending()
+  }
+
+  /**
+   * Another process wrote this task (a store notification of `version`): once this run's own
+   * writes in flight are done, a newer stored terminal state (a cancel served by another replica)
+   * cuts the handler at once and frees the run's slot. A failed read waits for the next note.
+   */
+  noticeWrite(version: number): void {
+    if (this.stop || version <= this.latest.version) return
+    this.#queue = this.#queue
+      .then(async () => {
+        if (this.stop || version <= this.latest.version) return
+        const stored = await this.core.store.get(this.id)
+        if (stored && stored.version > this.latest.version && isTerminal(stored.task.status.state)) this.canceled(stored)
+      })
+      .catch(() => undefined)
+  }
+
+  protected get insertFailed(): boolean {
+    return this.#insertFailed
+  }
+
+  /** Whether a new task's insert is pending: its writes so far change the record in the process only. */
+  protected get held(): boolean {
+    return this.#pending?.inserts === true
+  }
+
+  /** The run starts: unless its task is held, its first turn's writes go pending from here, to be stored as one update. */
+  protected startPending(): void {
+    this.#pending ??= new PendingWrites(this.latest)
+  }
+
+  /** The run outlived its first turn: its pending writes are stored after the write in progress, before the next. */
+  protected storeFirstTurn(): void {
+    if (!this.#pending) return
+    const store = () => this.storePending()
+    this.#queue = this.#queue.then(store, store).catch((error: unknown) => this.#storeFailed(error))
+  }
+
+  protected async write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
+    this.assertOpen()
+    const written = await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
+    if (!written) {
+      // Another writer (a cancel, possibly on another replica) settled the task first.
+      this.canceled(this.latest)
+      throw new TaskCanceledError(this.id)
+    }
+    const state = this.latest.task.status.state
+    if (isTerminal(state) || isPaused(state)) {
+      // Pending writes first, the run still open: if they fail, the handler hears it as of any write.
+      await this.storePending()
+      this.stop ??= { why: 'ended' }
+      await this.settle(this.latest)
+    }
+    return this.latest
+  }
+
+  /** Stores a terminal state over whatever the task holds unless it is already terminal. */
+  protected async settleAs(state: TaskState, reason: string): Promise<void> {
+    try {
+      await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(withStatus(current.task, state, agentMessage(current.task, reason)), false)))
+      await this.storePending()
+    } catch (error) {
+      if (this.#insertFailed || error instanceof TaskCanceledError) return
+      this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
+    }
+    await this.settle(this.latest)
+  }
+
+  /** Stores the pending writes, once: as the new task's insert, or as one update of the stored task. */
+  protected storePending(): Promise<void> {
+    const pending = this.#pending
+    if (!pending) return nothingPending
+    this.#pending = undefined
+    return pending.inserts ? this.#insert() : this.#update(pending)
+  }
+
+  /**
+   * One change of the task, decided on its latest record: added to the pending writes while there
+   * are any, else written to the store (version-guarded) and its event published. False when it
+   * was declined, or the task is gone; {@link latest} is then the record that declined it.
+   */
+  async #change(decide: Decision): Promise<boolean> {
+    const pending = this.#pending
+    if (pending) {
+      const next = pending.add(this.latest, decide)
+      if (!next) return false
+      this.writeCount++
+      this.latest = next
+      return true
+    }
+    // A refused insert ended the run: assertOpen says how.
+    if (this.#inserting) await this.#inserting.catch(() => this.assertOpen())
+    let changes: TaskChanges | null = null
+    const outcome = await writeTask(this.core.store, this.latest, (current) => (changes = decide(current)))
+    if ('declined' in outcome) this.latest = outcome.declined
+    if (!('written' in outcome)) return false
+    this.writeCount++
+    this.latest = outcome.written
+    const { event, repliedWithMessage } = changes!
+    this.core.events.publish({ taskId: this.id, version: this.latest.version, response: event!, ...(repliedWithMessage ? { repliedWithMessage } : {}) })
+    return true
+  }
+
+  /** Inserts the new task in its latest state. A refusal ends the run (its slot freed) and rejects, as {@link stored} does. */
+  #insert(): Promise<void> {
+    const record = this.latest
+    this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
+      () => this.#resolveStored(record),
+      (error: unknown) => {
+        // Not stored, so never told to anyone: the sender answers this error, or the task that won.
+        this.#insertFailed = true
+        this.stop ??= { why: 'ended' }
+        this.abort(new TaskCanceledError(this.id))
+        this.#rejectStored(error)
+        void this.settle(record, false)
+        throw error
+      },
+    )
+    return this.#inserting
+  }
+
+  /**
+   * Writes a stored task's pending writes as one update, then publishes their events. Declined (a
+   * cancel stored first, maybe on another replica): the run is cut and this throws
+   * TaskCanceledError. A failed write leaves the record as stored, and throws.
+   */
+  async #update(pending: PendingWrites): Promise<void> {
+    if (pending.writes.length === 0 || this.finished) return
+    const stored = pending.stored!
+    let outcome: WriteOutcome
+    try {
+      outcome = await pending.update(this.core.store)
+    } catch (error) {
+      this.latest = stored
+      throw error
+    }
+    if (!('written' in outcome)) {
+      this.stop = { why: 'canceled' }
+      this.abort(new TaskCanceledError(this.id))
+      await this.settle('declined' in outcome ? outcome.declined : stored)
+      throw new TaskCanceledError(this.id)
+    }
+    this.latest = outcome.written
+    pending.publish(this.core.events, outcome.written)
+  }
+
+  /** The pending writes could not be stored once the run outlived its turn: the run ends, the task stays as stored (a sweep settles it once its lease expires). */
+  #storeFailed(error: unknown): void {
+    // A refused insert answered its sender and ended the run already.
+    if (error instanceof TaskCanceledError || this.#insertFailed) return
+    this.core.logger.error(`a2a: storing the first writes of task ${this.id} failed: ${scrub(error)}`)
+    this.stop ??= { why: 'ended' }
+    this.abort(new TaskCanceledError(this.id))
+    void this.settle(this.latest)
+  }
+}
