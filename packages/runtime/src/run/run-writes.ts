@@ -115,9 +115,8 @@ export abstract class RunWrites extends RunControl {
     }
     const state = this.latest.task.status.state
     if (isTerminal(state) || isPaused(state)) {
-      // Pending writes first, the run still open: if they fail, the handler hears it as of any write.
-      await this.storePending()
       this.stop ??= { why: 'ended' }
+      await this.storePending()
       await this.settle(this.latest)
     }
     return this.latest
@@ -191,7 +190,7 @@ export abstract class RunWrites extends RunControl {
   /**
    * Writes a stored task's pending writes as one update, then publishes their events. Declined (a
    * cancel stored first, maybe on another replica): the run is cut and this throws
-   * TaskCanceledError. A failed write leaves the record as stored, and throws.
+   * TaskCanceledError. A failed write leaves the record as stored and the run open, and throws.
    */
   async #update(pending: PendingWrites): Promise<void> {
     if (pending.writes.length === 0 || this.finished) return
@@ -200,7 +199,9 @@ export abstract class RunWrites extends RunControl {
     try {
       outcome = await pending.update(this.core.store)
     } catch (error) {
+      // Not stored: the run is open again, and the handler hears of it as of any failed write.
       this.latest = stored
+      if (this.stop?.why === 'ended') this.stop = undefined
       throw error
     }
     if (!('written' in outcome)) {

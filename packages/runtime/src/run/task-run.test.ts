@@ -171,6 +171,43 @@ describe('failures', () => {
     expect(lines.filter((l) => l.includes('finalize failed'))).toHaveLength(1)
   })
 
+  it('a first turn whose one update fails tells the handler, which may still fail the task', async () => {
+    let fail = true
+    class FailingOnce extends MemoryStore {
+      // Shared by replicas: the run's first-turn writes are one update after the insert.
+      override readonly capabilities = { filtersTenant: true, filtersScope: true }
+      override async update(id: string, version: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+        if (fail && changes.task.status.state === 'TASK_STATE_COMPLETED') {
+          fail = false
+          throw new Error('disk full')
+        }
+        return super.update(id, version, changes)
+      }
+    }
+    let heard: unknown
+    const skill = defineSkill({
+      id: 'x',
+      description: 'x',
+      handler: async (ctx) => {
+        await ctx.artifact({ parts: 'a' })
+        await ctx.complete().catch((error: unknown) => {
+          heard = error
+          throw error
+        })
+      },
+    })
+    const { store, writes } = recordCalls(new FailingOnce(), { shared: true })
+    await start([skill], { store })
+    const task = await send('x')
+    expect((heard as Error).message).toBe('disk full')
+    // Not stored, so the run was still open: the throw fails the task as any handler's would.
+    expect(task.status.state).toBe('TASK_STATE_FAILED')
+    expect(task.artifacts).toBeUndefined()
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED', 'update TASK_STATE_FAILED'])
+    expect(lines).toEqual([expect.stringContaining('skill "x" threw')])
+    expect(server.exchange.activeRuns).toBe(0)
+  })
+
   it('a throwing retention trimmer is logged and the task stays settled', async () => {
     class FailingTrimmer extends MemoryStore {
       override async trimSettled(): Promise<string[]> {
