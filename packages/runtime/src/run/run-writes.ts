@@ -65,7 +65,7 @@ export abstract class RunWrites extends RunControl {
 
   /** Inserts the new task now, before its run starts (a stream's first event or a push config needs it stored). */
   insert(): Promise<void> {
-    return this.storePending()
+    return this.held ? this.storePending() : (this.#inserting ?? nothingPending)
   }
 
   /**
