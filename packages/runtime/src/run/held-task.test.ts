@@ -35,6 +35,12 @@ const ioFirst = defineSkill({
   },
 })
 
+const askThenEcho = defineSkill({
+  id: 'ask-echo',
+  description: 'asks, then sends an artifact and completes',
+  handler: (ctx) => (ctx.history.length === 1 ? ctx.requireInput('name?') : ctx.artifact({ name: 'echo', parts: ctx.text }).then(() => ctx.complete('done'))),
+})
+
 const send = async (skill: string, extra: Record<string, unknown> = {}) => (await server!.result('SendMessage', { message: userMessage('hello', { skill }), ...extra })).task
 
 let sqlite: TestDatabase
@@ -131,6 +137,26 @@ describe.each(stores)('on %s (one process)', (_, makeStore) => {
     expect(writes()).toEqual(['create TASK_STATE_INPUT_REQUIRED', 'create TASK_STATE_FAILED', 'create TASK_STATE_COMPLETED'])
     const resumed = (await server!.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
     expect(resumed.status).toMatchObject({ state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'hi ann' }] } })
+  })
+
+  it('a resumed task\'s writes within its run\'s first turn are one update after the resuming one', async () => {
+    const { store, writes, calls } = await start([askThenEcho])
+    const paused = await send('ask-echo')
+    const resumed = (await server!.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(resumed.artifacts).toEqual([{ artifactId: expect.any(String), name: 'echo', parts: [{ text: 'ann' }] }])
+    expect(writes()).toEqual(['create TASK_STATE_INPUT_REQUIRED', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
+    // The run reads its task once, for a cancel stored since the resume.
+    expect(calls.filter((call) => call === 'get')).toHaveLength(2)
+    // A version each: the insert, the resume, the artifact, the completion.
+    expect(await store.get(resumed.id)).toMatchObject({ version: 4, task: { status: resumed.status, artifacts: resumed.artifacts } })
+    const again = await send('ask-echo')
+    const stream = await server!.stream('SendStreamingMessage', { message: userMessage('bob', { taskId: again.id }) })
+    const events = (await stream.ended).map((event) => event.data.result)
+    expect(events.map((event) => Object.keys(event)[0])).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    expect(events[1].artifactUpdate.artifact.parts).toEqual([{ text: 'bob' }])
+    expect(events[2].statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(writes().slice(3)).toEqual(['create TASK_STATE_INPUT_REQUIRED', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
   })
 
   it('a repeat of the message answers the one task, and concurrent repeats run the handler once', async () => {
@@ -304,6 +330,22 @@ describe('on PostgresStore, shared by replicas', () => {
       [3, 'artifactUpdate'],
       [4, 'statusUpdate'],
     ])
+  })
+
+  it('a resumed task\'s first-turn writes are one update after the resuming one, each event kept under its own version', async () => {
+    const a = await replica([askThenEcho])
+    const b = await replica([askThenEcho])
+    const paused = await sendTo(a.server, 'ask-echo')
+    const resumed = (await b.server.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_INPUT_REQUIRED'])
+    expect(b.writes()).toEqual(['update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
+    // Versions 1 and 2 are the first run's; 3 the resume.
+    expect((await a.store.eventsSince(resumed.id, 3)).map((event) => [event.version, Object.keys(event.response)[0]])).toEqual([
+      [4, 'artifactUpdate'],
+      [5, 'statusUpdate'],
+    ])
+    expect(await a.server.result('GetTask', { id: resumed.id })).toEqual(resumed)
   })
 
   it('a stream on the replica running the task gets every event of the merged update, each with its own version', async () => {

@@ -6,11 +6,12 @@
  *   its writes change the record in the process and its insert stores their latest state. Nothing
  *   was told about the task before that insert (the sender's answer waits for it), so no event is
  *   published for these writes, and a crash before it loses only a task nobody heard of;
- * - a stored task (inserted before its run, as on a store replicas share, so that a message sent
- *   to two replicas runs once) gets one update carrying all the writes' events, a version each
- *   (TaskChanges.events), each published once stored under its own version. A write stored
- *   meanwhile by another writer (a cancel on another replica) moves the version: the writes are
- *   decided again on the fresh record, and a settled one declines them all.
+ * - a stored task (a resumed one, or a new one inserted before its run, as on a store replicas
+ *   share, so that a message sent to two replicas runs once) gets one update after the write that
+ *   claimed its run (the insert, or the resuming WORKING), carrying all the writes' events, a
+ *   version each (TaskChanges.events), each published once stored under its own version. A write
+ *   stored meanwhile by another writer (a cancel on another replica) moves the version: the writes
+ *   are decided again on the fresh record, and a settled one declines them all.
  * @module
  */
 import type { Store, TaskChanges, TaskRecord } from '../store/store.js'

@@ -78,7 +78,6 @@ export class TaskRun extends RunWrites {
   async start(): Promise<void> {
     if (this.#new) {
       if (this.stop) return
-      this.startPending()
     } else {
       try {
         const fresh = await this.core.store.get(this.id)
@@ -92,6 +91,8 @@ export class TaskRun extends RunWrites {
         return this.settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
       }
     }
+    // Held or stored, new or resumed: the writes of the run's first turn are stored together.
+    this.startPending()
     armDeadline(this, this.core.limits.taskTimeoutMs)
     let result: SkillResult
     try {
