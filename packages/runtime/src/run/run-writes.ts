@@ -9,11 +9,14 @@ import type { ExchangeCore } from '../exchange/core.js'
 import { scrub } from '../log/logger.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'
-import { isPaused, isTerminal, type Task, type TaskState } from '../wire/types.js'
+import { isPaused, isTerminal, type Task } from '../wire/types.js'
 import { PendingWrites, type Decision } from './pending-writes.js'
 import { RunControl } from './run-control.js'
 import { TaskCanceledError } from './run-errors.js'
-import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
+import { changesOf, type Transition } from './task-changes.js'
+
+/** Stores a new task (the store's create, or a create that refuses an accepted message id). */
+export type InsertTask = (record: TaskRecord) => Promise<void>
 
 /** What storing no pending writes waits for. */
 const nothingPending: Promise<void> = Promise.resolve()
@@ -25,7 +28,7 @@ export abstract class RunWrites extends RunControl {
   /** The first turn's writes until they are stored; a new task's from the start (its insert stores them). */
   #pending: PendingWrites | undefined
   /** How the new task is inserted, when not by the store's create. */
-  readonly #insertWith: ((record: TaskRecord) => Promise<void>) | undefined
+  readonly #insertWith: InsertTask | undefined
   /** The new task's insert, once begun; later writes go after it. */
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
@@ -38,7 +41,7 @@ export abstract class RunWrites extends RunControl {
   #resolveStored!: (record: TaskRecord) => void
   #rejectStored!: (error: unknown) => void
 
-  constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: (record: TaskRecord) => Promise<void>) {
+  constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
     this.#insertWith = insertWith
     if (isNew) {
@@ -69,9 +72,9 @@ export abstract class RunWrites extends RunControl {
   }
 
   /**
-   * Another process wrote this task (a store notification of `version`): once this run's own
-   * writes in flight are done, a newer stored terminal state (a cancel served by another replica)
-   * cuts the handler at once and frees the run's slot. A failed read waits for the next note.
+   * Another process wrote this task (a store note of `version`): after this run's writes in
+   * flight, a newer stored terminal state (a cancel served by another replica) cuts the handler
+   * and frees the run's slot. A failed read waits for the next note.
    */
   noticeWrite(version: number): void {
     if (this.stop || version <= this.latest.version) return
@@ -93,7 +96,7 @@ export abstract class RunWrites extends RunControl {
     return this.#pending?.inserts === true
   }
 
-  /** The run starts: unless its task is held, its first turn's writes go pending from here, to be stored as one update. */
+  /** The run starts: unless its task is held, its first turn's writes go pending, for one update. */
   protected startPending(): void {
     this.#pending ??= new PendingWrites(this.latest)
   }
@@ -107,7 +110,7 @@ export abstract class RunWrites extends RunControl {
 
   protected async write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
     this.assertOpen()
-    const written = await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
+    const written = await this.changeTask((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
     if (!written) {
       // Another writer (a cancel, possibly on another replica) settled the task first.
       this.canceled(this.latest)
@@ -120,18 +123,6 @@ export abstract class RunWrites extends RunControl {
       await this.settle(this.latest)
     }
     return this.latest
-  }
-
-  /** Stores a terminal state over whatever the task holds unless it is already terminal. */
-  protected async settleAs(state: TaskState, reason: string): Promise<void> {
-    try {
-      await this.#change((current) => (isTerminal(current.task.status.state) ? null : changesOf(withStatus(current.task, state, agentMessage(current.task, reason)), false)))
-      await this.storePending()
-    } catch (error) {
-      if (this.#insertFailed || error instanceof TaskCanceledError) return
-      this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
-    }
-    await this.settle(this.latest)
   }
 
   /** Stores the pending writes, once: as the new task's insert, or as one update of the stored task. */
@@ -147,7 +138,7 @@ export abstract class RunWrites extends RunControl {
    * are any, else written to the store (version-guarded) and its event published. False when it
    * was declined, or the task is gone; {@link latest} is then the record that declined it.
    */
-  async #change(decide: Decision): Promise<boolean> {
+  protected async changeTask(decide: Decision): Promise<boolean> {
     const pending = this.#pending
     if (pending) {
       const next = pending.add(this.latest, decide)
@@ -214,7 +205,7 @@ export abstract class RunWrites extends RunControl {
     pending.publish(this.core.events, outcome.written)
   }
 
-  /** The pending writes could not be stored once the run outlived its turn: the run ends, the task stays as stored (a sweep settles it once its lease expires). */
+  /** Storing the pending writes at the turn's end failed: the run ends, its task as stored (the lease sweep settles it). */
   #storeFailed(error: unknown): void {
     // A refused insert answered its sender and ended the run already.
     if (error instanceof TaskCanceledError || this.#insertFailed) return

@@ -9,12 +9,12 @@ import type { ExchangeCore } from '../exchange/core.js'
 import { scrub } from '../log/logger.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
-import { isTerminal, type Message, type Part, type Task } from '../wire/types.js'
+import { isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
 import { armDeadline } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
-import { RunWrites } from './run-writes.js'
-import { agentMessage, withStatus, type Transition } from './task-changes.js'
+import { RunWrites, type InsertTask } from './run-writes.js'
+import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
 import { createTaskContext } from './task-context.js'
 
 export class TaskRun extends RunWrites {
@@ -34,7 +34,7 @@ export class TaskRun extends RunWrites {
      * its first turn's writes. Made before the insert, so a cancel or a shutdown once the task is
      * stored finds the run. `insert` stores it (default: the store's create).
      */
-    options: { new?: boolean; insert?: (record: TaskRecord) => Promise<void> } = {},
+    options: { new?: boolean; insert?: InsertTask } = {},
   ) {
     super(core, record, options.new === true, options.insert)
     this.#new = options.new === true
@@ -88,7 +88,7 @@ export class TaskRun extends RunWrites {
         // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
         this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
         this.stop = { why: 'ended' }
-        return this.settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
+        return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
       }
     }
     // Held or stored, new or resumed: the writes of the run's first turn are stored together.
@@ -119,7 +119,7 @@ export class TaskRun extends RunWrites {
     if (this.stop) return
     this.stop = { why: 'canceled' }
     this.abort(new TaskCanceledError(this.id))
-    await this.settleAs('TASK_STATE_CANCELED', 'canceled: the server is shutting down')
+    await this.#settleAs('TASK_STATE_CANCELED', 'canceled: the server is shutting down')
   }
 
   /** The run's own final write after the handler returned or threw; failures are logged, not thrown. */
@@ -135,12 +135,24 @@ export class TaskRun extends RunWrites {
     }
   }
 
+  /** Stores a terminal state over whatever the task holds unless it is already terminal. */
+  async #settleAs(state: TaskState, reason: string): Promise<void> {
+    try {
+      await this.changeTask((current) => (isTerminal(current.task.status.state) ? null : changesOf(withStatus(current.task, state, agentMessage(current.task, reason)), false)))
+      await this.storePending()
+    } catch (error) {
+      if (this.insertFailed || error instanceof TaskCanceledError) return
+      this.core.logger.error(`a2a: run finalize failed for task ${this.id}: ${scrub(error)}`)
+    }
+    await this.settle(this.latest)
+  }
+
   async #timeout(): Promise<void> {
     if (this.stop) return
     const deadline = new DeadlineExceededError(this.core.limits.taskTimeoutMs)
     const error = new TaskTimeoutError(this.id, deadline)
     this.stop = { why: 'timed-out', error }
     this.abort(error)
-    await this.settleAs('TASK_STATE_FAILED', 'task timed out')
+    await this.#settleAs('TASK_STATE_FAILED', 'task timed out')
   }
 }
