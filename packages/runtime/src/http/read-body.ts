@@ -46,8 +46,8 @@ export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<
     let idle: NodeJS.Timeout | undefined
     const settle = (result: BodyResult | Error) => {
       clearTimeout(idle)
-      // A stream keeps its request open for long; let go of the body reader now.
-      request.removeAllListeners('data')
+      // A stream keeps its request open for its whole life: let go of the body reader (and what it holds) now.
+      request.off('data', onData).off('end', onEnd).off('error', settle).off('close', onClose)
       if (result instanceof Error) reject(result)
       else resolve(result)
     }
@@ -55,8 +55,7 @@ export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<
       clearTimeout(idle)
       idle = setTimeout(() => settle({ stalled: true }), limits.bodyIdleTimeoutMs)
     }
-    armIdle()
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       armIdle()
       size += chunk.length
       if (size > maxBodyBytes) tooLarge = true
@@ -66,15 +65,16 @@ export function readBody(request: IncomingMessage, limits: BodyLimits): Promise<
         return
       }
       chunks.push(chunk)
-    })
-    request.on('end', () => {
+    }
+    const onEnd = () => {
       if (tooLarge) return settle({ tooLarge: true })
       settle(decoded(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), maxBodyBytes))
-    })
-    request.on('error', settle)
-    request.on('close', () => {
+    }
+    const onClose = () => {
       if (!request.complete) settle(new Error('client closed the request before sending the whole body'))
-    })
+    }
+    armIdle()
+    request.on('data', onData).on('end', onEnd).on('error', settle).on('close', onClose)
   })
 }
 
