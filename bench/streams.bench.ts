@@ -39,7 +39,9 @@
  * BENCH_OPEN_CONCURRENCY (streams being opened at once), BENCH_WARMUP_STREAMS,
  * BENCH_TIMEOUT_SECONDS (the watchdog). Passed to the server: BENCH_KEEPALIVE_MS (its stream
  * keep-alive interval), BENCH_HTTP=node (bare node:http instead of Express), BENCH_SERVER_ARGS
- * (extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ * (extra node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"), BENCH_PROFILE_DIR (ours profiles the
+ * burst alone, from its first request until every stream has its first event, into
+ * <dir>/burst-<streams>.cpuprofile: --cpu-prof covers start-up, warm-up and the end as well).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -587,6 +589,8 @@ async function runBurst(name: string, file: string): Promise<BurstResult> {
     warm.close()
 
     const before = await memory()
+    const profiled = Boolean(process.env.BENCH_PROFILE_DIR) && name === 'ours'
+    if (profiled) await control('POST', '/bench/profile/start')
     const cpuBefore = cpuMs(target.child.pid)
     const clientBefore = process.cpuUsage()
     const overflowsBefore = listenOverflows()
@@ -595,6 +599,7 @@ async function runBurst(name: string, file: string): Promise<BurstResult> {
     const cpuAfter = cpuMs(target.child.pid)
     const client = process.cpuUsage(clientBefore)
     const overflowsAfter = listenOverflows()
+    if (profiled) console.log(`streams: profile in ${(await control<{ file: string }>('POST', `/bench/profile/stop?name=burst-${streamCount}`)).file}`)
     const open = await memory()
     await control('POST', '/bench/finish')
     await burst.settle(30_000)

@@ -7,13 +7,18 @@
  *   POST /bench/tick    every held task appends one artifact chunk carrying its emit time
  *   POST /bench/finish  every held task completes
  *   GET  /bench/memory  process.memoryUsage(), after a full GC when started with --expose-gc
+ *   POST /bench/profile/start, /bench/profile/stop?name=N  a CPU profile of what runs in between,
+ *        written to BENCH_PROFILE_DIR/N.cpuprofile (a burst alone, without start-up and warm-up)
  *
  * Mounted as generated apps mount it (a2aListener in front of an Express app holding the control
  * routes); BENCH_HTTP=node serves everything on bare node:http instead. BENCH_BACKLOG sets the
  * listen backlog (default the runtime's, DEFAULT_LISTEN_BACKLOG).
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type TaskContext } from '@a2a-agent/runtime'
 import { listenBacklog, stopWithDriver, wallMs } from './shared.js'
@@ -88,6 +93,8 @@ const exchange = createExchange({
   ...(numberEnv('BENCH_KEEPALIVE_MS') ? { streamKeepAliveMs: numberEnv('BENCH_KEEPALIVE_MS')! } : {}),
 })
 
+let profiler: Session | undefined
+
 /** The control endpoints, on plain node:http types so either front below can serve them. */
 const control: Record<string, (request: IncomingMessage, response: ServerResponse) => void | Promise<void>> = {
   'POST /bench/tick': async (_request, response) => {
@@ -104,6 +111,21 @@ const control: Record<string, (request: IncomingMessage, response: ServerRespons
     const count = holders.size
     for (const holder of holders) holder.push('finish')
     sendJson(response, { tasks: count })
+  },
+  'POST /bench/profile/start': async (_request, response) => {
+    profiler ??= new Session()
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+    sendJson(response, { profiling: true })
+  },
+  'POST /bench/profile/stop': async (request, response) => {
+    const { profile } = await profiler!.post('Profiler.stop')
+    profiler!.disconnect()
+    const name = new URL(request.url!, 'http://localhost').searchParams.get('name') ?? 'burst'
+    const file = join(process.env.BENCH_PROFILE_DIR || '.', `${name}.cpuprofile`)
+    writeFileSync(file, JSON.stringify(profile))
+    sendJson(response, { file })
   },
   'GET /bench/memory': (_request, response) => {
     // A full GC first, so heapUsed is live data rather than whatever the last scavenge left.
