@@ -8,8 +8,8 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { tierOf } from '../run/retention.js'
 import type { SseWriter } from '../stream/sse-writer.js'
-import type { StreamSeats } from '../stream/stream-seats.js'
-import { followTask, TaskListener, type FollowOptions } from '../stream/task-stream.js'
+import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
+import { TaskStream, type FollowOptions } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
@@ -38,20 +38,17 @@ export async function sendStreamingMessage(
   options: StreamingOptions,
   attachPush: AcceptHooks['attachPush'],
 ): Promise<StreamReply> {
-  const seat = takeSeat(caller, options)
-  let listener: TaskListener | undefined
-  let snapshot: TaskRecord | undefined
+  const seat = new StreamSeat(caller, options)
+  let stream: TaskStream | undefined
   try {
-    const observe = (accepted: TaskRecord) => {
-      listener = new TaskListener(core, accepted.id)
-      snapshot = accepted
-    }
+    const observe = (accepted: TaskRecord) => void (stream = new TaskStream(core, accepted.id, accepted))
     const record = await acceptMessage(core, caller, params, { observe, ...(attachPush ? { attachPush } : {}) })
     // A retried messageId accepts nothing new: follow the task it made, from the store.
+    stream ??= new TaskStream(core, record.id)
     const follow = { until: 'interrupted', directReply: true, historyLength: params.configuration?.historyLength } as const
-    return stream(core, caller, listener ?? new TaskListener(core, record.id), options, seat, follow, snapshot)
+    return reply(core, caller, stream, options, seat, follow)
   } catch (error) {
-    listener?.stop()
+    stream?.stop()
     seat.release()
     throw error
   }
@@ -62,69 +59,77 @@ export async function subscribeToTask(core: ExchangeCore, caller: Caller, params
   if (isTerminal(record.task.status.state)) {
     throw A2AError.unsupported(`Task ${record.id} is already ${record.task.status.state}; a stream ends at a terminal state, so read it with GetTask`)
   }
-  const seat = takeSeat(caller, options)
+  const seat = new StreamSeat(caller, options)
   // Through INPUT_REQUIRED and AUTH_REQUIRED: a subscriber waits for whoever answers the task.
-  return stream(core, caller, new TaskListener(core, record.id), options, seat, { until: 'terminal' }, undefined)
+  return reply(core, caller, new TaskStream(core, record.id), options, seat, { until: 'terminal' })
 }
 
-interface HeldSeat {
-  release(): void
+/** A stream's seat among its owner's (and its API key's): taken when made, given back when the stream ends. */
+class StreamSeat implements SeatHolder {
+  readonly #options: StreamingOptions
+  readonly #owner: string
+  /** The key's seat's owner, when keys are capped. */
+  readonly #key: string | undefined
+  #sink: SseWriter | undefined
   /** Set when the seat was taken away before or while streaming. */
-  bind(sink: SseWriter): void
+  #evicted = false
+
+  /** Throws a 429 refusal when the caller is at a cap that refuses. */
+  constructor(caller: Caller, options: StreamingOptions) {
+    this.#options = options
+    this.#owner = caller.viewer.owner
+    if (!options.seats.claim(this.#owner, this)) {
+      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
+    }
+    // Per API key as well, refused at its cap (a key shared by several processes of one caller).
+    const key = caller.principal.credential ?? caller.viewer.owner
+    if (options.keySeats && !options.keySeats.claim(key, this)) {
+      options.seats.release(this.#owner, this)
+      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`))
+    }
+    this.#key = options.keySeats ? key : undefined
+  }
+
+  /** The owner's cap evicts its oldest stream (a key's cap only refuses). */
+  evict(): void {
+    this.#evicted = true
+    this.#sink?.fail(this.#evictedError())
+  }
+
+  release(): void {
+    this.#options.seats.release(this.#owner, this)
+    if (this.#key !== undefined) this.#options.keySeats!.release(this.#key, this)
+  }
+
+  bind(sink: SseWriter): void {
+    this.#sink = sink
+    sink.onClose(() => this.release())
+    if (this.#evicted) sink.fail(this.#evictedError())
+  }
+
+  #evictedError(): A2AError {
+    return A2AError.unsupported(`Stream closed: you opened more than ${this.#options.seats.limit} concurrent streams, and the oldest is closed first`)
+  }
 }
 
-function takeSeat(caller: Caller, options: StreamingOptions): HeldSeat {
-  let sink: SseWriter | undefined
-  let evicted = false
-  const evictedError = () =>
-    A2AError.unsupported(`Stream closed: you opened more than ${options.seats.limit} concurrent streams, and the oldest is closed first`)
-  const seat = options.seats.claim(caller.viewer.owner, () => {
-    evicted = true
-    sink?.fail(evictedError())
-  })
-  if (!seat) {
-    throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
-  }
-  // Per API key as well, refused at its cap (a key shared by several processes of one caller).
-  const keySeat = options.keySeats?.claim(caller.principal.credential ?? caller.viewer.owner, () => {})
-  if (options.keySeats && !keySeat) {
-    seat.release()
-    throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`))
-  }
-  const release = () => {
-    seat.release()
-    keySeat?.release()
-  }
-  return {
-    release,
-    bind(writer) {
-      sink = writer
-      writer.onClose(release)
-      if (evicted) writer.fail(evictedError())
-    },
-  }
-}
-
-function stream(
+function reply(
   core: ExchangeCore,
   caller: Caller,
-  listener: TaskListener,
+  stream: TaskStream,
   options: StreamingOptions,
-  seat: HeldSeat,
+  seat: StreamSeat,
   turn: Pick<FollowOptions, 'until' | 'directReply' | 'historyLength'>,
-  snapshot: TaskRecord | undefined,
 ): StreamReply {
-  const { taskId } = listener
   return new StreamReply((sink) => {
     seat.bind(sink)
     const follow: FollowOptions = {
       ...turn,
       keepAliveMs: options.keepAliveMs,
       pollMs: options.pollMs,
-      recheck: caller.reresolve && (() => recheck(core, caller, taskId)),
+      recheck: caller.reresolve && (() => recheck(core, caller, stream.taskId)),
     }
-    void followTask(core, listener, sink, follow, snapshot).catch((error: unknown) => {
-      core.logger.error(`a2a: stream of task ${taskId} broke: ${scrub(error)}`)
+    void stream.follow(sink, follow).catch((error: unknown) => {
+      core.logger.error(`a2a: stream of task ${stream.taskId} broke: ${scrub(error)}`)
       sink.fail(A2AError.internal())
     })
   })

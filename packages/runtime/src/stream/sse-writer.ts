@@ -20,9 +20,25 @@ export interface SseFraming {
 }
 
 /** JSON-RPC: each event is a response to the request that opened the stream, under its id. */
-export const rpcFraming = (id: JsonRpcId): SseFraming => {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
-  return { result: (resultJson) => `${head}${resultJson}}`, error: (error) => JSON.stringify(rpcError(id, error)) }
+export const rpcFraming = (id: JsonRpcId): SseFraming => new RpcFraming(id)
+
+/** An object with its methods on the prototype: one allocation per stream, not two closures and their scope. */
+class RpcFraming implements SseFraming {
+  readonly #id: JsonRpcId
+  readonly #head: string
+
+  constructor(id: JsonRpcId) {
+    this.#id = id
+    this.#head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
+  }
+
+  result(resultJson: string): string {
+    return `${this.#head}${resultJson}}`
+  }
+
+  error(error: A2AError): string {
+    return JSON.stringify(rpcError(this.#id, error))
+  }
 }
 
 /** As a flat list, which writeHead takes without walking an object's keys. */

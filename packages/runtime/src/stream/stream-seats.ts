@@ -6,12 +6,13 @@
 
 export type SeatOverflow = 'refuse' | 'evict-oldest'
 
-export interface Seat {
-  release(): void
+/** What holds a seat: told when the seat is taken away from it. */
+export interface SeatHolder {
+  evict(): void
 }
 
 export class StreamSeats {
-  readonly #seats = new Map<string, Set<{ evict: () => void }>>()
+  readonly #seats = new Map<string, Set<SeatHolder>>()
 
   /** @param limit streams per owner; negative = unlimited. */
   constructor(
@@ -19,25 +20,28 @@ export class StreamSeats {
     readonly overflow: SeatOverflow,
   ) {}
 
-  /** A seat for `owner`, or undefined when the owner is at the cap and the policy refuses. */
-  claim(owner: string, evict: () => void): Seat | undefined {
+  /** Seats `holder` for `owner`; false when the owner is at the cap and the policy refuses. */
+  claim(owner: string, holder: SeatHolder): boolean {
     let seats = this.#seats.get(owner)
     if (!seats) this.#seats.set(owner, (seats = new Set()))
     if (this.limit >= 0 && seats.size >= this.limit) {
-      if (this.overflow === 'refuse' || seats.size === 0) return undefined
+      if (this.overflow === 'refuse' || seats.size === 0) {
+        if (seats.size === 0) this.#seats.delete(owner)
+        return false
+      }
       // Sets iterate in insertion order: the first is the oldest.
       const oldest = seats.values().next().value!
       seats.delete(oldest)
       oldest.evict()
     }
-    const holder = { evict }
     seats.add(holder)
-    return {
-      release: () => {
-        seats.delete(holder)
-        if (seats.size === 0 && this.#seats.get(owner) === seats) this.#seats.delete(owner)
-      },
-    }
+    return true
+  }
+
+  /** Frees `holder`'s seat, if it still has one. */
+  release(owner: string, holder: SeatHolder): void {
+    const seats = this.#seats.get(owner)
+    if (seats?.delete(holder) && seats.size === 0) this.#seats.delete(owner)
   }
 
   count(owner: string): number {

@@ -13,37 +13,39 @@ export interface TaskEvent {
   repliedWithMessage?: true
 }
 
-const encoded = new WeakMap<TaskEvent, string>()
-
-/** The event's response as JSON, serialized once however many streams send it. */
-export function encodeEvent(event: TaskEvent): string {
-  let json = encoded.get(event)
-  if (json === undefined) encoded.set(event, (json = JSON.stringify(event.response)))
-  return json
+/** The event's response as JSON, serialized once however many streams send it (kept on the event). */
+export function encodeEvent(event: TaskEvent & { json?: string }): string {
+  return (event.json ??= JSON.stringify(event.response))
 }
 
-type Listener = (event: TaskEvent) => void
+/** Sees every event of the task it subscribed to. */
+export interface TaskEventListener {
+  receive(event: TaskEvent): void
+}
 
 export class TaskEvents {
-  readonly #listeners = new Map<string, Set<Listener>>()
+  readonly #listeners = new Map<string, Set<TaskEventListener>>()
 
   /** @param tap sees every event of every task (push delivery). */
-  constructor(private readonly tap?: Listener) {}
+  constructor(private readonly tap?: (event: TaskEvent) => void) {}
 
-  subscribe(taskId: string, listener: Listener): () => void {
+  subscribe(taskId: string, listener: TaskEventListener): void {
     let set = this.#listeners.get(taskId)
     if (!set) this.#listeners.set(taskId, (set = new Set()))
     set.add(listener)
-    return () => {
-      set.delete(listener)
-      if (set.size === 0) this.#listeners.delete(taskId)
-    }
+  }
+
+  unsubscribe(taskId: string, listener: TaskEventListener): void {
+    const set = this.#listeners.get(taskId)
+    if (set?.delete(listener) && set.size === 0) this.#listeners.delete(taskId)
   }
 
   publish(event: TaskEvent): void {
     this.tap?.(event)
     const set = this.#listeners.get(event.taskId)
     if (!set) return
-    for (const listener of [...set]) listener(event)
+    // One listener (a task's only stream) needs no copy: it may unsubscribe while being told.
+    if (set.size === 1) for (const listener of set) return listener.receive(event)
+    for (const listener of [...set]) listener.receive(event)
   }
 }
