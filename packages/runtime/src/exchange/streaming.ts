@@ -123,7 +123,9 @@ function reply(
   return new StreamReply((sink) => {
     seat.bind(sink)
     const follow: FollowOptions = {
-      ...turn,
+      until: turn.until,
+      directReply: turn.directReply,
+      historyLength: turn.historyLength,
       keepAliveMs: options.keepAliveMs,
       pollMs: options.pollMs,
       recheck: caller.reresolve && (() => recheck(core, caller, stream.taskId)),

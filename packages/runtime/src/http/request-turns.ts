@@ -10,7 +10,7 @@
  * @module
  */
 
-/** A few milliseconds of request set-up each turn: short next to a SYN retry (1 s). */
+/** Some 10-40 ms of stream set-up on a small machine each turn: short next to a SYN retry (1 s). */
 export const REQUESTS_PER_TURN = 64
 
 let begun = 0
