@@ -156,7 +156,7 @@ export class PostgresStore extends SqlStore {
    */
   async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = shaped('insert task with messages unless accepted', insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
+    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
     // The message rows it inserted: none when the task was not.
     return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
   }
