@@ -3,8 +3,7 @@
  * framework sees the request: `createHttpServer(a2aListener(exchange, app)).listen(3000)`. The
  * JSON-RPC and HTTP+JSON bindings, the card, artifacts, JWKS, RFC 9728 metadata and MCP skip
  * Express's per-request setup (request and response prototypes, the router's layer walk);
- * everything else goes to `app` as before. A burst of requests on those routes is begun a share per
- * turn of the event loop (request-turns.ts), so the server accepts connections in between.
+ * everything else goes to `app` as before.
  * @module
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
@@ -12,7 +11,6 @@ import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { a2aRoutes, type A2aRoutesOptions } from './a2a-routes.js'
-import { inTurn } from './request-turns.js'
 import { sendJson } from './respond.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
@@ -32,15 +30,7 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   return (request, response) => {
     const serve = route(request)
     if (!serve) return rest(request, response)
-    const fail = (error: unknown) => failed(logger, request, response, error)
-    inTurn(() => {
-      try {
-        serve(request, response).catch(fail)
-      } catch (error) {
-        // Thrown before its promise: in a later turn nothing above would catch it.
-        fail(error)
-      }
-    })
+    serve(request, response).catch((error: unknown) => failed(logger, request, response, error))
   }
 }
 
