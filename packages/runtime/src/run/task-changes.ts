@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { TaskChanges } from '../store/store.js'
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState } from '../wire/types.js'
+import type { Artifact, Message, Part, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus } from '../wire/types.js'
 
 export interface Transition {
   task: Task
@@ -39,8 +39,10 @@ export function now(): string {
 
 /** The next task in `state`; the given task is left as it was. */
 export function withStatus(task: Task, state: TaskState, message?: Message): Transition {
-  const status = { state, ...(message ? { message } : {}), timestamp: now() }
-  const next: Task = { ...task, status, ...(message ? { history: [...(task.history ?? []), message] } : {}) }
+  // Built member by member in the wire's order: a spread of `{}` for an absent member costs an object.
+  const status: TaskStatus = message ? { state, message, timestamp: now() } : { state, timestamp: now() }
+  const next: Task = { ...task, status }
+  if (message) next.history = [...(task.history ?? []), message]
   return { task: next, event: { statusUpdate: { taskId: task.id, contextId: task.contextId, status } } }
 }
 
@@ -62,13 +64,12 @@ export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: strin
   const parts = toParts(chunk.parts)
   const artifacts = [...(task.artifacts ?? [])]
   const index = artifacts.findIndex((a) => a.artifactId === artifactId)
-  const sent: Artifact = {
-    artifactId,
-    ...(chunk.name !== undefined ? { name: chunk.name } : {}),
-    ...(chunk.description !== undefined ? { description: chunk.description } : {}),
-    parts,
-    ...(chunk.metadata ? { metadata: chunk.metadata } : {}),
-  }
+  // Member by member in the wire's order (artifactId, name, description, parts, metadata), with no object per absent one.
+  const sent = { artifactId } as Artifact
+  if (chunk.name !== undefined) sent.name = chunk.name
+  if (chunk.description !== undefined) sent.description = chunk.description
+  sent.parts = parts
+  if (chunk.metadata) sent.metadata = chunk.metadata
   if (index >= 0 && chunk.append) {
     const stored = artifacts[index]!
     artifacts[index] = { ...stored, ...sent, parts: [...stored.parts, ...parts] }
@@ -79,14 +80,13 @@ export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: strin
   }
   return {
     task: { ...task, artifacts },
-    event: {
-      artifactUpdate: {
-        taskId: task.id,
-        contextId: task.contextId,
-        artifact: sent,
-        ...(chunk.append ? { append: true } : {}),
-        ...(chunk.lastChunk ? { lastChunk: true } : {}),
-      },
-    },
+    event: { artifactUpdate: artifactUpdate(task, sent, chunk) },
   }
+}
+
+function artifactUpdate(task: Task, artifact: Artifact, chunk: ArtifactChunk): TaskArtifactUpdateEvent {
+  const update: TaskArtifactUpdateEvent = { taskId: task.id, contextId: task.contextId, artifact }
+  if (chunk.append) update.append = true
+  if (chunk.lastChunk) update.lastChunk = true
+  return update
 }

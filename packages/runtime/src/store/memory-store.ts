@@ -42,9 +42,6 @@ function statusMs(task: Task, fallback: number): number {
   return lastMs
 }
 
-/** The lease is the one nested object of the metadata: copied in and out, like the task. */
-const copyMeta = (meta: Entry['meta']): Entry['meta'] => (meta.lease ? { ...meta, lease: { ...meta.lease } } : { ...meta })
-
 /** A record handed out: copies of the metadata (in one spread), the lease and the message ids. */
 function recordOf(meta: Entry['meta'], task: Task, messageIds: readonly string[]): TaskRecord {
   const record: TaskRecord = { ...meta, task, messageIds: [...messageIds] }
@@ -85,8 +82,10 @@ export class MemoryStore implements Store {
     const body = encode(task)
     // An answer sending this very object (a task inserted in its final state) reuses the text.
     rememberText(task, body)
+    // The rest of the record is a fresh object already; the lease, its one nested object, is copied in and out like the task.
+    if (meta.lease) meta.lease = { ...meta.lease }
     const entry: Entry = {
-      meta: copyMeta(meta),
+      meta,
       messageIds: [...messageIds],
       body,
       state: task.status.state,
