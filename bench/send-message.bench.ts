@@ -275,7 +275,12 @@ function exchangeTargets(rows: Row[], samples: Map<Target, Row[]>): void {
   const [bareRuns, rawRuns] = ['ours-bare', 'raw'].map((name) => [...samples].find(([t]) => t.name === name && t.method === 'SendMessage' && t.binding === 'JSON-RPC')?.[1])
   if (bareRuns && rawRuns && bareRuns.length === rawRuns.length) {
     const pairs = bareRuns.map((row, i) => ({ rps: row.rps / rawRuns[i]!.rps, cpu: row.cpuUsPerRequest && rawRuns[i]!.cpuUsPerRequest ? rawRuns[i]!.cpuUsPerRequest! / row.cpuUsPerRequest : undefined }))
-    const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!
+    // Of an even count, the mean of the middle two: neither of them alone.
+    const median = (values: number[]) => {
+      const sorted = values.toSorted((a, b) => a - b)
+      const middle = Math.floor(sorted.length / 2)
+      return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+    }
     const share = median(pairs.map((pair) => pair.rps))
     const cpuShares = pairs.flatMap((pair) => (pair.cpu === undefined ? [] : [pair.cpu]))
     const over = pairs.length > 1 ? `median of ${pairs.length} paired rounds (${pairs.map((pair) => pair.rps.toFixed(2)).join(', ')})` : 'one round'
