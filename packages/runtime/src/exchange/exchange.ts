@@ -282,7 +282,10 @@ export class Exchange {
     checkRequestLimits(params, this.#requestLimits)
     const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
     const viewer = (this.#core.viewerOf ?? viewerOf)(principal)
-    return handler(this.#core, { principal, viewer, baseUrl: base, ...(reresolve ? { reresolve } : {}) }, params)
+    const caller: Caller = { principal, viewer, baseUrl: base }
+    // Set rather than spread from an object made for it: this runs for every request.
+    if (reresolve) caller.reresolve = reresolve
+    return handler(this.#core, caller, params)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */

@@ -11,7 +11,7 @@ import { createPushConfig, deletePushConfig, getPushConfig, listPushConfigs, typ
 import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
 import type { ExchangeCore } from './core.js'
 import { pushOnSend } from './push-on-send.js'
-import { acceptMessage, answerSend, type Caller } from './send-message.js'
+import { acceptMessage, answerSend, type AcceptHooks, type Caller } from './send-message.js'
 import { sendStreamingMessage, subscribeToTask, type StreamingOptions } from './streaming.js'
 import { cancelTask, getTask, listTasks } from './task-queries.js'
 
@@ -33,13 +33,16 @@ const noPush = () =>
     new A2AError('PUSH_NOTIFICATION_NOT_SUPPORTED', 'Push notifications are not enabled on this agent (capabilities.pushNotifications is false); poll GetTask instead'),
   )
 
+/** A send's hooks when it has none: one object for all of them (acceptMessage only reads it). */
+const NO_HOOKS: AcceptHooks = Object.freeze({})
+
 export function methodTable(options: MethodOptions): Record<string, MethodHandler> {
   const { streaming, push } = options
   return {
     SendMessage: async (core, caller, raw) => {
       const params = parse(core, sendMessageParams, raw)
       const attachPush = await pushOnSend(core, params, push)
-      return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : {}), params)
+      return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
     },
     GetTask: (core, caller, raw) => getTask(core, caller.viewer, parse(core, getTaskParams, raw)),
     ListTasks: (core, caller, raw) => listTasks(core, caller.viewer, parse(core, listTasksParams, raw)),
