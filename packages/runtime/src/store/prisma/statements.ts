@@ -50,12 +50,14 @@ export const insertTask = (record: TaskRecord, taskJson: string): Sql => sql`INS
  * ids (PostgreSQL: its parameters take the columns' types from the insert). Each id is its own
  * equality, never `= ANY(array)`: a plan prepared while the table was small (and kept, generic)
  * matched an array only on the owner, filtering every row of the owner's index range (7 ms at
- * 20,000 rows); equalities on both key columns are probed in the index by any plan.
+ * 20,000 rows). Each equality is paired with the owner's, as a whole key: `owner AND (id OR id)`
+ * had the same fate for two ids (pg-plans.test.ts).
  */
 export function insertTaskUnlessAccepted(record: TaskRecord, taskJson: string): Sql {
-  const taken = record.messageIds.length ? join(record.messageIds.map((id) => sql`"messageId" = ${id}`), ' OR ') : sql`FALSE`
+  const { owner } = record
+  const taken = record.messageIds.length ? join(record.messageIds.map((id) => sql`("owner" = ${owner} AND "messageId" = ${id})`), ' OR ') : sql`FALSE`
   return sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}
-    WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE "owner" = ${record.owner} AND (${taken}))`
+    WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${taken})`
 }
 
 export interface TaskUpdate {
