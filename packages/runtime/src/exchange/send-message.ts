@@ -142,6 +142,7 @@ const insertUnlessAccepted = (core: ExchangeCore) => async (record: TaskRecord):
 /** `claims`: the task is inserted only while its message id is free (no repeat was looked for). */
 async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks, claims: boolean): Promise<TaskRecord> {
   const { message } = params
+  const insert = claims ? insertUnlessAccepted(core) : undefined
   const { id, chars } = taskIdOf(caller.viewer, message)
   // Hashing a large message was one stage; the store's encoding of it is the next.
   if (chars >= LARGE_TEXT) await nextTurn()
@@ -169,7 +170,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     // Born terminal: the agent declines without running anything (a turn all the same).
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
     const undoTurn = await core.quota?.admitTurn(caller.viewer, id, false)
-    await (claims ? insertUnlessAccepted(core)(rejected) : core.store.create(rejected)).catch(async (error: unknown) => {
+    await (insert ? insert(rejected) : core.store.create(rejected)).catch(async (error: unknown) => {
       await undoTurn?.()
       throw error
     })
@@ -185,7 +186,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   let run: TaskRun | undefined
   try {
     if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
-    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, ...(claims ? { insert: insertUnlessAccepted(core) } : {}) })
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert })
     if (holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
       void run.start()
