@@ -342,6 +342,33 @@ describe('shutdown', () => {
     expect(resume.body.error.code).toBe(-32004)
     expect((await server.result('ListTasks', {})).totalSize).toBe(3)
   })
+
+  it('leaves a task that paused while shutdown began paused: its final update in flight is not overwritten CANCELED', async () => {
+    const reached = gate()
+    const release = gate()
+    class SlowPause extends MemoryStore {
+      override async update(id: string, version: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+        if (changes.task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
+          reached.open()
+          await release.opened
+        }
+        return super.update(id, version, changes)
+      }
+    }
+    const ask = defineSkill({ id: 'ask', description: 'ask', handler: (ctx) => ctx.requireInput('which one?') })
+    // Shared: the task is inserted before its run, so the pause is stored as the first turn's one update.
+    const { store, writes } = recordCalls(new SlowPause(), { shared: true })
+    await start([ask], { store })
+    const task = await sendNow('ask')
+    await reached.opened
+    const shutdown = server.exchange.shutdown({ timeoutMs: 2000 })
+    await sleep(20)
+    release.open()
+    await shutdown
+    expect(await stateOf(task.id)).toBe('TASK_STATE_INPUT_REQUIRED')
+    expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_INPUT_REQUIRED'])
+    expect(lines).toEqual([])
+  })
 })
 
 describe('shutdown deadline', () => {
