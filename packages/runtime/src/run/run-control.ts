@@ -8,6 +8,7 @@
 import type { ExchangeCore } from '../exchange/core.js'
 import type { TaskRecord } from '../store/store.js'
 import { retain } from './retain.js'
+import { forgetDeadline } from './run-deadlines.js'
 import { RunEndedError, TaskCanceledError, type TaskTimeoutError } from './run-errors.js'
 
 /** Why a run takes no more writes. */
@@ -84,6 +85,7 @@ export abstract class RunControl {
     this.#finished = true
     this.stop ??= { why: 'ended' }
     clearTimeout(this.timer)
+    forgetDeadline(this)
     const runs: Map<string, RunControl> = this.core.runs
     if (runs.get(this.id) === this) runs.delete(this.id)
     this.core.slots.release(this.latest.owner, this.id)
