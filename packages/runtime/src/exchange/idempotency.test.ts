@@ -123,6 +123,25 @@ describe.each([
     expect(runs).toBe(4)
   })
 
+  it('takes an in-process message as its JSON carries it: a Date is its ISO text, another date another message', async () => {
+    runs = 0
+    const call = async (message: Record<string, unknown>) => ((await server.exchange.call({ owner: 'alice' }, 'SendMessage', { message })) as { task: any }).task
+    const at = new Date('2026-01-31T12:00:00.000Z')
+    const base = userMessage('dated', { skill: 'counted' })
+    const dated = (when: unknown) => ({ ...base, parts: [{ data: { when } }] })
+    const first = await call(dated(at))
+    expect(first.status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await server.result('GetTask', { id: first.id })).history[0].parts).toEqual([{ data: { when: at.toISOString() } }])
+    // The same message over the wire, and again in-process: repeats of the first.
+    expect((await send(dated(at.toISOString()))).id).toBe(first.id)
+    expect((await call(dated(new Date(at)))).id).toBe(first.id)
+    // Another date under the same messageId is another message: a new task (not an id taken already).
+    const later = await call(dated(new Date('2026-02-01T00:00:00.000Z')))
+    expect(later.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(later.id).not.toBe(first.id)
+    expect(runs).toBe(2)
+  })
+
   it('treats a resume as its own message: its repeat answers the resumed task', async () => {
     const asked = await send(userMessage('start', { skill: 'ask' }))
     const answer = userMessage('Ada', { taskId: asked.id })

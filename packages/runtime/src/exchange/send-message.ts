@@ -104,8 +104,15 @@ function isRepeatOf(message: Message, record: TaskRecord): boolean {
   if (message.taskId !== undefined && message.taskId !== record.id) return false
   if (message.contextId !== undefined && message.contextId !== record.contextId) return false
   if (!first) return true
-  return isDeepStrictEqual(message.parts, first.parts) && isDeepStrictEqual(message.metadata ?? {}, first.metadata ?? {})
+  return sameOnTheWire(message.parts, first.parts) && sameOnTheWire(message.metadata ?? {}, first.metadata ?? {})
 }
+
+/**
+ * Whether `sent` is `stored` as JSON carries it: an in-process message may hold values with a
+ * toJSON (a Date), stored as what that makes (its ISO text), and the task id hashes that too.
+ */
+const sameOnTheWire = (sent: unknown, stored: unknown): boolean =>
+  isDeepStrictEqual(sent, stored) || isDeepStrictEqual(JSON.parse(JSON.stringify(sent)), stored)
 
 /** Waits for the run unless the caller asked to return immediately, then shapes the answer. */
 export async function answerSend(core: ExchangeCore, record: TaskRecord, params: SendMessageParams): Promise<SendMessageResponse> {

@@ -55,6 +55,20 @@ describe('taskIdOf', () => {
     expect(taskIdOf({ owner: 'bob', tenant: null, scope: null }, message({ metadata: { a: 1, b: [{ x: 1, y: 2 }] } })).id).not.toBe(first)
   })
 
+  it('hashes a value with toJSON as JSON carries it (a Date as its ISO text), as the canonicalize package does', () => {
+    const at = new Date('2026-01-31T12:00:00.000Z')
+    const withDates = message({ parts: [{ data: { when: at, list: [at, { at }] } }], metadata: { sent: at } })
+    const withTexts = message({ parts: [{ data: { when: at.toJSON(), list: [at.toJSON(), { at: at.toJSON() }] } }], metadata: { sent: at.toJSON() } })
+    expect(taskIdOf(alice, withDates).id).toBe(idFromWholeString(alice, withDates))
+    expect(taskIdOf(alice, withDates).id).toBe(taskIdOf(alice, withTexts).id)
+    // Another date is another message, not an empty object like every other date.
+    expect(taskIdOf(alice, message({ parts: [{ data: { when: new Date(0) } }] })).id).not.toBe(taskIdOf(alice, message({ parts: [{ data: { when: at } }] })).id)
+    // JSON.stringify hands toJSON the member's key (an array item's index) and leaves out an undefined result.
+    const keyed = { toJSON: (key: string) => (key === 'skip' ? undefined : `key ${key}`) }
+    const sent = message({ parts: [{ data: { a: keyed, skip: keyed, list: [keyed] } }] })
+    expect(taskIdOf(alice, sent).id).toBe(taskIdOf(alice, message({ parts: [{ data: { a: 'key a', list: ['key 0'] } }] })).id)
+  })
+
   it('is shaped as a version 8 UUID and counts the text it hashed', () => {
     const { id, chars } = taskIdOf(alice, message({ parts: [{ text: 't'.repeat(100_000) }] }))
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)

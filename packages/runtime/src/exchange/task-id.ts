@@ -63,10 +63,21 @@ function inCanonicalOrder(value: unknown): boolean {
 }
 
 /**
+ * The member `key` (an item's index, '' at the root) as JSON carries it: what its toJSON makes of
+ * it (a Date its ISO text), called with the key as JSON.stringify calls it; the value itself if it
+ * has none. An in-process message hashes as the wire and the store carry it.
+ */
+function wireValue(value: unknown, key: string): unknown {
+  const toJSON = (value as { toJSON?: unknown } | null | undefined)?.toJSON
+  return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown).call(value, key) : value
+}
+
+/**
  * SHA-256 of a JSON value's RFC 8785 canonical form (the bytes the canonicalize package makes:
  * keys sorted by code unit, strings and numbers as JSON.stringify writes them), fed to the hash as
  * it is walked rather than built as one string first; a 1 MiB text is stringified once. Values
- * come from parsed JSON whose strings the wire checked (no lone surrogates), so no escape differs.
+ * come from parsed JSON whose strings the wire checked (no lone surrogates), so no escape differs;
+ * a value with toJSON (an in-process message's Date) is hashed as what it makes.
  * A small value (most messages) is hashed in one call at the end: a streaming Hash object costs
  * more to make than its few hundred bytes cost to hash.
  */
@@ -75,25 +86,30 @@ class CanonicalHash {
   #pending = ''
   chars = 0
 
+  /** Adds `value` as JSON.stringify writes it. */
   add(value: unknown): void {
+    this.#add(wireValue(value, ''))
+  }
+
+  /** `value` is what {@link wireValue} made of a member. */
+  #add(value: unknown): void {
     if (value === null || typeof value !== 'object') return this.#text(JSON.stringify(value) ?? 'null')
     if (Array.isArray(value)) {
       this.#text('[')
       for (let i = 0; i < value.length; i++) {
         if (i > 0) this.#text(',')
-        const item: unknown = value[i]
-        this.add(item === undefined || typeof item === 'symbol' ? null : item)
+        this.#add(wireValue(value[i], String(i)))
       }
       return this.#text(']')
     }
     this.#text('{')
     let first = true
     for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key]
+      const item = wireValue((value as Record<string, unknown>)[key], key)
       if (item === undefined || typeof item === 'symbol') continue
       this.#text(`${first ? '' : ','}${JSON.stringify(key)}:`)
       first = false
-      this.add(item)
+      this.#add(item)
     }
     this.#text('}')
   }
