@@ -45,7 +45,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
   try {
     const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
-    const envelope = decodeEnvelope(admitted.text!, admitted)
+    const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
     negotiate(options, request, response)

@@ -5,7 +5,6 @@
  * @module
  */
 import { A2AError, type JsonRpcErrorObject } from './a2a-error.js'
-import { KeySpellings, stringEnd } from './json-text.js'
 
 export type JsonRpcId = string | number | null
 
@@ -30,11 +29,11 @@ export class EnvelopeError extends Error {
 }
 
 /**
- * The envelope of a JSON-RPC request body. `scanned`: what checkBodyText (wire/limits.ts) found
- * scanning this body with `params` as its nested member, so the repeated-key rule needs no
- * second scan; without it the body is scanned here.
+ * The envelope of a JSON-RPC request body. `repeated`: the body's first repeated key, as the
+ * admitting scan found it (checkBodyText in wire/limits.ts, with `params` as its nested member),
+ * refused here once the body parses.
  */
-export function decodeEnvelope(body: string, scanned?: { repeated: string | undefined }): JsonRpcRequest {
+export function decodeEnvelope(body: string, repeated: string | undefined): JsonRpcRequest {
   let value: unknown
   try {
     value = JSON.parse(body)
@@ -51,8 +50,7 @@ export function decodeEnvelope(body: string, scanned?: { repeated: string | unde
     throw new EnvelopeError(A2AError.invalidRequest('The body must be a JSON-RPC 2.0 request object'), null)
   }
   // The request message in params is held to the same rule as on the HTTP+JSON binding.
-  const duplicate = scanned ? scanned.repeated : findRepeatedTopLevelKey(body, 'params')
-  if (duplicate) throw new EnvelopeError(A2AError.parse(duplicate), null)
+  if (repeated) throw new EnvelopeError(A2AError.parse(repeated), null)
 
   const envelope = value as Record<string, unknown>
   const id = envelope.id
@@ -81,57 +79,3 @@ export const rpcError = (id: JsonRpcId, error: A2AError): JsonRpcResponse => ({
   id,
   error: error.toJSON(),
 })
-
-/**
- * Returns a description of the first top-level key that repeats (exactly or case-insensitively),
- * or undefined; with `nested`, the keys of that member's object value are checked too. Expects
- * text that JSON.parse already accepted as an object.
- */
-export function findRepeatedTopLevelKey(text: string, nested?: string, where = 'top-level key'): string | undefined {
-  return repeatedKeyIn(text, skipSpace(text, 0), nested, where)
-}
-
-/** {@link findRepeatedTopLevelKey} over the object whose `{` is at `from`. */
-function repeatedKeyIn(text: string, from: number, nested: string | undefined, where: string): string | undefined {
-  const spellings = new KeySpellings()
-  let i = from + 1 // past '{'
-  for (;;) {
-    i = skipSpace(text, i)
-    if (i >= text.length || text[i] === '}') return undefined
-    const end = stringEnd(text, i)
-    // Most keys hold no escape: their text is the key.
-    const raw = text.slice(i + 1, end - 1)
-    const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end)) as string) : raw
-    const repeat = spellings.repeat(key, where)
-    if (repeat) return repeat
-    const start = skipSpace(text, skipSpace(text, end) + 1) // past ':'
-    i = valueEnd(text, start)
-    if (key === nested && text[start] === '{') {
-      const inner = repeatedKeyIn(text, start, undefined, `key of ${nested}`)
-      if (inner) return inner
-    }
-    i = skipSpace(text, i)
-    if (text[i] === ',') i++
-  }
-}
-
-const skipSpace = (text: string, i: number): number => {
-  while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++
-  return i
-}
-
-const valueEnd = (text: string, i: number): number => {
-  if (text[i] === '"') return stringEnd(text, i)
-  let depth = 0
-  for (let j = i; j < text.length; j++) {
-    const c = text[j]
-    if (c === '"') j = stringEnd(text, j) - 1
-    else if (c === '{' || c === '[') depth++
-    else if (c === '}' || c === ']') {
-      if (depth === 0) return j
-      depth--
-      if (depth === 0) return j + 1
-    } else if (c === ',' && depth === 0) return j
-  }
-  return text.length
-}

@@ -222,9 +222,10 @@ export function checkEnvelopeLimits(envelope: JsonRpcRequest, maxIdLength: numbe
  * walk would, naming the path. `shapedRoot` false applies only depth and value counts (MCP, whose
  * tool arguments the app shapes).
  *
- * The same scan applies the repeated-key rule (findRepeatedTopLevelKey in json-rpc.ts) to the
- * top-level keys and, with `nested`, to the keys of that top-level member's object: it answers
- * the first repeat in the body, for the caller to refuse once JSON.parse has accepted the body.
+ * The same scan is the one finder of repeated keys (exactly or in another case) among the
+ * top-level keys and, with `nested`, the keys of that top-level member's object: it answers the
+ * first repeat in the body, which decodeEnvelope and the REST body decoder refuse once JSON.parse
+ * has accepted the body.
  */
 export function checkBodyText(text: string, limits: RequestLimits, levelsAboveParams: number, shapedRoot = true, nested?: string): string | undefined {
   const maxDepth = limits.maxJsonDepth + levelsAboveParams
