@@ -4,6 +4,7 @@ import { makeRecord } from '../conformance-fixtures.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
+import { trimSettledPast } from './postgres-store.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the
@@ -73,4 +74,28 @@ it('keeps the claiming insert an index probe by owner and message id, on a plan 
       expect(node['Rows Removed by Index Recheck'] ?? 0).toBe(0)
     }
   }
+})
+
+it('keeps the retention trim on indexes, on a plan made while the tables were empty, however many dead rows the tier leaves behind', async () => {
+  const tier = { owner: 'trimmer', tenant: null, scope: null }
+  const trim = trimSettledPast(tier, 64)
+  await client.query('ALTER TABLE "A2ATask" SET (autovacuum_enabled = false)')
+  await client.query(`PREPARE trim AS ${trim.text}`)
+  await explain('trim', trim)
+  // A busy tier between two vacuums: thousands of tasks trimmed (dead rows), the newest 64 kept, 4 past them.
+  const fill = (from: number, to: number) =>
+    client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
+      SELECT 'trim-' || g, 'ctx-' || g, 'trimmer', 'echo', 1, '{}', '[]', now(), now(), 'TASK_STATE_COMPLETED', now() + g * interval '1 ms' FROM generate_series(${from}, ${to}) AS g`)
+  await fill(1, 20000)
+  await client.query(`DELETE FROM "A2ATask" WHERE "owner" = 'trimmer'`)
+  await fill(20001, 20068)
+
+  const plan = await explain('trim', trim)
+  const tasks = plan.filter((node) => node['Relation Name'] === 'A2ATask')
+  expect(tasks.length).toBeGreaterThan(0)
+  for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
+  // The tasks deleted are found by their primary key, one probe each.
+  const deleted = plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Delete' && node['Relation Name'] === 'A2ATask')
+  expect(deleted?.['Actual Rows']).toBe(4)
+  expect(plan.some((node) => node['Index Name'] === 'A2ATask_pkey' && node['Actual Loops'] === 4)).toBe(true)
 })

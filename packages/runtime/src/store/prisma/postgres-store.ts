@@ -45,15 +45,18 @@ const insertWithMessages = (insert: Sql, record: TaskRecord): Sql =>
  * configs and kept events in one statement: one round trip where a select and a three-statement
  * transaction took six. Each table is reached by its task-id index (`= ANY(ARRAY(…))`: the ids
  * are collected once), never scanned: `IN (SELECT …)` planned a hash join over every row.
+ * The tasks themselves are joined to the doomed ids (a nested loop of primary-key probes): as
+ * `= ANY(ARRAY(…))` too, the plan kept from a young table scanned the whole heap, dead rows and
+ * all, at every trim (pg-plans.test.ts).
  * The events go too: the sweep prunes at most a batch of them per sweep, fewer than a busy agent
  * keeps in that time.
  */
-const trimSettledPast = (tier: Viewer, keep: number): Sql =>
+export const trimSettledPast = (tier: Viewer, keep: number): Sql =>
   sql`WITH "doomed" AS (${statements.selectSettledPast(tier, keep)}),
     "messages" AS (DELETE FROM "A2ATaskMessage" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
     "configs" AS (DELETE FROM "A2APushConfig" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
     "events" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed")))
-    DELETE FROM "A2ATask" WHERE "id" = ANY(ARRAY(SELECT "id" FROM "doomed")) RETURNING "id", "statusTime"`
+    DELETE FROM "A2ATask" t USING "doomed" d WHERE t."id" = d."id" RETURNING t."id", t."statusTime"`
 
 export class PostgresStore extends SqlStore {
   readonly #pool: PgPool
