@@ -45,6 +45,17 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(await store.get('t1')).toEqual(snapshot)
     })
 
+    it('create keeps a message id that repeats within the record, found once by it', async () => {
+      const record = makeRecord({ id: 't1', messageIds: ['m1', 'm2', 'm1'] })
+      await store.create(record)
+      expect(await store.get('t1')).toEqual(record)
+      expect(await store.findByMessageId('alice', 'm1')).toEqual([record])
+      if (!store.createUnlessAccepted) return
+      const again = makeRecord({ id: 't2', messageIds: ['m3', 'm3'] })
+      expect(await store.createUnlessAccepted(again)).toBe(true)
+      expect(await store.findByMessageId('alice', 'm3')).toEqual([again])
+    })
+
     it('create rejects a duplicate id and keeps the stored record', async () => {
       const first = makeRecord({ id: 't1' })
       await store.create(first)
