@@ -76,26 +76,42 @@ it('keeps the claiming insert an index probe by owner and message id, on a plan 
   }
 })
 
-it('keeps the retention trim on indexes, on a plan made while the tables were empty, however many dead rows the tier leaves behind', async () => {
+it('keeps the retention trim on indexes, on plans made while the tables were empty or young, however many dead rows the tier leaves behind', async () => {
   const tier = { owner: 'trimmer', tenant: null, scope: null }
   const trim = trimSettledPast(tier, 64)
-  await client.query('ALTER TABLE "A2ATask" SET (autovacuum_enabled = false)')
-  await client.query(`PREPARE trim AS ${trim.text}`)
-  await explain('trim', trim)
-  // A busy tier between two vacuums: thousands of tasks trimmed (dead rows), the newest 64 kept, 4 past them.
-  const fill = (from: number, to: number) =>
-    client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
-      SELECT 'trim-' || g, 'ctx-' || g, 'trimmer', 'echo', 1, '{}', '[]', now(), now(), 'TASK_STATE_COMPLETED', now() + g * interval '1 ms' FROM generate_series(${from}, ${to}) AS g`)
-  await fill(1, 20000)
-  await client.query(`DELETE FROM "A2ATask" WHERE "owner" = 'trimmer'`)
-  await fill(20001, 20068)
+  const tables = ['A2ATask', 'A2ATaskMessage', 'A2ATaskEvent', 'A2APushConfig']
+  await client.query(`TRUNCATE ${tables.map((table) => `"${table}"`).join(', ')}`)
+  for (const table of tables) await client.query(`ALTER TABLE "${table}" SET (autovacuum_enabled = false)`)
+  // Tasks of the tier, each with its message, its two events and a push config.
+  const fill = async (from: number, to: number) => {
+    const ids = `SELECT 'trim-' || g AS "id", g FROM generate_series(${from}, ${to}) AS g`
+    await client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
+      SELECT "id", 'ctx-' || g, 'trimmer', 'echo', 3, '{}', '[]', now(), now(), 'TASK_STATE_COMPLETED', now() + g * interval '1 ms' FROM (${ids}) AS i`)
+    await client.query(`INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId") SELECT 'trimmer', 'm-' || g, "id" FROM (${ids}) AS i`)
+    await client.query(`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", v, 'trimmer', '{}', now() FROM (${ids}) AS i, generate_series(2, 3) AS v`)
+    await client.query(`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT "id", 'hook', 'trimmer', 'https://example.com/hook', now() FROM (${ids}) AS i`)
+  }
+  const emptyAll = async () => {
+    for (const table of tables) await client.query(`DELETE FROM "${table}"`)
+  }
+  await client.query(`PREPARE trim_empty AS ${trim.text}`)
+  await explain('trim_empty', trim)
+  // An agent's first trim comes once its tier holds 65 settled tasks.
+  await fill(1, 65)
+  await client.query(`PREPARE trim_young AS ${trim.text}`)
+  await explain('trim_young', trim)
+  // A busy tier between two vacuums: 20,000 tasks trimmed (dead rows in every table), the newest 64 kept and 4 past them.
+  await emptyAll()
+  await fill(100, 20100)
+  await emptyAll()
+  await fill(30001, 30068)
 
-  const plan = await explain('trim', trim)
-  const tasks = plan.filter((node) => node['Relation Name'] === 'A2ATask')
-  expect(tasks.length).toBeGreaterThan(0)
-  for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
-  // The tasks deleted are found by their primary key, one probe each.
-  const deleted = plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Delete' && node['Relation Name'] === 'A2ATask')
-  expect(deleted?.['Actual Rows']).toBe(4)
-  expect(plan.some((node) => node['Index Name'] === 'A2ATask_pkey' && node['Actual Loops'] === 4)).toBe(true)
+  for (const name of ['trim_empty', 'trim_young']) {
+    const plan = await explain(name, trim)
+    for (const node of plan) expect(node['Node Type'], name).not.toBe('Seq Scan')
+    // The four past the newest 64 go (the other deletes return no rows to count).
+    expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'A2ATask')?.['Actual Rows']).toBe(4)
+    // Each table is probed once per doomed task, through its task-id index.
+    for (const table of tables) expect(plan.filter((node) => node['Index Name']?.startsWith(table) && node['Actual Loops'] === 4).length, `${name} ${table}`).toBeGreaterThan(0)
+  }
 })

@@ -49,19 +49,18 @@ const distinct = (ids: readonly string[]): readonly string[] => (ids.length < 2 
 /**
  * The tier's settled tasks past its newest `keep` deleted with their message index rows, push
  * configs and kept events in one statement: one round trip where a select and a three-statement
- * transaction took six. Each table is reached by its task-id index (`= ANY(ARRAY(…))`: the ids
- * are collected once), never scanned: `IN (SELECT …)` planned a hash join over every row.
- * The tasks themselves are joined to the doomed ids (a nested loop of primary-key probes): as
- * `= ANY(ARRAY(…))` too, the plan kept from a young table scanned the whole heap, dead rows and
- * all, at every trim (pg-plans.test.ts).
+ * transaction took six. Every table is joined to the doomed ids, a nested loop probing its task-id
+ * index once per id: `= ANY(ARRAY(…))` let a plan kept from a young table scan the whole table,
+ * dead rows and all, at every trim (A2ATask: 1343 buffers per trim after 5000 sends, growing until
+ * a vacuum), and `IN (SELECT …)` planned a hash join over every row (pg-plans.test.ts).
  * The events go too: the sweep prunes at most a batch of them per sweep, fewer than a busy agent
  * keeps in that time.
  */
 export const trimSettledPast = (tier: Viewer, keep: number): Sql =>
   sql`WITH "doomed" AS (${statements.selectSettledPast(tier, keep)}),
-    "messages" AS (DELETE FROM "A2ATaskMessage" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
-    "configs" AS (DELETE FROM "A2APushConfig" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed"))),
-    "events" AS (DELETE FROM "A2ATaskEvent" WHERE "taskId" = ANY(ARRAY(SELECT "id" FROM "doomed")))
+    "messages" AS (DELETE FROM "A2ATaskMessage" m USING "doomed" d WHERE m."taskId" = d."id"),
+    "configs" AS (DELETE FROM "A2APushConfig" c USING "doomed" d WHERE c."taskId" = d."id"),
+    "events" AS (DELETE FROM "A2ATaskEvent" e USING "doomed" d WHERE e."taskId" = d."id")
     DELETE FROM "A2ATask" t USING "doomed" d WHERE t."id" = d."id" RETURNING t."id", t."statusTime"`
 
 export class PostgresStore extends SqlStore {
