@@ -44,34 +44,68 @@ export interface TaskContext {
 }
 
 export function createTaskContext(run: TaskRun): TaskContext {
-  const { record, message, principal } = run
-  const task = record.task
-  const status = (state: Parameters<typeof withStatus>[1]) => async (content?: Content) => {
-    await run.change((t) => withStatus(t, state, content === undefined ? undefined : agentMessage(t, content)))
+  return new RunContext(run)
+}
+
+/**
+ * A run's context. Its methods may be taken off it (`const { complete, text } = ctx`): each is
+ * bound to the run the first time it is read, so a handler pays for the few it uses, not a
+ * closure per method per run. It is not a plain object: a spread of it copies its fields (the
+ * ids, message, history, principal), not its methods nor `signal`, `text` and `data`.
+ */
+class RunContext implements TaskContext {
+  readonly taskId: string
+  readonly contextId: string
+  readonly skillId: string
+  readonly message: Message
+  readonly history: readonly Message[]
+  readonly principal: Principal
+  readonly #run: TaskRun
+  // Each method as bound to this context, made the first time it is read.
+  #working: TaskContext['working'] | undefined
+  #artifact: TaskContext['artifact'] | undefined
+  #complete: TaskContext['complete'] | undefined
+  #fail: TaskContext['fail'] | undefined
+  #reject: TaskContext['reject'] | undefined
+  #requireInput: TaskContext['requireInput'] | undefined
+  #requireAuth: TaskContext['requireAuth'] | undefined
+  #reply: TaskContext['reply'] | undefined
+
+  constructor(run: TaskRun) {
+    const task = run.record.task
+    this.taskId = task.id
+    this.contextId = task.contextId
+    this.skillId = run.skill.id
+    this.message = run.message
+    this.history = task.history ?? []
+    this.principal = run.principal
+    this.#run = run
   }
-  return {
-    taskId: task.id,
-    contextId: task.contextId,
-    skillId: run.skill.id,
-    message,
-    history: task.history ?? [],
-    principal,
-    get signal() {
-      return run.signal
-    },
-    // Read on demand: many handlers use neither.
-    get text() {
-      return message.parts.flatMap((p) => ('text' in p ? [p.text] : [])).join('\n')
-    },
-    get data() {
-      return message.parts.find((p): p is DataPart => 'data' in p)?.data
-    },
-    async working(content) {
-      run.assertOpen()
-      if (content === undefined && run.record.task.status.state === 'TASK_STATE_WORKING') return
-      await status('TASK_STATE_WORKING')(content)
-    },
-    async artifact(chunk) {
+
+  get signal(): AbortSignal {
+    return this.#run.signal
+  }
+
+  // Read on demand: many handlers use neither.
+  get text(): string {
+    return this.message.parts.flatMap((p) => ('text' in p ? [p.text] : [])).join('\n')
+  }
+
+  get data(): unknown {
+    return this.message.parts.find((p): p is DataPart => 'data' in p)?.data
+  }
+
+  get working(): TaskContext['working'] {
+    return (this.#working ??= async (content?: Content) => {
+      this.#run.assertOpen()
+      if (content === undefined && this.#run.record.task.status.state === 'TASK_STATE_WORKING') return
+      await this.#status('TASK_STATE_WORKING', content)
+    })
+  }
+
+  get artifact(): TaskContext['artifact'] {
+    return (this.#artifact ??= async (chunk: ArtifactChunk) => {
+      const run = this.#run
       run.assertOpen()
       assertJsonEncodable(chunk.parts, 'artifact.parts')
       assertJsonEncodable(chunk.metadata, 'artifact.metadata')
@@ -81,12 +115,34 @@ export function createTaskContext(run: TaskRun): TaskContext {
       const parts = run.offloads(given) ? await run.offload(given) : given
       await run.change((t) => withArtifact(t, { ...chunk, parts }, artifactId))
       return artifactId
-    },
-    complete: status('TASK_STATE_COMPLETED'),
-    fail: status('TASK_STATE_FAILED'),
-    reject: status('TASK_STATE_REJECTED'),
-    requireInput: status('TASK_STATE_INPUT_REQUIRED'),
-    requireAuth: status('TASK_STATE_AUTH_REQUIRED'),
-    reply: (content) => ({ messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: task.contextId }),
+    })
+  }
+
+  get complete(): TaskContext['complete'] {
+    return (this.#complete ??= (content?: Content) => this.#status('TASK_STATE_COMPLETED', content))
+  }
+
+  get fail(): TaskContext['fail'] {
+    return (this.#fail ??= (reason: Content) => this.#status('TASK_STATE_FAILED', reason))
+  }
+
+  get reject(): TaskContext['reject'] {
+    return (this.#reject ??= (reason: Content) => this.#status('TASK_STATE_REJECTED', reason))
+  }
+
+  get requireInput(): TaskContext['requireInput'] {
+    return (this.#requireInput ??= (question: Content) => this.#status('TASK_STATE_INPUT_REQUIRED', question))
+  }
+
+  get requireAuth(): TaskContext['requireAuth'] {
+    return (this.#requireAuth ??= (reason: Content) => this.#status('TASK_STATE_AUTH_REQUIRED', reason))
+  }
+
+  get reply(): TaskContext['reply'] {
+    return (this.#reply ??= (content: Content): Message => ({ messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: this.contextId }))
+  }
+
+  async #status(state: Parameters<typeof withStatus>[1], content: Content | undefined): Promise<void> {
+    await this.#run.change((t) => withStatus(t, state, content === undefined ? undefined : agentMessage(t, content)))
   }
 }

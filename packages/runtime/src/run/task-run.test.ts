@@ -46,6 +46,26 @@ describe('task context', () => {
     expect((await store.get(task.id))!.version).toBe(3)
   })
 
+  it('its methods and getters work taken off it (destructured), each the same function every time it is read', async () => {
+    let same = false
+    const skill = defineSkill({
+      id: 'd',
+      description: 'destructures its context',
+      handler: async (ctx) => {
+        same = ctx.artifact === ctx.artifact && ctx.complete === ctx.complete
+        const { working, artifact, complete, text, taskId, signal } = ctx
+        await working('on it')
+        await artifact({ name: 'echo', parts: `${text} (${taskId === ctx.taskId && !signal.aborted})` })
+        await complete('done')
+      },
+    })
+    await start([skill])
+    const task = await send('d')
+    expect(same).toBe(true)
+    expect(task.status).toMatchObject({ state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'done' }] } })
+    expect(task.artifacts[0].parts).toEqual([{ text: 'd (true)' }])
+  })
+
   it('a working() with a message is a status update that is written', async () => {
     const { store } = recordCalls(new MemoryStore(), { shared: true })
     const skill = defineSkill({
