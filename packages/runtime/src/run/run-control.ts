@@ -15,8 +15,6 @@ import { RunEndedError, TaskCanceledError, type TaskTimeoutError } from './run-e
 export type Stop = { why: 'ended' } | { why: 'canceled' } | { why: 'timed-out'; error: TaskTimeoutError }
 
 export abstract class RunControl {
-  /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
-  readonly done: Promise<TaskRecord>
   /** The task as this run last wrote or read it. */
   protected latest: TaskRecord
   protected stop: Stop | undefined
@@ -25,15 +23,23 @@ export abstract class RunControl {
   /** Made when the handler first reads its signal: most never do. */
   #controller: AbortController | undefined
   #abortReason: Error | undefined
-  #finish!: (record: TaskRecord) => void
+  /** Made when first asked for: most runs settle before anyone waits for them. */
+  #done: Promise<TaskRecord> | undefined
+  #finish: ((record: TaskRecord) => void) | undefined
   #finished = false
+  /** The record the run left behind, once settled (retention applied). */
+  #left: TaskRecord | undefined
 
   constructor(
     protected readonly core: ExchangeCore,
     record: TaskRecord,
   ) {
     this.latest = record
-    this.done = new Promise((resolve) => (this.#finish = resolve))
+  }
+
+  /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
+  get done(): Promise<TaskRecord> {
+    return (this.#done ??= this.#left ? Promise.resolve(this.#left) : new Promise((resolve) => (this.#finish = resolve)))
   }
 
   get record(): TaskRecord {
@@ -92,6 +98,7 @@ export abstract class RunControl {
     this.core.quota?.vacate(this.latest)
     this.latest = record
     if (stored) await retain(this.core, record)
-    this.#finish(record)
+    this.#left = record
+    this.#finish?.(record)
   }
 }

@@ -22,7 +22,7 @@ export type InsertTask = (record: TaskRecord) => Promise<void>
 const nothingPending: Promise<void> = Promise.resolve()
 
 export abstract class RunWrites extends RunControl {
-  #queue: Promise<unknown> = Promise.resolve()
+  #queue: Promise<unknown> = nothingPending
   /** Writes this run made (pending or stored): a handler that made none may answer with a direct message. */
   protected writeCount = 0
   /** The first turn's writes until they are stored; a new task's from the start (its insert stores them). */
@@ -33,28 +33,34 @@ export abstract class RunWrites extends RunControl {
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
-  /**
-   * A new task: resolves with the record as inserted, or rejects with the store's refusal (then
-   * the run has ended and freed its slot). Otherwise resolves at once with the record given.
-   */
-  readonly stored: Promise<TaskRecord>
-  #resolveStored!: (record: TaskRecord) => void
-  #rejectStored!: (error: unknown) => void
+  /** A new task's record as inserted, or the insert's refusal, once known; else the record given. */
+  #insertOutcome: TaskRecord | undefined
+  #insertError: unknown
+  /** Made when first asked for (a sender waiting for the insert): most runs have no one to tell. */
+  #stored: Promise<TaskRecord> | undefined
+  #resolveStored: ((record: TaskRecord) => void) | undefined
+  #rejectStored: ((error: unknown) => void) | undefined
 
   constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
     this.#insertWith = insertWith
-    if (isNew) {
-      this.#pending = new PendingWrites()
-      this.stored = new Promise((resolve, reject) => {
-        this.#resolveStored = resolve
-        this.#rejectStored = reject
-      })
-      // Its refusal is answered by whoever inserts (the sender), not here.
-      this.stored.catch(() => undefined)
-    } else {
-      this.stored = Promise.resolve(record)
-    }
+    if (isNew) this.#pending = new PendingWrites()
+    else this.#insertOutcome = record
+  }
+
+  /**
+   * A new task: resolves with the record as inserted, or rejects with the store's refusal (then
+   * the run has ended and freed its slot); whoever reads it answers that refusal. Otherwise
+   * resolves at once with the record given.
+   */
+  get stored(): Promise<TaskRecord> {
+    if (this.#stored) return this.#stored
+    if (this.#insertFailed) return (this.#stored = Promise.reject(this.#insertError))
+    if (this.#insertOutcome) return (this.#stored = Promise.resolve(this.#insertOutcome))
+    return (this.#stored = new Promise((resolve, reject) => {
+      this.#resolveStored = resolve
+      this.#rejectStored = reject
+    }))
   }
 
   /** A handler write, after the previous one whether it held or failed. */
@@ -164,13 +170,17 @@ export abstract class RunWrites extends RunControl {
   #insert(): Promise<void> {
     const record = this.latest
     this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
-      () => this.#resolveStored(record),
+      () => {
+        this.#insertOutcome = record
+        this.#resolveStored?.(record)
+      },
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.
         this.#insertFailed = true
+        this.#insertError = error
         this.stop ??= { why: 'ended' }
         this.abort(new TaskCanceledError(this.id))
-        this.#rejectStored(error)
+        this.#rejectStored?.(error)
         void this.settle(record, false)
         throw error
       },
