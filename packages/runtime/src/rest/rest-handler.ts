@@ -50,7 +50,7 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     if (!admitted) return
     const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method, admitted.repeated)
     negotiate(options, request, response)
-    const query = new URL(request.url ?? '/', 'http://localhost').searchParams
+    const query = body === undefined ? queryOf(request.url) : NO_QUERY
     const params = routeParams(match, query, body)
     // As on JSON-RPC: decoding a large body was one stage, the method's work is the next.
     if (admitted.text !== undefined && admitted.text.length >= LARGE_TEXT) await nextTurn()
@@ -64,6 +64,10 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     refuse(500, A2AError.internal())
   }
 }
+
+/** A route's params come from its body or else its query: a request with a body, or with no query, parses no URL. */
+const NO_QUERY = new URLSearchParams()
+const queryOf = (url: string | undefined): URLSearchParams => (url?.includes('?') ? new URL(url, 'http://localhost').searchParams : NO_QUERY)
 
 const hasBody = (request: IncomingMessage): boolean =>
   Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
