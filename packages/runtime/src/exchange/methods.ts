@@ -41,7 +41,8 @@ export function methodTable(options: MethodOptions): Record<string, MethodHandle
   return {
     SendMessage: async (core, caller, raw) => {
       const params = parse(core, sendMessageParams, raw)
-      const attachPush = await pushOnSend(core, params, push)
+      // Awaited only for a config to check: each await is a turn of the microtask queue.
+      const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, params, push) : undefined
       return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
     },
     GetTask: (core, caller, raw) => getTask(core, caller.viewer, parse(core, getTaskParams, raw)),

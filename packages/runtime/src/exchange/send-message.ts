@@ -121,7 +121,9 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     return { task: toWireTask(record, { historyLength: configuration.historyLength }) }
   }
   const run = core.runs.get(record.id)
-  let final = run ? await run.done : await (core.remote?.turnEnded(record) ?? record)
+  // A run settled already (on a one-process store, most) has its answer: nothing to wait for.
+  const over = isTerminal(record.task.status.state) || isPaused(record.task.status.state)
+  let final = run ? await run.done : over ? record : await (core.remote?.turnEnded(record) ?? record)
   if (!run && !isTerminal(final.task.status.state) && !isPaused(final.task.status.state)) {
     // A run that was inserted mid-turn may have settled before this answer looked for it.
     final = (await core.store.get(record.id).catch(() => undefined)) ?? final
@@ -176,7 +178,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   if ('rejection' in route) {
     // Born terminal: the agent declines without running anything (a turn all the same).
     const rejected = { ...record, task: withStatus(record.task, 'TASK_STATE_REJECTED', agentMessage(record.task, route.rejection)).task }
-    const undoTurn = await core.quota?.admitTurn(caller.viewer, id, false)
+    const undoTurn = core.quota?.counts ? await core.quota.admitTurn(caller.viewer, id, false) : undefined
     await (insert ? insert(rejected) : core.store.create(rejected)).catch(async (error: unknown) => {
       await undoTurn?.()
       throw error
@@ -186,13 +188,15 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     return rejected
   }
   refuseUnacceptableOutput(core, route.skill, params)
-  await claimRun(core, caller.viewer.owner, id)
+  const claiming = claimRun(core, caller.viewer.owner, id)
+  if (claiming) await claiming
   // Held by this replica's run from the first write: if the process stops, a sweep settles it.
   record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
   let run: TaskRun | undefined
   try {
-    if (core.quota) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
+    // Awaited only when a quota counts: each await is a turn of the microtask queue.
+    if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
     run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert })
     if (holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
@@ -288,12 +292,19 @@ function refuseUnless(record: TaskRecord): void {
   }
 }
 
-async function claimRun(core: ExchangeCore, owner: string, taskId: string): Promise<void> {
+/** Takes a run slot or throws; a promise only when the slot is counted elsewhere (shared counters) too. */
+function claimRun(core: ExchangeCore, owner: string, taskId: string): Promise<void> | undefined {
   if (core.closing) throw A2AError.unsupported('The server is shutting down and starts no new runs; retry against another instance')
-  if (!(await core.slots.claim(owner, taskId))) {
-    throw A2AError.unsupported(`Maximum concurrent task runs reached (${core.slots.limit} per owner); retry when one of your tasks has finished`)
-  }
+  const claimed = core.slots.claim(owner, taskId)
+  if (claimed === true) return undefined
+  if (claimed === false) throw slotsTaken(core)
+  return claimed.then((taken) => {
+    if (!taken) throw slotsTaken(core)
+  })
 }
+
+const slotsTaken = (core: ExchangeCore): A2AError =>
+  A2AError.unsupported(`Maximum concurrent task runs reached (${core.slots.limit} per owner); retry when one of your tasks has finished`)
 
 function refuseUrlParts(core: ExchangeCore, message: Message): void {
   if (core.acceptUrlParts) return

@@ -33,14 +33,20 @@ export class RunSlots {
     this.#shared = limit >= 0 ? shared : undefined
   }
 
-  /** Takes a slot for the owner's run of `taskId`, or resolves false when the owner is at the cap. */
-  async claim(owner: string, taskId: string): Promise<boolean> {
+  /**
+   * Takes a slot for the owner's run of `taskId`, or answers false when the owner is at the cap:
+   * at once when counted in this process only, else once the shared count has answered.
+   */
+  claim(owner: string, taskId: string): boolean | Promise<boolean> {
     const used = this.#inUse.get(owner) ?? 0
     if (this.limit >= 0 && used >= this.limit) return false
     this.#inUse.set(owner, used + 1)
-    if (!this.#shared) return true
+    return this.#shared ? this.#claimShared(owner, taskId, this.#shared) : true
+  }
+
+  async #claimShared(owner: string, taskId: string, shared: SharedRunCount): Promise<boolean> {
     try {
-      const take = await this.#shared.counters.take(keyOf(owner), `${this.#shared.replica} ${taskId}`, this.limit, this.#shared.ttlMs)
+      const take = await shared.counters.take(keyOf(owner), `${shared.replica} ${taskId}`, this.limit, shared.ttlMs)
       if (take.taken) return true
     } catch (error) {
       this.#releaseHere(owner)
