@@ -3,7 +3,10 @@
  * (a fresh temporary file, WAL) and over PostgreSQL (a fresh database), on SqliteStore over SQLite
  * (`sqlite-direct`: its own better-sqlite3 connection to another fresh file), on PostgresStore
  * (`postgres-direct`: its own node-postgres pool, on the same database as `postgres`), beside the
- * official SDK server (in-memory). Goals: SQLite and PostgreSQL SendMessage at least the SDK
+ * official SDK server (in-memory). `postgres-app` is PostgresStore as generated apps run it: the
+ * exchange's default run cap (16 runs per owner, counted for the whole agent in the database),
+ * with SendMessage spread over BENCH_APP_OWNERS owners (default 64) so that no send meets the cap;
+ * its row, beside postgres-direct's (uncapped, one owner), is what that count costs per send. Goals: SQLite and PostgreSQL SendMessage at least the SDK
  * server's in-memory rate, PostgreSQL GetTask 1.5× it.
  *
  *   npm run bench                                  # runs the other benches, then this
@@ -21,8 +24,8 @@
  * printed by package and by function, with the SQL statements per SendMessage (counted by the
  * server's adapter wrapper, read from its /bench/queries).
  *
- * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_STORES (comma list of memory,
- * sqlite, sqlite-direct, postgres, postgres-direct, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
+ * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_APP_OWNERS, BENCH_STORES (comma list of memory,
+ * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
  * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
  * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
  * instead; BENCH_PROFILE_METHOD=GetTask profiles GetTask over the task ids instead of SendMessage; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
@@ -52,7 +55,8 @@ const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct'] as const
 const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE_STORE) ?? 'sqlite'
 const profiledMethod: Method = process.env.BENCH_PROFILE_METHOD === 'GetTask' ? 'GetTask' : 'SendMessage'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
-const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'sdk'] as const
+const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'postgres-app', 'sdk'] as const
+const appOwners = positiveInt('BENCH_APP_OWNERS', 64)
 type Kind = (typeof storeKinds)[number]
 const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
   .split(',')
@@ -243,10 +247,13 @@ ${countBadResponses(`status ~= 200 or not string.find(body, '"TASK_STATE_COMPLET
 }
 
 let wrkRun = 0
-/** SendMessage with a messageId unique to this wrk run and request. */
-function sendScript(): string {
+/** SendMessage with a messageId unique to this wrk run and request; with `owners`, each request as the next of that many owners. */
+function sendScript(owners?: number): string {
   const prefix = `wrk-${runId}-${++wrkRun}-`
-  return wrkScript(`'{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":{"messageId":"${prefix}' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`)
+  const body = `'{"jsonrpc":"2.0","id":' .. n .. ',"method":"SendMessage","params":{"message":{"messageId":"${prefix}' .. n .. '","role":"ROLE_USER","parts":[{"text":"hello"}]}}}'`
+  if (!owners) return wrkScript(body)
+  // wrk.format reads wrk.headers when given none: set per request, before the body is formatted.
+  return wrkScript(`(function() wrk.headers["Authorization"] = ${lua(`Bearer ${BENCH_TOKEN}.`)} .. (n % ${owners}); return ${body} end)()`)
 }
 
 /** GetTask over `ids`, round-robin. */
@@ -272,7 +279,7 @@ interface Row extends WrkResult {
 }
 
 /** Servers whose /bench/queries counts their statements. */
-const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct)$/.test(target.name)
+const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct|postgres-app)$/.test(target.name)
 
 const sentStatements = async (target: Target) => Object.values(await statementCounts(target)).reduce((sum, count) => sum + count, 0)
 
@@ -328,6 +335,7 @@ async function measure(target: Target, method: Method, script: () => string): Pr
 
 async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
   if (kind === 'sdk') return startServer('sdk (memory)', 'sdk.ts', {}, nodeArgs)
+  if (kind === 'postgres-app') return startServer('ours postgres-app', 'store-server.ts', { BENCH_STORE: 'postgres-direct', BENCH_DB_URL: urls[kind] ?? '', BENCH_RUN_CAP: 'default' }, nodeArgs)
   return startServer(kind === 'memory' ? 'ours memory' : `ours ${kind}`, 'store-server.ts', { BENCH_STORE: kind, BENCH_DB_URL: urls[kind] ?? '' }, nodeArgs)
 }
 
@@ -335,7 +343,8 @@ async function measureStore(kind: Kind, urls: Partial<Record<Kind, string>>): Pr
   const target = await serverFor(kind, urls)
   try {
     await sendOne(target)
-    const send = await measure(target, 'SendMessage', sendScript)
+    if (kind === 'postgres-app') return [await measure(target, 'SendMessage', () => sendScript(appOwners))]
+    const send = await measure(target, 'SendMessage', () => sendScript())
     await settle(target)
     // Made after the SendMessage run, which would have trimmed them: the exchange keeps the newest
     // 64 settled tasks per owner by default. The oldest must still be there.
@@ -521,6 +530,20 @@ function compare(rows: Row[], method: Method, name = 'ours sqlite', goalRatio = 
   console.log(`${method}: ${name} / sdk in-memory throughput ${ratio.toFixed(2)}x${goal}${cpu}`)
 }
 
+/** What the agent-wide run cap (generated apps' default) costs per send: postgres-app against postgres-direct, same run. */
+function printRunCapCost(rows: Row[]): void {
+  const app = rows.find((row) => row.name === 'ours postgres-app' && row.method === 'SendMessage')
+  const direct = rows.find((row) => row.name === 'ours postgres-direct' && row.method === 'SendMessage')
+  const sdk = rows.find((row) => row.name === 'sdk (memory)' && row.method === 'SendMessage')
+  if (!app || !direct || direct.rps <= 0) return
+  const more = (a: number | undefined, b: number | undefined, digits = 0) => (a === undefined || b === undefined ? 'n/a' : `${a - b >= 0 ? '+' : ''}${(a - b).toFixed(digits)}`)
+  const vsSdk = sdk && sdk.rps > 0 ? `, ${(app.rps / sdk.rps).toFixed(2)}x the sdk in-memory rate` : ''
+  console.log(
+    `SendMessage with the default run cap counted agent-wide (ours postgres-app, ${appOwners} owners): ${(app.rps / direct.rps).toFixed(2)}x postgres-direct's rate${vsSdk}; ` +
+      `per send ${more(app.statementsPerRequest, direct.statementsPerRequest, 2)} statements, ${more(app.cpuUsPerRequest, direct.cpuUsPerRequest)} µs server CPU, ${more(app.dbCpuUsPerRequest, direct.dbCpuUsPerRequest)} µs db CPU`,
+  )
+}
+
 async function main(): Promise<void> {
   if (!wrkAvailable()) throw new Error('stores.bench.ts needs wrk (apt-get install wrk)')
   const perStore = 2 * 2 * (warmupSeconds + seconds) + 60
@@ -536,7 +559,9 @@ async function main(): Promise<void> {
     if (selected.includes('sqlite') || (profiling && profiled === 'sqlite')) urls.sqlite = createSqlite('store.db')
     if (selected.includes('sqlite-direct') || (profiling && profiled === 'sqlite-direct')) urls['sqlite-direct'] = createSqlite('direct.db')
     // Both PostgreSQL stores on one database, one after the other: the same tables either way.
-    if (selected.includes('postgres') || selected.includes('postgres-direct') || (profiling && profiled === 'postgres-direct')) urls.postgres = urls['postgres-direct'] = await createPostgres()
+    if (['postgres', 'postgres-direct', 'postgres-app'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'postgres-direct')) {
+      urls.postgres = urls['postgres-direct'] = urls['postgres-app'] = await createPostgres()
+    }
     const rows: Row[] = []
     for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
     const profiledUrl = urls[profiled]
@@ -551,6 +576,7 @@ async function main(): Promise<void> {
       compare(rows, 'SendMessage', name)
       compare(rows, 'GetTask', name, name === 'ours postgres-direct' ? 1.5 : undefined)
     }
+    printRunCapCost(rows)
     if (profile) {
       console.log()
       const total = profile.busyMs + profile.idleMs

@@ -119,12 +119,21 @@ async function openStore(): Promise<Store | undefined> {
 }
 
 const store = await openStore()
+/** `Bearer <token>` is the owner `bench`; `Bearer <token>.<k>` the owner `bench-<k>`. */
+function ownerOf(authorization: string | undefined): { owner: string } | undefined {
+  if (authorization === `Bearer ${BENCH_TOKEN}`) return { owner: 'bench' }
+  const suffix = authorization?.startsWith(`Bearer ${BENCH_TOKEN}.`) ? authorization.slice(`Bearer ${BENCH_TOKEN}.`.length) : ''
+  return /^\d{1,4}$/.test(suffix) ? { owner: `bench-${suffix}` } : undefined
+}
+
 const exchange = createExchange({
   skills: [done],
   ...(store ? { store } : {}),
-  resolvePrincipal: (request) => (request.headers.authorization === `Bearer ${BENCH_TOKEN}` ? { owner: 'bench' } : undefined),
+  resolvePrincipal: (request) => ownerOf(request.headers.authorization),
   card: { name: `Bench (${kind})`, description: 'Store throughput target', version: '0.0.0' },
-  maxConcurrentRunsPerOwner: -1,
+  // One owner takes all of wrk's connections, past any cap; BENCH_RUN_CAP=default keeps the
+  // exchange's default cap (how generated apps run; the driver then spreads sends over owners).
+  ...(process.env.BENCH_RUN_CAP === 'default' ? {} : { maxConcurrentRunsPerOwner: -1 }),
 })
 
 const app = express()
