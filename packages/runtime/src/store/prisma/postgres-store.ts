@@ -10,6 +10,7 @@ import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type Pg
 import { PgReads } from './pg-reads.js'
 import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
+import { pgQueries } from './pg-query.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { shaped, sql, type Sql } from './sql.js'
 import { GROUPED, SqlStore } from './sql-store.js'
@@ -30,6 +31,13 @@ export interface PostgresStoreOptions {
   /** Hears every connection that died (default: a line on stderr, at most one per 10 s); the store recovers by itself. */
   onConnectionError?: (error: Error) => void
 }
+
+/**
+ * Connections the group commit keeps of a pool of `max` (pg-group-commit.ts): two carry the
+ * writes of a busy store in large groups, and the rest serve reads and transactions; a pool of
+ * one keeps none.
+ */
+const groupCommitLanes = (max: number): number => Math.min(2, max - 1)
 
 /** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
 const TIMESTAMP_OID = 1114
@@ -74,6 +82,7 @@ export class PostgresStore extends SqlStore {
   /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
   #outbox: string | undefined
   readonly #checked: SchemaCheckedExecutor
+  readonly #executor: PgExecutor
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -84,21 +93,24 @@ export class PostgresStore extends SqlStore {
       throw new Error(`PostgresStore needs a postgresql:// URL, not ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}`)
     }
     const pg = loadPg()
+    const max = options.max ?? DEFAULT_POOL_SIZE
     const parseUtc = (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
+    const typeParser = (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format))
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.max ?? DEFAULT_POOL_SIZE,
+      max,
       stream: corkedSocket,
       // A group commit's statements go out together, not each after the last one's answer (pg-group-commit.ts).
       pipeline: true,
-      types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
+      types: { getTypeParser: typeParser },
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
-    const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
+    const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool, groupCommitLanes(max), pgQueries(pg, typeParser))
     const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
     super(checked)
     this.#checked = checked
+    this.#executor = executor
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
     this.#reads = new PgReads(this.db)
@@ -189,6 +201,7 @@ export class PostgresStore extends SqlStore {
   async close(): Promise<void> {
     // The notes still waiting may go out on the pool.
     await this.notifications.close()
+    await this.#executor.close()
     await this.#pool.end()
   }
 }
