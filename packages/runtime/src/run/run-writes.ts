@@ -116,7 +116,9 @@ export abstract class RunWrites extends RunControl {
 
   protected async write(transition: (task: Task) => Transition, repliedWithMessage = false): Promise<TaskRecord> {
     this.assertOpen()
-    const written = await this.changeTask((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
+    const change = this.changeTask((current) => (isTerminal(current.task.status.state) ? null : changesOf(transition(current.task), repliedWithMessage)))
+    // Awaited only when it is stored: each await is a turn of the microtask queue.
+    const written = change === true || (change !== false && (await change))
     if (!written) {
       // Another writer (a cancel, possibly on another replica) settled the task first.
       this.canceled(this.latest)
@@ -144,15 +146,18 @@ export abstract class RunWrites extends RunControl {
    * are any, else written to the store (version-guarded) and its event published. False when it
    * was declined, or the task is gone; {@link latest} is then the record that declined it.
    */
-  protected async changeTask(decide: Decision): Promise<boolean> {
+  protected changeTask(decide: Decision): boolean | Promise<boolean> {
     const pending = this.#pending
-    if (pending) {
-      const next = pending.add(this.latest, decide)
-      if (!next) return false
-      this.writeCount++
-      this.latest = next
-      return true
-    }
+    // A pending write is made in the process: answered at once, with no promise.
+    if (!pending) return this.#storeChange(decide)
+    const next = pending.add(this.latest, decide)
+    if (!next) return false
+    this.writeCount++
+    this.latest = next
+    return true
+  }
+
+  async #storeChange(decide: Decision): Promise<boolean> {
     // A refused insert ended the run: assertOpen says how.
     if (this.#inserting) await this.#inserting.catch(() => this.assertOpen())
     let changes: TaskChanges | null = null
