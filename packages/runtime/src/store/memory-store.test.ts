@@ -1,3 +1,5 @@
+import { describe, expect, it } from 'vitest'
+import { makeRecord } from './conformance-fixtures.js'
 import { describeStoreConformance } from './conformance.js'
 import { MemoryStore } from './memory-store.js'
 import type { ListPage, ListQuery, PushConfigRecord, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store.js'
@@ -59,3 +61,30 @@ class PlainStore implements Store {
 
 describeStoreConformance('MemoryStore without capabilities', () => new PlainStore())
 
+
+describe('MemoryStore message index', () => {
+  it('answers every task holding a message id, per owner, as tasks holding it come and go', async () => {
+    const store = new MemoryStore()
+    const ids = async (owner: string, messageId: string) => (await store.findByMessageId(owner, messageId)).map((r) => r.id).sort()
+    await store.create(makeRecord({ id: 't1', messageIds: ['m'] }))
+    await store.create(makeRecord({ id: 't2', messageIds: ['m', 'n'] }))
+    await store.create(makeRecord({ id: 't3', messageIds: ['m'] }))
+    await store.create(makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m'] }))
+    expect(await ids('alice', 'm')).toEqual(['t1', 't2', 't3'])
+    expect(await ids('bob', 'm')).toEqual(['b1'])
+    await store.delete('t1')
+    await store.delete('t3')
+    expect(await ids('alice', 'm')).toEqual(['t2'])
+    // An update naming the task's message ids moves its index entries.
+    const t2 = (await store.get('t2'))!
+    await store.update('t2', t2.version, { task: t2.task, messageIds: ['n', 'o'] })
+    expect(await ids('alice', 'm')).toEqual([])
+    expect(await ids('alice', 'o')).toEqual(['t2'])
+    await store.create(makeRecord({ id: 't4', messageIds: ['o'] }))
+    expect(await ids('alice', 'o')).toEqual(['t2', 't4'])
+    await store.delete('t2')
+    await store.delete('t4')
+    expect(await ids('alice', 'o')).toEqual([])
+    expect(await ids('bob', 'm')).toEqual(['b1'])
+  })
+})

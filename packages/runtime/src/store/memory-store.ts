@@ -69,8 +69,12 @@ export class MemoryStore implements Store {
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true }
   readonly #entries = new Map<string, Entry>()
   readonly #byOwner = new Map<string, Set<string>>()
-  /** owner + messageId → task ids, for idempotent sends. */
-  readonly #byMessage = new Map<string, Set<string>>()
+  /**
+   * owner → messageId → the ids of the tasks holding it, for idempotent sends: one id as itself
+   * (almost every message makes one task), more in a Set. Keyed by the id strings as they are,
+   * which cache their hashes, rather than by a string built from both for every lookup.
+   */
+  readonly #byMessage = new Map<string, Map<string, string | Set<string>>>()
   /** Per tier, its settled tasks oldest first: a settled task's status time no longer changes. */
   readonly #settled = new Map<string, Keyset[]>()
   /** taskId → config id → config. */
@@ -180,9 +184,9 @@ export class MemoryStore implements Store {
   }
 
   async findByMessageId(owner: string, messageId: string): Promise<TaskRecord[]> {
-    const ids = this.#byMessage.get(`${owner}\u0000${messageId}`)
-    if (!ids) return []
-    const entries = [...ids].map((id) => this.#entries.get(id)!)
+    const ids = this.#byMessage.get(owner)?.get(messageId)
+    if (ids === undefined) return []
+    const entries = typeof ids === 'string' ? [this.#entries.get(ids)!] : [...ids].map((id) => this.#entries.get(id)!)
     const records = entries.map((entry) => this.#toRecord(entry))
     if (entries.some((entry) => entry.body.length >= LARGE_TEXT)) await nextTurn()
     return records
@@ -260,21 +264,30 @@ export class MemoryStore implements Store {
   }
 
   #indexMessages(entry: Entry, messageIds: readonly string[]): void {
+    const { owner, id } = entry.meta
+    let owned = this.#byMessage.get(owner)
+    if (!owned) this.#byMessage.set(owner, (owned = new Map()))
     for (const messageId of messageIds) {
-      const key = `${entry.meta.owner}\u0000${messageId}`
-      let ids = this.#byMessage.get(key)
-      if (!ids) this.#byMessage.set(key, (ids = new Set()))
-      ids.add(entry.meta.id)
+      const ids = owned.get(messageId)
+      if (ids === undefined || ids === id) owned.set(messageId, id)
+      else if (typeof ids === 'string') owned.set(messageId, new Set([ids, id]))
+      else ids.add(id)
     }
   }
 
   #unindexMessages(entry: Entry): void {
+    const { owner, id } = entry.meta
+    const owned = this.#byMessage.get(owner)
+    if (!owned) return
     for (const messageId of entry.messageIds) {
-      const key = `${entry.meta.owner}\u0000${messageId}`
-      const ids = this.#byMessage.get(key)
-      ids?.delete(entry.meta.id)
-      if (ids?.size === 0) this.#byMessage.delete(key)
+      const ids = owned.get(messageId)
+      if (ids === id) owned.delete(messageId)
+      else if (typeof ids === 'object') {
+        ids.delete(id)
+        if (ids.size === 1) owned.set(messageId, ids.values().next().value!)
+      }
     }
+    if (owned.size === 0) this.#byMessage.delete(owner)
   }
 
   #toRecord(entry: Entry): TaskRecord {
