@@ -14,8 +14,10 @@ export interface TaskView {
 }
 
 export function toWireTask(record: TaskRecord, view: TaskView = {}): Task {
-  const { history, artifacts, ...task } = record.task
-  const out: Task = task
+  const { history, artifacts, metadata } = record.task
+  // Member by member (a Task has these six): a rest spread is a runtime call on every answer.
+  const out: Task = { id: record.task.id, contextId: record.task.contextId, status: record.task.status }
+  if (metadata !== undefined) out.metadata = metadata
   const kept = view.historyLength === undefined ? history : view.historyLength === 0 ? undefined : history?.slice(-view.historyLength)
   if (kept?.length) out.history = kept
   if (view.includeArtifacts !== false && artifacts?.length) out.artifacts = artifacts
@@ -24,3 +26,4 @@ export function toWireTask(record: TaskRecord, view: TaskView = {}): Task {
   if (text !== undefined && (history === undefined || out.history?.length === history.length) && out.artifacts === artifacts) rememberText(out, text)
   return out
 }
+
