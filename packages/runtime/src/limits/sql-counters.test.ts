@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
@@ -34,6 +36,52 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     expect((await replicaA.counters.take('turns owner race', 'late', 5, 60_000)).taken).toBe(false)
     await replicaA.counters.release('turns owner race', `t${first}`)
     expect(await replicaB.counters.take('turns owner race', 'late', 5, 60_000)).toEqual({ taken: true })
+  })
+
+  it('answers the takes of one turn (one transaction) per key in arrival order, renewing an id already counted', async () => {
+    expect(await replicaA.counters.take('runs owner kept', 'old', 2, 60_000)).toEqual({ taken: true })
+    // Issued together: one batch over three keys.
+    const [oneA, oneB, twoA, twoB, twoC, keptOld, keptNew, keptLate] = await Promise.all([
+      replicaA.counters.take('runs owner one', 'a', 1, 60_000),
+      replicaA.counters.take('runs owner one', 'b', 1, 60_000),
+      replicaA.counters.take('runs owner two', 'a', 2, 30_000),
+      replicaA.counters.take('runs owner two', 'b', 2, 30_000),
+      replicaA.counters.take('runs owner two', 'c', 2, 30_000),
+      replicaA.counters.take('runs owner kept', 'old', 2, 60_000),
+      replicaA.counters.take('runs owner kept', 'new', 2, 60_000),
+      replicaA.counters.take('runs owner kept', 'late', 2, 60_000),
+    ])
+    expect([oneA, twoA, twoB, keptOld, keptNew]).toEqual(Array(5).fill({ taken: true }))
+    // Refused until the earliest counted entry expires, one this very batch made included.
+    for (const [refused, ttl] of [[oneB, 60_000], [twoC, 30_000], [keptLate, 60_000]] as const) {
+      expect(refused.taken).toBe(false)
+      if (!refused.taken) expect(refused.retryAfterMs).toBeGreaterThan(ttl - 5_000)
+      if (!refused.taken) expect(refused.retryAfterMs).toBeLessThanOrEqual(ttl)
+    }
+    // Released together, in one statement: every place is free again.
+    await Promise.all([replicaA.counters.release('runs owner one', 'a'), replicaA.counters.release('runs owner two', 'a'), replicaA.counters.release('runs owner two', 'b')])
+    expect(await Promise.all([replicaB.counters.take('runs owner one', 'b', 1, 60_000), replicaB.counters.take('runs owner two', 'c', 2, 60_000)])).toEqual([{ taken: true }, { taken: true }])
+  })
+
+  it('never deadlocks when two replicas take the same keys in opposite orders at once', async () => {
+    const keys = ['quota a', 'quota b', 'quota c', 'quota d']
+    // A third session holds one key's lock while both batches start, so each locks what it can
+    // and waits there: locked in arrival order, each would then hold a key the other waits for.
+    const holder = new pg.Client({ connectionString: database.url })
+    await holder.connect()
+    try {
+      for (const held of keys) {
+        await holder.query('BEGIN')
+        await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [held])
+        const takes = (replica: PostgresStore, order: string[]) => order.map((key) => replica.counters.take(key, `${held}-${replica === replicaA ? 'a' : 'b'}`, 100, 60_000))
+        const answered = Promise.all([...takes(replicaA, keys), ...takes(replicaB, [...keys].reverse())])
+        await sleep(100)
+        await holder.query('COMMIT')
+        expect(await answered).toEqual(Array(8).fill({ taken: true }))
+      }
+    } finally {
+      await holder.end()
+    }
   })
 
   it('refuses every take at limit 0 as the memory counters do: nothing counted, so no place ever frees', async () => {

@@ -1,45 +1,119 @@
 /**
  * {@link LimitCounters} in the A2ALimitEntry table of a PostgreSQL database, shared by every
- * replica on it. A take runs in one transaction under a transaction-scoped advisory lock on its
- * key, so concurrent takes of one key (from any replica) queue instead of both passing the check;
- * expired entries of the key are deleted as it goes.
+ * replica on it. The takes that arrive within one turn of the event loop run as one transaction
+ * (store/prisma/tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
+ * lock, taken in hash order so that two batches sharing keys (from any replica) queue instead of
+ * deadlocking, then one statement that prunes, counts and inserts for all of them. Concurrent
+ * takes of one key therefore never both pass the check, and a busy agent pays the transaction's
+ * four round trips once per batch, not once per send. Releases are batched the same way.
  * @module
  */
-import { read, write, type Executor } from '../store/prisma/executor.js'
+import { read, type Executor } from '../store/prisma/executor.js'
 import { toDate } from '../store/prisma/rows.js'
 import { sql } from '../store/prisma/sql.js'
+import { TickBatch } from '../store/prisma/tick-batch.js'
 import type { LimitCounters, Take } from './counters.js'
 
-export class SqlCounters implements LimitCounters {
-  constructor(
-    private readonly db: Executor,
-    private readonly now: () => number = Date.now,
-  ) {}
+interface TakeRequest {
+  key: string
+  id: string
+  limit: number
+  ttlMs: number
+}
 
-  take(key: string, id: string, limit: number, ttlMs: number): Promise<Take> {
-    const now = this.now
-    return this.db.transaction(function* () {
-      const at = toDate(now())
-      yield* read(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))::text AS "locked"`)
-      // After the lock, in one statement (its snapshot sees every take that held the lock before):
-      // the key's expired entries deleted (but this id's, which the insert renews), the live ones
-      // counted, and this one counted when there is room.
-      const [counted] = yield* read<{ n: number; next: Date | null; mine: number; taken: number }>(
-        sql`WITH "pruned" AS (DELETE FROM "A2ALimitEntry" WHERE "key" = ${key} AND "expiresAt" <= ${at} AND "id" <> ${id}),
-          "counted" AS (SELECT count(*) FILTER (WHERE "expiresAt" > ${at})::int AS "n", min("expiresAt") FILTER (WHERE "expiresAt" > ${at}) AS "next",
-            count(*) FILTER (WHERE "id" = ${id} AND "expiresAt" > ${at})::int AS "mine" FROM "A2ALimitEntry" WHERE "key" = ${key}),
-          "taken" AS (INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
-            SELECT ${key}, ${id}, ${at}, ${toDate(at.getTime() + ttlMs)} FROM "counted" WHERE "mine" > 0 OR "n" < ${limit}
-            ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING 1)
-          SELECT "n", "next", "mine", (SELECT count(*) FROM "taken")::int AS "taken" FROM "counted"`,
-      )
-      // Refused with nothing counted (limit 0): no entry will expire to make room, as in MemoryCounters.
-      if (!counted!.taken) return { taken: false, retryAfterMs: counted!.next ? counted!.next.getTime() - at.getTime() : Number.POSITIVE_INFINITY } as Take
-      return { taken: true } as Take
-    })
+interface Entry {
+  key: string
+  id: string
+}
+
+interface Counted {
+  ord: number
+  taken: boolean
+  next: Date | null
+}
+
+const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
+
+/** A take's answer is shared by the callers of the same key and id in one batch: it is never changed. */
+const same = <T>(value: T): T => value
+
+export class SqlCounters implements LimitCounters {
+  readonly #takes: TickBatch<TakeRequest, Take>
+  readonly #releases: TickBatch<Entry, true>
+
+  constructor(db: Executor, now: () => number = Date.now) {
+    this.#takes = new TickBatch<TakeRequest, Take>(entryKey, (requests) => takeAll(db, requests, now()), same)
+    this.#releases = new TickBatch<Entry, true>(
+      entryKey,
+      async (entries) => {
+        await db.execute(
+          sql`DELETE FROM "A2ALimitEntry" WHERE ("key", "id") IN (SELECT * FROM unnest(${entries.map((entry) => entry.key)}::text[], ${entries.map((entry) => entry.id)}::text[]))`,
+          { idempotent: true },
+        )
+        return new Map()
+      },
+      same,
+    )
+  }
+
+  async take(key: string, id: string, limit: number, ttlMs: number): Promise<Take> {
+    return (await this.#takes.get({ key, id, limit, ttlMs }))!
   }
 
   async release(key: string, id: string): Promise<void> {
-    await this.db.execute(sql`DELETE FROM "A2ALimitEntry" WHERE "key" = ${key} AND "id" = ${id}`, { idempotent: true })
+    await this.#releases.get({ key, id })
   }
+}
+
+/**
+ * The batch's takes in one transaction. Within a key, the requests are ranked in arrival order
+ * among those the key does not count yet: the k-th of them is taken when the key's live entries
+ * and k are within its limit. An id already counted is renewed.
+ */
+function takeAll(db: Executor, requests: TakeRequest[], nowMs: number): Promise<Map<string, Take>> {
+  const at = toDate(nowMs)
+  const keys = requests.map((request) => request.key)
+  return db.transaction(function* () {
+    yield* read(sql`SELECT count(pg_advisory_xact_lock("h"))::int AS "locked" FROM (SELECT DISTINCT hashtextextended("k", 0) AS "h" FROM unnest(${keys}::text[]) AS "k" ORDER BY 1) AS "locks"`)
+    // After the locks, in one statement (its snapshot sees every take that held them before):
+    // the keys' expired entries deleted (but the batch's own ids, which the insert renews), the
+    // live ones counted, and each request inserted when its rank leaves room.
+    const counted = yield* read<Counted>(
+      sql`WITH "req" AS (SELECT * FROM unnest(${keys}::text[], ${requests.map((request) => request.id)}::text[], ${requests.map((request) => request.limit)}::int[],
+            ${requests.map((request) => request.ttlMs)}::float8[]) WITH ORDINALITY AS r("key", "id", "lim", "ttl", "ord")),
+        "pruned" AS (DELETE FROM "A2ALimitEntry" e WHERE e."key" IN (SELECT "key" FROM "req") AND e."expiresAt" <= ${at}
+          AND NOT EXISTS (SELECT 1 FROM "req" WHERE "req"."key" = e."key" AND "req"."id" = e."id")),
+        "live" AS (SELECT "key", "id", "expiresAt" FROM "A2ALimitEntry" WHERE "key" IN (SELECT "key" FROM "req") AND "expiresAt" > ${at}),
+        "counted" AS (SELECT r.*, (SELECT count(*) FROM "live" l WHERE l."key" = r."key")::int AS "n",
+            (SELECT min(l."expiresAt") FROM "live" l WHERE l."key" = r."key") AS "next",
+            EXISTS (SELECT 1 FROM "live" l WHERE l."key" = r."key" AND l."id" = r."id") AS "mine" FROM "req" r),
+        "ranked" AS (SELECT *, row_number() OVER (PARTITION BY "key", "mine" ORDER BY "ord") AS "rank" FROM "counted"),
+        "taken" AS (INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+          SELECT "key", "id", ${at}, ${at}::timestamp + "ttl" * interval '1 millisecond' FROM "ranked" WHERE "mine" OR "n" + "rank" <= "lim"
+          ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING "key", "id")
+        SELECT "ord"::int AS "ord", EXISTS (SELECT 1 FROM "taken" t WHERE t."key" = r."key" AND t."id" = r."id") AS "taken", "next" FROM "ranked" r`,
+    )
+    return answers(requests, counted, nowMs)
+  })
+}
+
+/** Each request's Take, by its entry key. A refusal waits for the key's earliest expiry, this batch's entries included. */
+function answers(requests: TakeRequest[], counted: Counted[], nowMs: number): Map<string, Take> {
+  const takenTtl = new Map<string, number>()
+  for (const row of counted) {
+    const request = requests[row.ord - 1]!
+    if (row.taken) takenTtl.set(request.key, Math.min(takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY, request.ttlMs))
+  }
+  const found = new Map<string, Take>()
+  for (const row of counted) {
+    const request = requests[row.ord - 1]!
+    if (row.taken) {
+      found.set(entryKey(request), { taken: true })
+      continue
+    }
+    // Refused with nothing counted (limit 0): no entry will expire to make room, as in MemoryCounters.
+    const next = Math.min(row.next ? row.next.getTime() - nowMs : Number.POSITIVE_INFINITY, takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY)
+    found.set(entryKey(request), { taken: false, retryAfterMs: next })
+  }
+  return found
 }
