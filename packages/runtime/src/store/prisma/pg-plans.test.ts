@@ -1,6 +1,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { makeRecord } from '../conformance-fixtures.js'
+import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
+import type { StreamResponse } from '../../wire/types.js'
+import { keepingEvents } from './pg-notifications.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
@@ -114,4 +116,32 @@ it('keeps the retention trim on indexes, on plans made while the tables were emp
     // Each table is probed once per doomed task, through its task-id index.
     for (const table of tables) expect(plan.filter((node) => node['Index Name']?.startsWith(table) && node['Actual Loops'] === 4).length, `${name} ${table}`).toBeGreaterThan(0)
   }
+})
+
+it('keeps the settling update a primary-key write, on a plan made while the tables were empty', async () => {
+  const record = makeRecord({ id: 'settled-1', owner: 'updater', state: 'TASK_STATE_WORKING' })
+  const task = nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000)
+  const events: StreamResponse[] = [
+    { artifactUpdate: { taskId: record.id, contextId: record.contextId, artifact: { artifactId: 'a1', parts: [{ text: 'ok' }] } } },
+    { statusUpdate: { taskId: record.id, contextId: record.contextId, status: task.status } },
+  ]
+  const update = keepingEvents(statements.updateTask({ id: record.id, expectedVersion: 1, task, taskJson: JSON.stringify(task), events, versions: 2 }), events)
+  const tables = ['A2ATask', 'A2ATaskEvent', 'A2APushConfig']
+  await client.query(`TRUNCATE ${tables.map((table) => `"${table}"`).join(', ')}`)
+  for (const table of tables) await client.query(`ALTER TABLE "${table}" SET (autovacuum_enabled = false)`)
+  await client.query(`PREPARE settle AS ${update.text}`)
+  await explain('settle', update)
+  // 20,000 of the owner's tasks (the one updated among them), each with events and a push config.
+  await client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
+    SELECT 'settled-' || g, 'ctx-' || g, 'updater', 'echo', 1, '{}', '[]', now(), now(), 'TASK_STATE_WORKING', now() FROM generate_series(1, 20000) AS g`)
+  await client.query(`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT 'other-' || g, 2, 'updater', '{}', now() FROM generate_series(1, 20000) AS g`)
+  await client.query(`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT 'other-' || g, 'hook', 'updater', 'https://example.com/hook', now() FROM generate_series(1, 20000) AS g`)
+
+  const plan = await explain('settle', update)
+  for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
+  expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'A2ATask')?.['Actual Rows']).toBe(1)
+  const probes = plan.filter((node) => node['Index Name'] !== undefined)
+  expect(probes.find((node) => node['Index Name'] === 'A2ATask_pkey')?.['Index Cond']).toContain('id')
+  expect(probes.find((node) => node['Index Name'] === 'A2APushConfig_pkey')?.['Index Cond']).toContain('taskId')
+  for (const node of probes) expect(node['Rows Removed by Filter'] ?? 0).toBe(0)
 })
