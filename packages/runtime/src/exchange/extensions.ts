@@ -7,9 +7,12 @@
 import { A2AError } from '../wire/a2a-error.js'
 import type { AgentExtension } from '../wire/types.js'
 
+const NONE: readonly string[] = Object.freeze([])
+
 /** Returns the URIs of the declared extensions the request activates, in the card's order. */
-export function negotiateExtensions(declared: readonly AgentExtension[], header: string | string[] | undefined): string[] {
-  if (!declared.length) return []
+export function negotiateExtensions(declared: readonly AgentExtension[], header: string | string[] | undefined): readonly string[] {
+  // An agent declaring none (most) answers one shared empty list.
+  if (!declared.length) return NONE
   const requested = new Set(
     [header ?? []]
       .flat()

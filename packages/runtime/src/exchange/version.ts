@@ -8,6 +8,8 @@ import { A2AError } from '../wire/a2a-error.js'
 const SEND_THIS = 'send the header "A2A-Version: 1.0" (or the query parameter ?A2A-Version=1.0)'
 
 export function negotiateVersion(header: string | undefined, query: string | undefined, assumeWhenAbsent: string | undefined): string {
+  // What nearly every client sends: no trim, no match.
+  if (header === '1.0') return header
   const value = header?.trim() || query?.trim() || assumeWhenAbsent || ''
   if (value === '') {
     throw new A2AError('VERSION_NOT_SUPPORTED', `No A2A-Version given, which means A2A 0.3; this server speaks 1.0: ${SEND_THIS}`, {
