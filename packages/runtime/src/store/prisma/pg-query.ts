@@ -21,10 +21,12 @@ interface Field {
   format?: string
 }
 
-/** A row description's column names and parsers. */
+/** A row description's column names and parsers, and an empty row of its columns. */
 interface Columns {
   names: string[]
   parsers: Parse[]
+  /** Copied for each row, as pg does: rows made of one shape, not grown key by key. */
+  empty: Row
 }
 
 /** What pg's Client calls on the query it runs (the submittable protocol pg-cursor uses). */
@@ -61,6 +63,7 @@ export function pgQueries(pg: PgQueryModule, typeParser: (oid: number, format?: 
   const columnsOf = (fields: readonly Field[]): Columns => ({
     names: fields.map((field) => field.name),
     parsers: fields.map((field) => typeParser(field.dataTypeID, field.format || 'text')),
+    empty: { ...Object.fromEntries(fields.map((field) => [field.name, null])) },
   })
 
   interface Statement extends Submittable {
@@ -106,8 +109,8 @@ export function pgQueries(pg: PgQueryModule, typeParser: (oid: number, format?: 
     handleDataRow: {
       value(this: Statement, message: { fields: (string | null)[] }) {
         if (this.failed) return
-        const { names, parsers } = this.columns!
-        const row: Row = {}
+        const { names, parsers, empty } = this.columns!
+        const row: Row = { ...empty }
         try {
           for (let i = 0; i < names.length; i++) {
             const value = message.fields[i]
