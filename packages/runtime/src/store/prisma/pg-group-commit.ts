@@ -54,13 +54,15 @@ export class GroupCommit {
 
   /**
    * `lanes`: connections kept out of the pool for group commits (fewer than the pool's size, so
-   * reads and transactions always get one); 0 takes one from the pool per group instead.
+   * reads and transactions always get one); 0 takes one from the pool per group instead, and
+   * gives it back after.
    */
   constructor(pool: PgPool, lost: (error: unknown) => boolean, lanes: number, queries: Queries) {
     this.#pool = pool
     this.#lost = lost
     this.#queries = queries
-    this.#size = Math.max(1, lanes)
+    // Without lanes, every group takes a connection of the pool for itself: as many in flight as the pool holds.
+    this.#size = lanes > 0 ? lanes : Number.POSITIVE_INFINITY
     this.#keep = lanes > 0
   }
 
