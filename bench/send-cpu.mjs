@@ -15,19 +15,13 @@
  * loop (where run deadlines are armed), as 32 connections of wrk bring them.
  */
 const { createExchange, defineSkill } = await import(process.env.SEND_CPU_RUNTIME ?? '../packages/runtime/dist/index.js')
+const { doneSkill } = await import('./servers/done-skill.mjs')
 
 const sends = Number(process.argv[2] ?? 2000)
 const WARMUP = 3000
 const CONNECTIONS = 32
 
-const done = defineSkill({
-  id: 'done',
-  description: 'Completes at once with a small text artifact.',
-  handler: async (ctx) => {
-    await ctx.artifact({ name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] })
-    await ctx.complete()
-  },
-})
+const done = doneSkill(defineSkill)
 const exchange = createExchange({
   skills: [done],
   resolvePrincipal: (request) => (request.headers.authorization === 'Bearer bench-token' ? { owner: 'bench' } : undefined),

@@ -12,15 +12,9 @@ import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { BENCH_TOKEN, LIGHT_TOKEN } from './shared.js'
+import { doneSkill } from './done-skill.mjs'
 
-const done = defineSkill({
-  id: 'done',
-  description: 'Completes at once with a small text artifact.',
-  handler: async (ctx) => {
-    await ctx.artifact({ name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] })
-    await ctx.complete()
-  },
-})
+const done = doneSkill(defineSkill)
 
 const exchange = createExchange({
   skills: [done],

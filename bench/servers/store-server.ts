@@ -15,15 +15,9 @@ import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type Store } from '@a2a-agent/runtime'
 import { PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
+import { doneSkill } from './done-skill.mjs'
 
-const done = defineSkill({
-  id: 'done',
-  description: 'Completes at once with a small text artifact.',
-  handler: async (ctx) => {
-    await ctx.artifact({ name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] })
-    await ctx.complete()
-  },
-})
+const done = doneSkill(defineSkill)
 
 const kind = process.env.BENCH_STORE ?? 'memory'
 const url = process.env.BENCH_DB_URL ?? ''
