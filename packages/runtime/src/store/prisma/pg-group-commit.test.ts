@@ -42,15 +42,14 @@ async function transactionsDuring(work: () => Promise<unknown>): Promise<number>
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
-it("writes that arrive while the lane's transaction is in flight wait, and go together in the next one", async () => {
-  const store = open(2)
+it('a write blocked on a row lock holds up no other: the next turns\' writes commit meanwhile', async () => {
+  const store = open(4)
   const held = makeRecord({ id: 'held', state: 'TASK_STATE_WORKING' })
   await store.create(held)
-  // Another session holds the row: the update below keeps the store's one lane (a pool of two) busy.
+  // Another session holds the row, so the update below waits on its lock.
   const locker = new pg.Client({ connectionString: database.url })
   await locker.connect()
   await locker.query(`BEGIN; SELECT 1 FROM "A2ATask" WHERE "id" = 'held' FOR UPDATE`)
-  let released = false
   const begun = await transactionsDuring(async () => {
     const update = store.update('held', 1, { task: nextTask(held, 'TASK_STATE_COMPLETED', T0 + 1000) })
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -59,15 +58,14 @@ it("writes that arrive while the lane's transaction is in flight wait, and go to
       for (let i = 0; i < 5; i++) writes.push(store.create(makeRecord({ id: `turns-${batch}-${i}` })))
       await turn()
     }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    released = true
+    // Committed while the lock is still held.
+    await Promise.all(writes)
     await locker.query('COMMIT')
     expect(await update).toMatchObject({ version: 2 })
-    await Promise.all(writes)
   }).finally(() => locker.end())
-  expect(released).toBe(true)
-  // The update alone (no BEGIN), then the three turns' fifteen creates in one transaction, not one per turn.
-  expect(begun).toBe(1)
+  // The update alone (no BEGIN); the creates in at most one transaction per turn.
+  expect(begun).toBeGreaterThanOrEqual(1)
+  expect(begun).toBeLessThanOrEqual(3)
   for (let batch = 0; batch < 3; batch++) expect(await store.get(`turns-${batch}-4`)).toMatchObject({ id: `turns-${batch}-4` })
 })
 

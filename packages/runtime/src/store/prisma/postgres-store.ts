@@ -33,11 +33,12 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * Connections the group commit keeps of a pool of `max` (pg-group-commit.ts), opened as writes
- * need them: up to four, so that commits waiting on the WAL flush (~1.5 ms here) overlap, and
- * never more than half the pool, whose rest serves reads and transactions; a pool of one keeps none.
+ * Connections the group commit keeps of a pool of `max` (pg-group-commit.ts): none, each group
+ * takes one of the pool for itself. Held lanes (up to 4, writes waiting while all were busy) cut
+ * the pool's checkouts, but capped the commits in flight: in paired bench:stores rounds at load
+ * 2-3 the rate fell from 2442-2516 to 1772-1834 SendMessage/s, and rose to 3150 against 2777 without them.
  */
-const groupCommitLanes = (max: number): number => Math.min(4, Math.floor(max / 2))
+const groupCommitLanes = (_max: number): number => 0
 
 /** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
 const TIMESTAMP_OID = 1114
