@@ -19,7 +19,6 @@ import { createHash } from 'node:crypto'
 import type { Executor, Run, Step, Steps } from './executor.js'
 import type { Sql } from './sql.js'
 import { GroupCommit } from './pg-group-commit.js'
-import { BEGIN, COMMIT, ROLLBACK, run, type Submittable } from './pg-query.js'
 
 type Row = Record<string, unknown>
 
@@ -32,25 +31,18 @@ export interface QueryConfig {
 export interface QueryResult {
   rows: Row[]
   rowCount: number | null
-  /** The statement's command tag: INSERT, COMMIT (or ROLLBACK, for a COMMIT of a failed transaction)… */
-  command: string | null
 }
-
-/** Makes the one-use query pg runs for a statement (see pg-query.ts). */
-export type Queries = (config: QueryConfig) => Submittable
 
 /** The part of a pg client the executor uses, typed here so the runtime needs no pg types. */
 export interface PgClient {
-  /** Runs `query`, answering its callback. */
-  query(query: Submittable): unknown
+  query(config: QueryConfig): Promise<QueryResult>
   /** Back to the pool; with an error (or true) the connection is destroyed instead. */
   release(destroy?: Error | boolean): void
-  on(event: 'error', listener: (error: Error) => void): unknown
 }
 
 /** The part of a pg Pool the executor uses. */
 export interface PgPool {
-  query(query: Submittable): Promise<QueryResult>
+  query(config: QueryConfig): Promise<QueryResult>
   connect(): Promise<PgClient>
   end(): Promise<void>
 }
@@ -84,38 +76,18 @@ export function isConnectionLoss(error: unknown): boolean {
   return error.cause !== undefined && isConnectionLoss(error.cause)
 }
 
-/** The last date bound and its text: a write binds the same instant several times (its `now`, its events' time). */
-let lastTime = Number.NaN
-let lastText = ''
-
 /** A bound value as Prisma's adapter binds it: dates as UTC ISO text, which `timestamp(3)` takes without shifting. */
-function toParam(value: unknown): unknown {
-  if (!(value instanceof Date)) return value
-  const time = value.getTime()
-  // An invalid date (NaN) never matches, and throws as it always did.
-  if (time !== lastTime) [lastText, lastTime] = [value.toISOString(), time]
-  return lastText
-}
+const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)
 
 export class PgExecutor implements Executor {
   readonly #pool: PgPool
-  readonly #queries: Queries
   readonly #names = new Map<string, string>()
   readonly #grouped: GroupCommit
 
-  /**
-   * `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`.
-   * `lanes`: its connections the group commit keeps for itself (see pg-group-commit.ts).
-   */
-  constructor(pool: PgPool, lanes: number, queries: Queries) {
+  /** `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`. */
+  constructor(pool: PgPool) {
     this.#pool = pool
-    this.#queries = queries
-    this.#grouped = new GroupCommit(pool, isConnectionLoss, lanes, queries)
-  }
-
-  /** Waits for the grouped writes in flight and gives the group commit's connections back to the pool. */
-  close(): Promise<void> {
-    return this.#grouped.close()
+    this.#grouped = new GroupCommit(pool, isConnectionLoss)
   }
 
   lostConnection(error: unknown): boolean {
@@ -136,7 +108,7 @@ export class PgExecutor implements Executor {
       await this.#send(statements[0]!, run)
       return
     }
-    const all = (client: PgClient) => statements.reduce<Promise<unknown>>((done, statement) => done.then(() => this.#run(client, this.#config(statement))), Promise.resolve())
+    const all = (client: PgClient) => statements.reduce<Promise<unknown>>((done, statement) => done.then(() => client.query(this.#config(statement))), Promise.resolve())
     try {
       await this.#inTransaction(all)
     } catch (error) {
@@ -155,7 +127,7 @@ export class PgExecutor implements Executor {
   }
 
   async #step(client: PgClient, step: Step): Promise<unknown> {
-    const result = await this.#run(client, this.#config('query' in step ? step.query : step.execute))
+    const result = await client.query(this.#config('query' in step ? step.query : step.execute))
     return 'query' in step ? result.rows : (result.rowCount ?? 0)
   }
 
@@ -163,11 +135,11 @@ export class PgExecutor implements Executor {
     const config = this.#config(statement)
     if (run.group) return this.#grouped.send(config)
     try {
-      return await this.#pool.query(this.#queries(config))
+      return await this.#pool.query(config)
     } catch (error) {
       if (!run.idempotent || !isConnectionLoss(error)) throw error
       // The pool has dropped the dead connection; this takes a live one or opens a new one.
-      return this.#pool.query(this.#queries(config))
+      return this.#pool.query(config)
     }
   }
 
@@ -175,22 +147,18 @@ export class PgExecutor implements Executor {
     const client = await this.#pool.connect()
     let broken: unknown
     try {
-      await this.#run(client, BEGIN)
+      await client.query({ text: 'BEGIN', values: [] })
       const result = await work(client)
-      await this.#run(client, COMMIT)
+      await client.query({ text: 'COMMIT', values: [] })
       return result
     } catch (error) {
       broken = error
-      await this.#run(client, ROLLBACK).catch((rollback: unknown) => (broken = rollback))
+      await client.query({ text: 'ROLLBACK', values: [] }).catch((rollback: unknown) => (broken = rollback))
       throw error
     } finally {
       // A connection whose rollback failed is in no state to serve anyone: destroy it.
       client.release(broken !== undefined && isConnectionLoss(broken) ? (broken as Error) : undefined)
     }
-  }
-
-  #run(client: PgClient, config: QueryConfig): Promise<QueryResult> {
-    return run(client, this.#queries(config))
   }
 
   #config(statement: Sql): QueryConfig {

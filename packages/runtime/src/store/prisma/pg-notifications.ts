@@ -28,7 +28,7 @@ export const LISTENER_NAME = 'a2a task notifications'
 /** The part of a pg Client the listener uses. */
 export interface PgListenClient extends ErrorEmitter {
   connect(): Promise<unknown>
-  query(query: string | { name?: string; text: string; values: unknown[] }): Promise<unknown>
+  query(query: string | { text: string; values: unknown[] }): Promise<unknown>
   end(): Promise<void>
   removeAllListeners(): unknown
 }
@@ -37,8 +37,6 @@ const FIRST_RETRY_MS = 100
 const MAX_RETRY_MS = 5000
 /** Notes waiting to be sent, at most: past it the oldest go (followers' safety reads cover them). */
 const MAX_PENDING = 10_000
-/** The notes' statement, prepared once per listening connection: unnamed, it was parsed and planned at every send. */
-const NOTIFY_STATEMENT = 'a2a_notify'
 /** Notes per NOTIFY statement. */
 const BATCH = 1000
 
@@ -125,7 +123,7 @@ export class PgTaskNotifications implements TaskNotifications {
       const client = this.#live ? this.#client : undefined
       try {
         // The listening connection commits these without waiting for a flush (a lost note is only heard late).
-        await (client ? client.query({ name: NOTIFY_STATEMENT, text: notify.text, values: notify.values }) : this.#sendOnPool(notify))
+        await (client ? client.query({ text: notify.text, values: notify.values }) : this.#sendOnPool(notify))
       } catch (error) {
         // A connection closed here on purpose (no one listens any more) is no loss to report.
         if (!client || client === this.#client) this.#onLost(error as Error)

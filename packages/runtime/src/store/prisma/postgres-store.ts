@@ -10,7 +10,6 @@ import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type Pg
 import { PgReads } from './pg-reads.js'
 import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
-import { pgQueries } from './pg-query.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
 import { shaped, sql, type Sql } from './sql.js'
 import { GROUPED, SqlStore } from './sql-store.js'
@@ -31,14 +30,6 @@ export interface PostgresStoreOptions {
   /** Hears every connection that died (default: a line on stderr, at most one per 10 s); the store recovers by itself. */
   onConnectionError?: (error: Error) => void
 }
-
-/**
- * Connections the group commit keeps of a pool of `max` (pg-group-commit.ts): none, each group
- * takes one of the pool for itself. Held lanes (up to 4, writes waiting while all were busy) cut
- * the pool's checkouts, but capped the commits in flight: in paired bench:stores rounds at load
- * 2-3 the rate fell from 2442-2516 to 1772-1834 SendMessage/s, and rose to 3150 against 2777 without them.
- */
-const groupCommitLanes = (_max: number): number => 0
 
 /** `timestamp` (without time zone): Prisma keeps UTC there, so it is read as UTC whatever TZ says. */
 const TIMESTAMP_OID = 1114
@@ -83,7 +74,6 @@ export class PostgresStore extends SqlStore {
   /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
   #outbox: string | undefined
   readonly #checked: SchemaCheckedExecutor
-  readonly #executor: PgExecutor
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -94,24 +84,21 @@ export class PostgresStore extends SqlStore {
       throw new Error(`PostgresStore needs a postgresql:// URL, not ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}`)
     }
     const pg = loadPg()
-    const max = options.max ?? DEFAULT_POOL_SIZE
     const parseUtc = (value: string) => new Date(`${value.replace(' ', 'T')}Z`)
-    const typeParser = (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format))
     const pool = new pg.Pool({
       connectionString: url,
-      max,
+      max: options.max ?? DEFAULT_POOL_SIZE,
       stream: corkedSocket,
       // A group commit's statements go out together, not each after the last one's answer (pg-group-commit.ts).
       pipeline: true,
-      types: { getTypeParser: typeParser },
+      types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
-    const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool, groupCommitLanes(max), pgQueries(pg, typeParser))
+    const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
     const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
     super(checked)
     this.#checked = checked
-    this.#executor = executor
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
     this.#reads = new PgReads(this.db)
@@ -202,7 +189,6 @@ export class PostgresStore extends SqlStore {
   async close(): Promise<void> {
     // The notes still waiting may go out on the pool.
     await this.notifications.close()
-    await this.#executor.close()
     await this.#pool.end()
   }
 }

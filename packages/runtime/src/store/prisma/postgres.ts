@@ -100,7 +100,6 @@ export interface PgModule {
   Pool: new (config: Record<string, unknown>) => ErrorEmitter & Record<string, any>
   Client: new (config: Record<string, unknown>) => ErrorEmitter & Record<string, any>
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
-  Query: { prototype: object }
 }
 
 /** One stderr line per 10 s at most: a failover cuts every connection of a pool at once. */

@@ -16,34 +16,8 @@ import type { RawClient } from './client.js'
 
 export { sql, join, type Sql }
 
-interface Texts {
-  text: string
-  sql: string
-}
-
 /** Statement texts by shape (see {@link shaped}): with `$n` placeholders (PostgreSQL) and with `?` (SQLite). */
-const shapedTexts = new Map<string, Texts>()
-
-interface ShapedSql {
-  strings: readonly string[]
-  values: readonly unknown[]
-  texts: Texts
-}
-
-/**
- * A statement whose `text` and `sql` are its shape's, already built: an Sql (it nests, binds and
- * prints as one) made without copying the statement's parts again, nor giving the statement
- * properties of its own (`Object.defineProperties` on it cost ~5 µs per statement).
- */
-function ShapedSql(this: ShapedSql, statement: Sql, texts: Texts) {
-  this.strings = statement.strings
-  this.values = statement.values
-  this.texts = texts
-}
-ShapedSql.prototype = Object.create(Sql.prototype, {
-  text: { get(this: ShapedSql) { return this.texts.text } },
-  sql: { get(this: ShapedSql) { return this.texts.sql } },
-})
+const shapedTexts = new Map<string, { text: string; sql: string }>()
 
 /**
  * `statement` with the texts of the first statement built under the same `shape`, a key naming
@@ -53,7 +27,7 @@ ShapedSql.prototype = Object.create(Sql.prototype, {
 export function shaped(shape: string, statement: Sql): Sql {
   let texts = shapedTexts.get(shape)
   if (texts === undefined) shapedTexts.set(shape, (texts = { text: statement.text, sql: statement.sql }))
-  return new (ShapedSql as unknown as new (statement: Sql, texts: Texts) => Sql)(statement, texts)
+  return Object.defineProperties(statement, { text: { value: texts.text }, sql: { value: texts.sql } })
 }
 
 /** `statement` as the tag-function call Prisma's `$queryRaw` and `$executeRaw` expect. */
