@@ -8,6 +8,7 @@
 import type { ExchangeCore } from '../exchange/core.js'
 import type { TaskRecord } from '../store/store.js'
 import { retain } from './retain.js'
+import { LazyOutcome } from './lazy-outcome.js'
 import { forgetDeadline } from './run-deadlines.js'
 import { RunEndedError, TaskCanceledError, type TaskTimeoutError } from './run-errors.js'
 
@@ -23,12 +24,9 @@ export abstract class RunControl {
   /** Made when the handler first reads its signal: most never do. */
   #controller: AbortController | undefined
   #abortReason: Error | undefined
-  /** Made when first asked for: most runs settle before anyone waits for them. */
-  #done: Promise<TaskRecord> | undefined
-  #finish: ((record: TaskRecord) => void) | undefined
-  #finished = false
   /** The record the run left behind, once settled (retention applied). */
-  #left: TaskRecord | undefined
+  readonly #left = new LazyOutcome<TaskRecord>()
+  #finished = false
 
   constructor(
     protected readonly core: ExchangeCore,
@@ -39,7 +37,7 @@ export abstract class RunControl {
 
   /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
   get done(): Promise<TaskRecord> {
-    return (this.#done ??= this.#left ? Promise.resolve(this.#left) : new Promise((resolve) => (this.#finish = resolve)))
+    return this.#left.promise
   }
 
   get record(): TaskRecord {
@@ -98,7 +96,6 @@ export abstract class RunControl {
     this.core.quota?.vacate(this.latest)
     this.latest = record
     if (stored) await retain(this.core, record)
-    this.#left = record
-    this.#finish?.(record)
+    this.#left.resolve(record)
   }
 }

@@ -10,6 +10,7 @@ import { scrub } from '../log/logger.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'
 import { isPaused, isTerminal, type Task } from '../wire/types.js'
+import { LazyOutcome } from './lazy-outcome.js'
 import { PendingWrites, type Decision } from './pending-writes.js'
 import { RunControl } from './run-control.js'
 import { TaskCanceledError } from './run-errors.js'
@@ -33,19 +34,14 @@ export abstract class RunWrites extends RunControl {
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
-  /** A new task's record as inserted, or the insert's refusal, once known; else the record given. */
-  #insertOutcome: TaskRecord | undefined
-  #insertError: unknown
-  /** Made when first asked for (a sender waiting for the insert): most runs have no one to tell. */
-  #stored: Promise<TaskRecord> | undefined
-  #resolveStored: ((record: TaskRecord) => void) | undefined
-  #rejectStored: ((error: unknown) => void) | undefined
+  /** A new task's record as inserted, or the insert's refusal; else the record given. */
+  readonly #stored = new LazyOutcome<TaskRecord>()
 
   constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
     this.#insertWith = insertWith
     if (isNew) this.#pending = new PendingWrites()
-    else this.#insertOutcome = record
+    else this.#stored.resolve(record)
   }
 
   /**
@@ -54,13 +50,7 @@ export abstract class RunWrites extends RunControl {
    * resolves at once with the record given.
    */
   get stored(): Promise<TaskRecord> {
-    if (this.#stored) return this.#stored
-    if (this.#insertFailed) return (this.#stored = Promise.reject(this.#insertError))
-    if (this.#insertOutcome) return (this.#stored = Promise.resolve(this.#insertOutcome))
-    return (this.#stored = new Promise((resolve, reject) => {
-      this.#resolveStored = resolve
-      this.#rejectStored = reject
-    }))
+    return this.#stored.promise
   }
 
   /** A handler write, after the previous one whether it held or failed. */
@@ -175,17 +165,13 @@ export abstract class RunWrites extends RunControl {
   #insert(): Promise<void> {
     const record = this.latest
     this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
-      () => {
-        this.#insertOutcome = record
-        this.#resolveStored?.(record)
-      },
+      () => this.#stored.resolve(record),
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.
         this.#insertFailed = true
-        this.#insertError = error
         this.stop ??= { why: 'ended' }
         this.abort(new TaskCanceledError(this.id))
-        this.#rejectStored?.(error)
+        this.#stored.reject(error)
         void this.settle(record, false)
         throw error
       },
