@@ -10,11 +10,11 @@
  */
 import { read, type Executor } from '../store/prisma/executor.js'
 import { toDate } from '../store/prisma/rows.js'
-import { sql } from '../store/prisma/sql.js'
+import { join, shaped, sql, type Sql } from '../store/prisma/sql.js'
 import { TickBatch } from '../store/prisma/tick-batch.js'
 import type { LimitCounters, Take } from './counters.js'
 
-interface TakeRequest {
+export interface TakeRequest {
   key: string
   id: string
   limit: number
@@ -78,23 +78,45 @@ function takeAll(db: Executor, requests: TakeRequest[], nowMs: number): Promise<
     // After the locks, in one statement (its snapshot sees every take that held them before):
     // the keys' expired entries deleted (but the batch's own ids, which the insert renews), the
     // live ones counted, and each request inserted when its rank leaves room.
-    const counted = yield* read<Counted>(
-      sql`WITH "req" AS (SELECT * FROM unnest(${keys}::text[], ${requests.map((request) => request.id)}::text[], ${requests.map((request) => request.limit)}::int[],
-            ${requests.map((request) => request.ttlMs)}::float8[]) WITH ORDINALITY AS r("key", "id", "lim", "ttl", "ord")),
-        "pruned" AS (DELETE FROM "A2ALimitEntry" e WHERE e."key" IN (SELECT "key" FROM "req") AND e."expiresAt" <= ${at}
-          AND NOT EXISTS (SELECT 1 FROM "req" WHERE "req"."key" = e."key" AND "req"."id" = e."id")),
-        "live" AS (SELECT "key", "id", "expiresAt" FROM "A2ALimitEntry" WHERE "key" IN (SELECT "key" FROM "req") AND "expiresAt" > ${at}),
-        "counted" AS (SELECT r.*, (SELECT count(*) FROM "live" l WHERE l."key" = r."key")::int AS "n",
-            (SELECT min(l."expiresAt") FROM "live" l WHERE l."key" = r."key") AS "next",
-            EXISTS (SELECT 1 FROM "live" l WHERE l."key" = r."key" AND l."id" = r."id") AS "mine" FROM "req" r),
-        "ranked" AS (SELECT *, row_number() OVER (PARTITION BY "key", "mine" ORDER BY "ord") AS "rank" FROM "counted"),
-        "taken" AS (INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
-          SELECT "key", "id", ${at}, ${at}::timestamp + "ttl" * interval '1 millisecond' FROM "ranked" WHERE "mine" OR "n" + "rank" <= "lim"
-          ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING "key", "id")
-        SELECT "ord"::int AS "ord", EXISTS (SELECT 1 FROM "taken" t WHERE t."key" = r."key" AND t."id" = r."id") AS "taken", "next" FROM "ranked" r`,
-    )
+    const counted = yield* read<Counted>(takeStatement(requests, at))
     return answers(requests, counted, nowMs)
   })
+}
+
+/**
+ * The statement that prunes, counts and inserts for the batch. Each key's entries are read by
+ * themselves through the key's index (the lateral subquery, kept apart by `OFFSET 0`), and the
+ * expired ones deleted by their row address: joined as a set, the prepared plan hashed the keys
+ * and scanned the whole table twice per batch, every key's entries and every dead row a busy
+ * agent's takes and releases leave until a vacuum. The requests are a VALUES list of a
+ * power-of-two length (padded with NULL rows, which the filter drops), not an unnest of arrays:
+ * the plan is made for the rows the text holds (see store/prisma/pg-reads.ts), and with an
+ * unnest's guess of ten the delete went back to a scan of the table.
+ */
+export function takeStatement(requests: readonly TakeRequest[], at: Date): Sql {
+  let size = 1
+  while (size < requests.length) size *= 2
+  const rows = Array.from({ length: size }, (_, i) => {
+    const request = requests[i]
+    return sql`(${request?.key ?? null}::text, ${request?.id ?? null}::text, ${request?.limit ?? null}::int, ${request?.ttlMs ?? null}::float8, ${i + 1}::int)`
+  })
+  return shaped(
+    `limit takes ${size}`,
+    sql`WITH "req" AS (SELECT * FROM (VALUES ${join(rows)}) AS r("key", "id", "lim", "ttl", "ord") WHERE r."key" IS NOT NULL),
+      "held" AS (SELECT e.* FROM (SELECT DISTINCT "key" FROM "req") k
+        CROSS JOIN LATERAL (SELECT x."key", x."id", x."expiresAt", x.ctid AS "row" FROM "A2ALimitEntry" x WHERE x."key" = k."key" OFFSET 0) e),
+      "pruned" AS (DELETE FROM "A2ALimitEntry" e USING "held" h WHERE e.ctid = h."row" AND h."expiresAt" <= ${at}
+        AND NOT EXISTS (SELECT 1 FROM "req" WHERE "req"."key" = h."key" AND "req"."id" = h."id")),
+      "live" AS (SELECT "key", "id", "expiresAt" FROM "held" WHERE "expiresAt" > ${at}),
+      "counted" AS (SELECT r.*, (SELECT count(*) FROM "live" l WHERE l."key" = r."key")::int AS "n",
+          (SELECT min(l."expiresAt") FROM "live" l WHERE l."key" = r."key") AS "next",
+          EXISTS (SELECT 1 FROM "live" l WHERE l."key" = r."key" AND l."id" = r."id") AS "mine" FROM "req" r),
+      "ranked" AS (SELECT *, row_number() OVER (PARTITION BY "key", "mine" ORDER BY "ord") AS "rank" FROM "counted"),
+      "taken" AS (INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+        SELECT "key", "id", ${at}, ${at}::timestamp + "ttl" * interval '1 millisecond' FROM "ranked" WHERE "mine" OR "n" + "rank" <= "lim"
+        ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING "key", "id")
+      SELECT "ord", EXISTS (SELECT 1 FROM "taken" t WHERE t."key" = r."key" AND t."id" = r."id") AS "taken", "next" FROM "ranked" r`,
+  )
 }
 
 /** Each request's Take, by its entry key. A refusal waits for the key's earliest expiry, this batch's entries included. */

@@ -7,6 +7,7 @@ import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
 import { trimSettledPast } from './postgres-store.js'
+import { takeStatement } from '../../limits/sql-counters.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the
@@ -144,4 +145,36 @@ it('keeps the settling update a primary-key write, on a plan made while the tabl
   expect(probes.find((node) => node['Index Name'] === 'A2ATask_pkey')?.['Index Cond']).toContain('id')
   expect(probes.find((node) => node['Index Name'] === 'A2APushConfig_pkey')?.['Index Cond']).toContain('taskId')
   for (const node of probes) expect(node['Rows Removed by Filter'] ?? 0).toBe(0)
+})
+
+it('keeps a batch of limit takes on its keys\' index entries, on a plan made while the table was empty', async () => {
+  const at = new Date(T0)
+  const take = takeStatement(
+    [
+      { key: 'runs alice', id: 'r1', limit: 16, ttlMs: 30_000 },
+      { key: 'runs bob', id: 'r2', limit: 16, ttlMs: 30_000 },
+      { key: 'runs alice', id: 'r3', limit: 16, ttlMs: 30_000 },
+    ],
+    at,
+  )
+  await client.query('ALTER TABLE "A2ALimitEntry" SET (autovacuum_enabled = false)')
+  await client.query(`PREPARE take AS ${take.text}`)
+  await explain('take', take)
+  // Other owners' entries, live and expired (a quota keeps one per turn for its window), and a few of alice's.
+  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT 'turns owner-' || (g % 500), 'e' || g, $1::timestamp, $1::timestamp + (CASE WHEN g % 2 = 0 THEN 1 ELSE -1 END) * interval '1 hour' FROM generate_series(1, 20000) AS g`, [at.toISOString()])
+  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES ('runs alice', 'live', $1, $1::timestamp + interval '1 minute'), ('runs alice', 'gone', $1, $1::timestamp - interval '1 minute')`, [at.toISOString()])
+
+  const plan = await explain('take', take)
+  const touching = plan.filter((node) => node['Relation Name'] === 'A2ALimitEntry' && node['Node Type'] !== 'ModifyTable')
+  expect(touching.length).toBeGreaterThan(0)
+  for (const node of touching) {
+    expect(node['Node Type']).not.toBe('Seq Scan')
+    // Only the batch's two keys' entries are read: alice's two, and none of bob's.
+    expect(node['Actual Rows'] * node['Actual Loops']).toBeLessThanOrEqual(2)
+  }
+  // Alice's expired entry is deleted by its row address; the three requests go in.
+  const deleted = plan.find((node) => node['Node Type'] === 'Tid Scan')
+  expect(deleted && deleted['Actual Rows'] * deleted['Actual Loops']).toBe(1)
+  expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Insert')?.['Actual Rows']).toBe(3)
 })
