@@ -7,7 +7,8 @@ import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import type { Sql } from './sql.js'
 import * as statements from './statements.js'
 import { trimSettledPast } from './postgres-store.js'
-import { takeStatement } from '../../limits/sql-counters.js'
+import { selectTasks } from './pg-reads.js'
+import { releaseStatement, takeStatement } from '../../limits/sql-counters.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the
@@ -177,4 +178,41 @@ it('keeps a batch of limit takes on its keys\' index entries, on a plan made whi
   const deleted = plan.find((node) => node['Node Type'] === 'Tid Scan')
   expect(deleted && deleted['Actual Rows'] * deleted['Actual Loops']).toBe(1)
   expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Insert')?.['Actual Rows']).toBe(3)
+})
+
+it('keeps a batch of limit releases primary-key probes, on a plan made while the table was empty', async () => {
+  await client.query('TRUNCATE "A2ALimitEntry"')
+  const release = releaseStatement([
+    { key: 'turns owner-1', id: 'e1' },
+    { key: 'turns owner-2', id: 'e2' },
+    { key: 'turns owner-3', id: 'e3' },
+    { key: 'turns owner-4', id: 'e4' },
+  ])
+  await client.query(`PREPARE release AS ${release.text}`)
+  await explain('release', release)
+  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT 'turns owner-' || (g % 500), 'e' || g, now(), now() + interval '1 hour' FROM generate_series(1, 20000) AS g`)
+
+  const plan = await explain('release', release)
+  for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
+  const probes = plan.filter((node) => node['Index Name'] === 'A2ALimitEntry_pkey')
+  expect(probes.length).toBeGreaterThan(0)
+  for (const node of probes) expect(node['Index Cond']).toContain('id')
+  // One probe per entry, each finding it (EXPLAIN gives rows per loop).
+  expect(probes.reduce((rows, node) => rows + node['Actual Rows'] * node['Actual Loops'], 0)).toBe(4)
+})
+
+it('keeps the batched task read primary-key probes, on a plan made while the table was empty', async () => {
+  await client.query('TRUNCATE "A2ATask"')
+  const read = selectTasks(['read-1', 'read-2', 'read-3'])
+  await client.query(`PREPARE read AS ${read.text}`)
+  await explain('read', read)
+  await client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
+    SELECT 'read-' || g, 'ctx-' || g, 'reader', 'echo', 1, '{}', '[]', now(), now(), 'TASK_STATE_WORKING', now() FROM generate_series(1, 20000) AS g`)
+
+  const plan = await explain('read', read)
+  for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
+  const probe = plan.find((node) => node['Index Name'] === 'A2ATask_pkey')
+  expect(probe?.['Index Cond']).toContain('id')
+  expect(plan[0]?.['Actual Rows']).toBe(3)
 })
