@@ -25,7 +25,9 @@
  * server's adapter wrapper, read from its /bench/queries).
  *
  * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_APP_OWNERS, BENCH_STORES (comma list of memory,
- * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, sdk), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
+ * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, sdk; a kind listed again is measured
+ * again, and each store's ratio is the median of its rows paired in order with the SDK's: e.g.
+ * BENCH_STORES=sdk,postgres-direct,postgres-direct,sdk,sdk,postgres-direct for three pairs), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
  * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
  * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
  * instead; BENCH_PROFILE_METHOD=GetTask profiles GetTask over the task ids instead of SendMessage; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
@@ -521,13 +523,17 @@ function printRanked(title: string, ranked: Ranked, busyMs: number, tasks: numbe
 
 /** Prints the rate beside the SDK's; `goal` is the ratio to meet (SendMessage: 1). */
 function compare(rows: Row[], method: Method, name = 'ours sqlite', goalRatio = method === 'SendMessage' ? 1 : undefined): void {
-  const sqlite = rows.find((row) => row.name === name && row.method === method)
-  const sdk = rows.find((row) => row.name === 'sdk (memory)' && row.method === method)
-  if (!sqlite || !sdk || sdk.rps <= 0) return
-  const ratio = sqlite.rps / sdk.rps
-  const cpu = sqlite.cpuUsPerRequest && sdk.cpuUsPerRequest ? `; server CPU per request ${(sqlite.cpuUsPerRequest / sdk.cpuUsPerRequest).toFixed(2)}x the SDK's (lower is cheaper)` : ''
-  const goal = goalRatio === undefined ? '' : ` — goal (≥ ${goalRatio.toFixed(2)}x): ${ratio >= goalRatio ? 'MET' : 'NOT MET'}`
-  console.log(`${method}: ${name} / sdk in-memory throughput ${ratio.toFixed(2)}x${goal}${cpu}`)
+  // A kind listed more than once in BENCH_STORES is measured once per listing: its k-th row pairs
+  // with the SDK's k-th, and the median pair is the figure (one round on a 2-core machine moves by 30-50%).
+  const ours = rows.filter((row) => row.name === name && row.method === method)
+  const sdks = rows.filter((row) => row.name === 'sdk (memory)' && row.method === method && row.rps > 0)
+  const pairs = ours.slice(0, sdks.length).map((row, i) => ({ ratio: row.rps / sdks[i]!.rps, cpu: row.cpuUsPerRequest && sdks[i]!.cpuUsPerRequest ? row.cpuUsPerRequest / sdks[i]!.cpuUsPerRequest : undefined }))
+  if (pairs.length === 0) return
+  const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!
+  const each = pairs.length > 1 ? ` (median of ${pairs.length} pairs: ${pairs.map((pair) => `${pair.ratio.toFixed(2)}x`).join(', ')})` : ''
+  const cpu = median.cpu === undefined ? '' : `; server CPU per request ${median.cpu.toFixed(2)}x the SDK's (lower is cheaper)`
+  const goal = goalRatio === undefined ? '' : ` — goal (≥ ${goalRatio.toFixed(2)}x): ${median.ratio >= goalRatio ? 'MET' : 'NOT MET'}`
+  console.log(`${method}: ${name} / sdk in-memory throughput ${median.ratio.toFixed(2)}x${each}${goal}${cpu}`)
 }
 
 /** What the agent-wide run cap (generated apps' default) costs per send: postgres-app against postgres-direct, same run. */
