@@ -20,65 +20,16 @@ import { Session } from 'node:inspector/promises'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import express from 'express'
-import { a2aListener, createExchange, createHttpServer, defineSkill, type TaskContext } from '@a2a-agent/runtime'
+import { a2aListener, createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
+import { holdSkill } from './hold-skill.mjs'
 import { listenBacklog, stopWithDriver, wallMs } from './shared.js'
 
-type Signal = 'tick' | 'finish'
-
-/** One held task: a queue of control signals its handler takes in order. */
-class Holder {
-  readonly #queue: Signal[] = []
-  #wake: (() => void) | undefined
-
-  constructor(private readonly abort: AbortSignal) {
-    abort.addEventListener('abort', () => this.#wake?.(), { once: true })
-  }
-
-  push(signal: Signal): void {
-    this.#queue.push(signal)
-    this.#wake?.()
-  }
-
-  async next(): Promise<Signal | 'aborted'> {
-    while (this.#queue.length === 0) {
-      if (this.abort.aborted) return 'aborted'
-      await new Promise<void>((resolve) => (this.#wake = resolve))
-      this.#wake = undefined
-    }
-    return this.#queue.shift()!
-  }
-}
-
-const holders = new Set<Holder>()
-/** Writes of the current tick, so /bench/tick answers once every chunk is stored and fanned out. */
-let tickWrites: Promise<unknown>[] = []
-
-async function hold(ctx: TaskContext): Promise<void> {
-  const holder = new Holder(ctx.signal)
-  holders.add(holder)
-  try {
-    await ctx.working()
-    let artifactId: string | undefined
-    for (;;) {
-      const signal = await holder.next()
-      // A cut run (cancel, timeout, shutdown) is settled by the runtime; nothing more to write.
-      if (signal === 'aborted') return
-      if (signal === 'finish') break
-      // Stamped just before the write: the measured latency includes the store write and fan-out.
-      const write = ctx.artifact({ ...(artifactId ? { artifactId, append: true } : { name: 'ticks' }), parts: [{ text: wallMs().toFixed(3) }] })
-      tickWrites.push(write)
-      artifactId = await write
-    }
-    await ctx.complete()
-  } finally {
-    holders.delete(holder)
-  }
-}
+const holds = holdSkill(defineSkill, wallMs)
 
 const numberEnv = (name: string): number | undefined => (process.env[name] ? Number(process.env[name]) : undefined)
 
 const exchange = createExchange({
-  skills: [defineSkill({ id: 'hold', description: 'Holds the task open, appending a timestamped chunk on every bench tick', handler: hold })],
+  skills: [holds.skill],
   // `Bearer <owner>`: the driver spreads tasks and streams over owners by token.
   resolvePrincipal: (request) => {
     const match = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')
@@ -99,18 +50,12 @@ let profiler: Session | undefined
 const control: Record<string, (request: IncomingMessage, response: ServerResponse) => void | Promise<void>> = {
   'POST /bench/tick': async (_request, response) => {
     const started = wallMs()
-    tickWrites = []
-    for (const holder of holders) holder.push('tick')
-    // Handlers wake on microtasks; one macrotask later every write of this tick has been queued.
-    await new Promise((resolve) => setImmediate(resolve))
-    const writes = tickWrites
+    const writes = await holds.tick()
     const results = await Promise.allSettled(writes)
     sendJson(response, { tasks: writes.length, failed: results.filter((r) => r.status === 'rejected').length, fanOutMs: wallMs() - started })
   },
   'POST /bench/finish': (_request, response) => {
-    const count = holders.size
-    for (const holder of holders) holder.push('finish')
-    sendJson(response, { tasks: count })
+    sendJson(response, { tasks: holds.finish() })
   },
   'POST /bench/profile/start': async (_request, response) => {
     profiler ??= new Session()
@@ -130,7 +75,7 @@ const control: Record<string, (request: IncomingMessage, response: ServerRespons
   'GET /bench/memory': (_request, response) => {
     // A full GC first, so heapUsed is live data rather than whatever the last scavenge left.
     ;(globalThis as { gc?: () => void }).gc?.()
-    sendJson(response, { ...process.memoryUsage(), held: holders.size, activeRuns: exchange.activeRuns })
+    sendJson(response, { ...process.memoryUsage(), held: holds.held, activeRuns: exchange.activeRuns })
   },
 }
 
