@@ -20,6 +20,7 @@ import type { Skill } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
+import { extended } from '../wire/copy.js'
 import type { SendMessageParams } from '../wire/params.js'
 import { isPaused, isTerminal, type Message, type SendMessageResponse } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
@@ -156,7 +157,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   // Hashing a large message was one stage; the store's encoding of it is the next.
   if (chars >= LARGE_TEXT) await nextTurn()
   const contextId = message.contextId ?? randomUUID()
-  const userMessage: Message = { ...message, contextId, taskId: id }
+  const userMessage: Message = extended(message, { contextId, taskId: id })
   // Awaited only when there is something to wait for: each await is a turn of the microtask queue.
   const paused = core.paused ? await core.paused() : false
   const route = paused
@@ -249,7 +250,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
   const skill = core.skills.get(record.skill)
   if (!skill) throw A2AError.unsupported(`Task ${taskId} was made by skill "${record.skill}", which this server no longer serves`)
   await claimRun(core, caller.viewer.owner, taskId)
-  const userMessage: Message = { ...message, contextId: record.contextId, taskId }
+  const userMessage: Message = extended(message, { contextId: record.contextId, taskId })
   let event
   try {
     await hooks.attachPush?.(record)

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { TaskChanges } from '../store/store.js'
+import { extended } from '../wire/copy.js'
 import type { Artifact, Message, Part, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus } from '../wire/types.js'
 
 export interface Transition {
@@ -79,7 +80,7 @@ export function withArtifact(task: Task, chunk: ArtifactChunk, artifactId: strin
     artifacts.push(sent)
   }
   return {
-    task: { ...task, artifacts },
+    task: extended(task, { artifacts }),
     event: { artifactUpdate: artifactUpdate(task, sent, chunk) },
   }
 }

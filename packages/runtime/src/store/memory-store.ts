@@ -8,6 +8,7 @@
  */
 import type { Viewer } from '../auth/principal.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
+import { extended } from '../wire/copy.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
@@ -44,7 +45,7 @@ function statusMs(task: Task, fallback: number): number {
 
 /** A record handed out: copies of the metadata (in one spread), the lease and the message ids. */
 function recordOf(meta: Entry['meta'], task: Task, messageIds: readonly string[]): TaskRecord {
-  const record: TaskRecord = { ...meta, task, messageIds: [...messageIds] }
+  const record: TaskRecord = extended(meta, { task, messageIds: [...messageIds] })
   if (meta.lease) record.lease = { ...meta.lease }
   return record
 }
