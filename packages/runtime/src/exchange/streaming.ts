@@ -5,9 +5,8 @@
  */
 import { canSee, viewerOf } from '../auth/principal.js'
 import { HttpRefusal } from '../http/http-refusal.js'
-import { scrub } from '../log/logger.js'
 import { tierOf } from '../run/retention.js'
-import type { SseWriter } from '../stream/sse-writer.js'
+import type { SseWriter, StreamCloseListener } from '../stream/sse-writer.js'
 import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
 import { TaskStream, type FollowOptions } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
@@ -65,7 +64,7 @@ export async function subscribeToTask(core: ExchangeCore, caller: Caller, params
 }
 
 /** A stream's seat among its owner's (and its API key's): taken when made, given back when the stream ends. */
-class StreamSeat implements SeatHolder {
+class StreamSeat implements SeatHolder, StreamCloseListener {
   readonly #options: StreamingOptions
   readonly #owner: string
   /** The key's seat's owner, when keys are capped. */
@@ -96,6 +95,10 @@ class StreamSeat implements SeatHolder {
     this.#sink?.fail(this.#evictedError())
   }
 
+  streamClosed(): void {
+    this.release()
+  }
+
   release(): void {
     this.#options.seats.release(this.#owner, this)
     if (this.#key !== undefined) this.#options.keySeats!.release(this.#key, this)
@@ -103,7 +106,7 @@ class StreamSeat implements SeatHolder {
 
   bind(sink: SseWriter): void {
     this.#sink = sink
-    sink.onClose(() => this.release())
+    sink.onClose(this)
     if (this.#evicted) sink.fail(this.#evictedError())
   }
 
@@ -130,10 +133,7 @@ function reply(
       pollMs: options.pollMs,
       recheck: caller.reresolve && (() => recheck(core, caller, stream.taskId)),
     }
-    void stream.follow(sink, follow).catch((error: unknown) => {
-      core.logger.error(`a2a: stream of task ${stream.taskId} broke: ${scrub(error)}`)
-      sink.fail(A2AError.internal())
-    })
+    stream.follow(sink, follow)
   })
 }
 

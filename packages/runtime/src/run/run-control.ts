@@ -97,5 +97,7 @@ export abstract class RunControl {
     this.latest = record
     if (stored) await retain(this.core, record)
     this.#left.resolve(record)
+    // A stream of the task waits for this instead of the promise: no promise and reactions per stream.
+    this.core.events.runEnded(this.id)
   }
 }

@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
-import { everyKeepAlive } from './keep-alive-clock.js'
+import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from './keep-alive-clock.js'
+
+/** A member that records its beats; `stop()` makes it leave. */
+function member(intervalMs: number, beats: number[]): { stop: () => void } {
+  const joined: KeepAliveMember = { keepAlive: () => void beats.push(performance.now()) }
+  joinKeepAlive(intervalMs, joined)
+  return { stop: () => leaveKeepAlive(intervalMs, joined) }
+}
 
 /** Resolves once `done()` holds, polling; a busy machine delays timers, so no fixed wait. */
 async function until(done: () => boolean, timeoutMs = 5000): Promise<void> {
@@ -15,7 +22,7 @@ describe('the shared keep-alive clock', () => {
   it('beats a stream no sooner than about an interval after it joined and after its last beat, and never after it left', async () => {
     const joined = performance.now()
     const beats: number[] = []
-    const stop = everyKeepAlive(80, () => beats.push(performance.now()))
+    const { stop } = member(80, beats)
     await until(() => beats.length >= 3)
     stop()
     const count = beats.length
@@ -29,9 +36,9 @@ describe('the shared keep-alive clock', () => {
   it('spreads the beats of streams that join at different moments over the interval', async () => {
     const first: number[] = []
     const second: number[] = []
-    const stopFirst = everyKeepAlive(160, () => first.push(performance.now()))
+    const { stop: stopFirst } = member(160, first)
     await sleep(80)
-    const stopSecond = everyKeepAlive(160, () => second.push(performance.now()))
+    const { stop: stopSecond } = member(160, second)
     await until(() => first.length > 0 && second.length > 0)
     stopFirst()
     stopSecond()

@@ -49,12 +49,28 @@ const SSE_HEADERS = [
   ['X-Accel-Buffering', 'no'],
 ].flat()
 
+/** Told when the stream ends, whichever side ended it: an object with the method, so a stream's parts register no closure each. */
+export interface StreamCloseListener {
+  streamClosed(): void
+}
+
+type Closer = StreamCloseListener | (() => void)
+
+/** Where a response keeps its writer, for the one close listener all responses share. */
+const WRITER = Symbol('a2a.sseWriter')
+
 export class SseWriter {
   #open = true
   #wrote = false
   /** Events written in this turn, not yet handed to the response. */
   #pending = ''
-  readonly #closers: (() => void)[] = []
+  readonly #closers: Closer[] = []
+
+  /** The response's close, heard by one function for every response (node calls it on the response). */
+  static #responseClosed(this: ServerResponse & { [WRITER]?: SseWriter }): void {
+    const writer = this[WRITER]
+    if (writer) writer.#finish()
+  }
 
   constructor(
     private readonly response: ServerResponse,
@@ -66,17 +82,18 @@ export class SseWriter {
     response.writeHead(200, SSE_HEADERS)
     unflushed.add(this)
     headersTurn ??= setImmediate(flushHeadersAfterTurn)
-    response.once('close', () => this.#finish())
+    ;(response as ServerResponse & { [WRITER]?: SseWriter })[WRITER] = this
+    response.on('close', SseWriter.#responseClosed)
   }
 
   get open(): boolean {
     return this.#open
   }
 
-  /** Runs when the stream ends, whichever side ended it. */
-  onClose(closer: () => void): void {
+  /** Runs (or tells) `closer` when the stream ends, whichever side ended it; at once if it has. */
+  onClose(closer: Closer): void {
     if (this.#open) this.#closers.push(closer)
-    else closer()
+    else close(closer)
   }
 
   /** A snapshot of the task a run just stored is sent as the text the store encoded it to. */
@@ -136,9 +153,11 @@ export class SseWriter {
     if (!this.#open) return
     this.#open = false
     unflushed.delete(this)
-    for (const closer of this.#closers.splice(0)) closer()
+    for (const closer of this.#closers.splice(0)) close(closer)
   }
 }
+
+const close = (closer: Closer): void => (typeof closer === 'function' ? closer() : closer.streamClosed())
 
 /** Streams with events written this turn; one microtask writes them all. */
 let pending: SseWriter[] = []

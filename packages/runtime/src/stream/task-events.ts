@@ -21,31 +21,44 @@ export function encodeEvent(event: TaskEvent & { json?: string }): string {
 /** Sees every event of the task it subscribed to. */
 export interface TaskEventListener {
   receive(event: TaskEvent): void
+  /** The task's run in this process settled (its waiters woken); the events it published came first. */
+  runEnded?(): void
 }
 
 export class TaskEvents {
-  readonly #listeners = new Map<string, Set<TaskEventListener>>()
+  /** A task's only listener as itself (almost every task has at most one stream), more in a Set. */
+  readonly #listeners = new Map<string, TaskEventListener | Set<TaskEventListener>>()
 
   /** @param tap sees every event of every task (push delivery). */
   constructor(private readonly tap?: (event: TaskEvent) => void) {}
 
   subscribe(taskId: string, listener: TaskEventListener): void {
-    let set = this.#listeners.get(taskId)
-    if (!set) this.#listeners.set(taskId, (set = new Set()))
-    set.add(listener)
+    const listening = this.#listeners.get(taskId)
+    if (listening === undefined) this.#listeners.set(taskId, listener)
+    else if (listening instanceof Set) listening.add(listener)
+    else if (listening !== listener) this.#listeners.set(taskId, new Set([listening, listener]))
   }
 
   unsubscribe(taskId: string, listener: TaskEventListener): void {
-    const set = this.#listeners.get(taskId)
-    if (set?.delete(listener) && set.size === 0) this.#listeners.delete(taskId)
+    const listening = this.#listeners.get(taskId)
+    if (listening === listener) this.#listeners.delete(taskId)
+    else if (listening instanceof Set && listening.delete(listener) && listening.size === 0) this.#listeners.delete(taskId)
   }
 
   publish(event: TaskEvent): void {
     this.tap?.(event)
-    const set = this.#listeners.get(event.taskId)
-    if (!set) return
-    // One listener (a task's only stream) needs no copy: it may unsubscribe while being told.
-    if (set.size === 1) for (const listener of set) return listener.receive(event)
-    for (const listener of [...set]) listener.receive(event)
+    const listening = this.#listeners.get(event.taskId)
+    if (listening === undefined) return
+    if (!(listening instanceof Set)) return listening.receive(event)
+    // A copy: a listener may unsubscribe while being told.
+    for (const listener of [...listening]) listener.receive(event)
+  }
+
+  /** Tells the task's listeners that its run in this process settled. */
+  runEnded(taskId: string): void {
+    const listening = this.#listeners.get(taskId)
+    if (listening === undefined) return
+    if (!(listening instanceof Set)) return listening.runEnded?.()
+    for (const listener of [...listening]) listener.runEnded?.()
   }
 }

@@ -5,16 +5,17 @@
  * starts before the snapshot is taken, so no event falls between the two.
  * @module
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExchangeCore } from '../exchange/core.js'
 import { toWireTask } from '../exchange/to-wire.js'
+import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, isTerminal, type StreamResponse, type TaskState } from '../wire/types.js'
-import { everyKeepAlive } from './keep-alive-clock.js'
-import type { SseWriter } from './sse-writer.js'
+import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from './keep-alive-clock.js'
+import type { SseWriter, StreamCloseListener } from './sse-writer.js'
 import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
 import { rememberedText, rememberText } from '../wire/json-safe.js'
+import { followStore, type StoreFollowed } from './store-follow.js'
 import { encodeEvent, type TaskEvent, type TaskEventListener } from './task-events.js'
 
 export interface FollowOptions {
@@ -30,7 +31,7 @@ export interface FollowOptions {
   /** How often to read the store when no run of this task is live in this process. */
   pollMs: number
   /** Checked at each keep-alive: an error ends the stream (credentials revoked, tenant changed). */
-  recheck?: () => Promise<A2AError | undefined>
+  recheck?: (() => Promise<A2AError | undefined>) | undefined
 }
 
 const endsTurn = (state: TaskState | undefined) => state !== undefined && (isTerminal(state) || isPaused(state))
@@ -39,35 +40,40 @@ const endsTask = (state: TaskState | undefined) => state !== undefined && isTerm
 const stateOf = (response: StreamResponse): TaskState | undefined =>
   'statusUpdate' in response ? response.statusUpdate.status.state : 'task' in response ? response.task.status.state : undefined
 
-/** With notes arriving, the store is still read this often (times pollMs): a safety net, not the path. */
-const LIVE_POLL_FACTOR = 10
-
 /**
  * One stream following one task, as one object: it listens from the moment it is made (holding
- * what comes before its writer), then sends the snapshot and every later event. Its listener and
- * its store path are its methods, not closures made per stream: a burst of streams is a burst of
- * these, each holding one task's state.
+ * what comes before its writer), then sends the snapshot and every later event. While the task's
+ * run is live in this process nothing of the stream waits: the run's events come to
+ * {@link receive}, and its end to {@link runEnded}, which hands the stream to the store
+ * (store-follow.ts). Its listener, keep-alive beat and close listener are its own methods, not
+ * closures or suspended async frames per stream: a burst of streams is a burst of these, each
+ * holding one task's state.
  */
-export class TaskStream implements TaskEventListener {
-  readonly #core: ExchangeCore
+export class TaskStream implements TaskEventListener, KeepAliveMember, StreamCloseListener, StoreFollowed {
+  readonly core: ExchangeCore
   /** Events that came before {@link follow} took over; undefined from then on. */
   #early: TaskEvent[] | undefined = []
   #sink: SseWriter | undefined
   #endsStream = endsTask
   #historyLength: number | undefined
+  #keepAliveMs = 0
+  #pollMs = 0
+  #recheck: FollowOptions['recheck']
   /** The version of the last event or snapshot sent. */
-  #lastVersion = 0
+  lastVersion = 0
   /** The snapshot not yet sent, while a direct reply may still replace it. */
   #held: TaskRecord | undefined
-  /** The record as it was when listening began (a fresh task, a resumed one), if known. */
-  readonly #snapshot: TaskRecord | undefined
+  /** The record as it was when listening began (a fresh task, a resumed one), if known, until it is sent. */
+  #snapshot: TaskRecord | undefined
   /**
    * The text the store just encoded the snapshot's task to. Remembered texts are only the last few
    * (wire/json-safe.ts): in a burst, thousands of tasks are stored before this one's snapshot goes out.
    */
-  readonly #snapshotText: string | undefined
-  #stopKeepAlive: (() => void) | undefined
-  #watch: StoreWatch | undefined
+  #snapshotText: string | undefined
+  /** Set while the stream waits for the live run in this process to end (see {@link runEnded}). */
+  #awaitingRun = false
+  /** The store's notes of this task's writes, once the stream follows the store (kept from then on). */
+  watch: StoreWatch | undefined
 
   /** Listens from now on; `snapshot` is the record as it is now, else the store is read when following begins. */
   constructor(
@@ -75,69 +81,139 @@ export class TaskStream implements TaskEventListener {
     readonly taskId: string,
     snapshot?: TaskRecord,
   ) {
-    this.#core = core
+    this.core = core
     this.#snapshot = snapshot
     this.#snapshotText = snapshot && rememberedText(snapshot.task)
     core.events.subscribe(taskId, this)
   }
 
+  get sink(): SseWriter {
+    return this.#sink!
+  }
+
+  get pollMs(): number {
+    return this.#pollMs
+  }
+
+  /** Whether the store is read to answer (a held snapshot waits for a direct reply, which only the task tells). */
+  get holdsSnapshot(): boolean {
+    return this.#held !== undefined
+  }
+
   /** An event of the task (from {@link TaskEvents}). */
   receive(event: TaskEvent): void {
     if (this.#early) this.#early.push(event)
-    else this.#deliver(event)
+    else this.deliver(event)
+  }
+
+  /** The task's run in this process settled: what it left is read from the store, then the store is followed. */
+  runEnded(): void {
+    if (!this.#awaitingRun) return
+    this.#awaitingRun = false
+    this.#followStore(true)
+  }
+
+  /** A keep-alive beat (from the shared clock); the caller's access is checked again. */
+  keepAlive(): void {
+    const sink = this.#sink!
+    sink.keepAlive()
+    void this.#recheck?.().then((refusal) => refusal && sink.fail(refusal))
+  }
+
+  streamClosed(): void {
+    this.stop()
   }
 
   /** Stops listening and following: the stream ended, or was never started. */
   stop(): void {
-    this.#core.events.unsubscribe(this.taskId, this)
+    this.core.events.unsubscribe(this.taskId, this)
     this.#early = undefined
-    this.#stopKeepAlive?.()
-    this.#watch?.stop()
+    this.#awaitingRun = false
+    if (this.#keepAliveMs > 0) leaveKeepAlive(this.#keepAliveMs, this)
+    this.watch?.stop()
   }
 
-  /** Streams the task onto `sink` until the end `options.until` names, or until the stream closes. */
-  async follow(sink: SseWriter, options: FollowOptions): Promise<void> {
-    const core = this.#core
+  /** Streams the task onto `sink` until the end `options.until` names, or until the stream closes; a failure ends the stream with an error event. */
+  follow(sink: SseWriter, options: FollowOptions): void {
     this.#sink = sink
     this.#endsStream = options.until === 'terminal' ? endsTask : endsTurn
     this.#historyLength = options.historyLength
-    sink.onClose(() => this.stop())
-    const current = this.#snapshot ?? (await core.store.get(this.taskId).catch(() => null))
+    this.#pollMs = options.pollMs
+    this.#recheck = options.recheck
+    sink.onClose(this)
+    const snapshot = this.#snapshot
+    if (snapshot) this.#start(snapshot, options)
+    else void this.core.store.get(this.taskId).then((current) => this.#start(current, options), () => this.#start(null, options)).catch((error: unknown) => this.broke(error))
+  }
+
+  #start(current: TaskRecord | null | undefined, options: FollowOptions): void {
+    const sink = this.#sink!
     // A read that failed is not a task that is gone: the client must not give up on a live task.
     if (current === null) return sink.fail(A2AError.internal())
     if (!current) return sink.fail(A2AError.taskNotFound(this.taskId))
-    this.#lastVersion = current.version
+    this.lastVersion = current.version
     // Held back until the run shows whether it makes a task or answers with a message.
     this.#held = options.directReply ? current : undefined
-    if (this.#endsStream(current.task.status.state)) return this.#answerRecord(current)
+    if (this.#endsStream(current.task.status.state)) return this.answerRecord(current)
     if (!this.#held) this.#sendSnapshot(current)
     const early = this.#early
     if (!early) return
     // Handed over in order; every later event is delivered as it comes.
     this.#early = undefined
-    for (const event of early) this.#deliver(event)
+    for (const event of early) this.deliver(event)
     if (!sink.open) return
-    const { recheck } = options
-    this.#stopKeepAlive = everyKeepAlive(options.keepAliveMs, () => {
-      sink.keepAlive()
-      void recheck?.().then((refusal) => refusal && sink.fail(refusal))
-    })
-    await this.#watchStore(options.pollMs)
+    this.#keepAliveMs = options.keepAliveMs
+    joinKeepAlive(options.keepAliveMs, this)
+    this.followRun()
+  }
+
+  /**
+   * Events come from the live run in this process, and its end to {@link runEnded}. When there is
+   * none (another replica runs the task, or a run ended without storing a final state), the store
+   * is followed instead.
+   */
+  followRun(): void {
+    if (this.#sink!.open && !this.awaitRun()) this.#followStore(false)
+  }
+
+  /** If a run of the task is live in this process, the stream waits for its end ({@link runEnded}): true then. */
+  awaitRun(): boolean {
+    if (!this.core.runs.get(this.taskId)) return false
+    this.#awaitingRun = true
+    return true
+  }
+
+  #followStore(readFirst: boolean): void {
+    void followStore(this, readFirst).catch((error: unknown) => this.broke(error))
+  }
+
+  /** Something unexpected broke the stream: logged, and the stream ends with an error event. */
+  broke(error: unknown): void {
+    this.core.logger.error(`a2a: stream of task ${this.taskId} broke: ${scrub(error)}`)
+    this.#sink?.fail(A2AError.internal())
   }
 
   #sendSnapshot(record: TaskRecord): void {
     // Named again as the snapshot's text, so the answer below finds it among the newest.
     if (record === this.#snapshot && this.#snapshotText !== undefined) rememberText(record.task, this.#snapshotText)
+    this.#forgetSnapshot()
     this.#sink!.send({ task: toWireTask(record, { historyLength: this.#historyLength }) }, record.version)
   }
 
-  #deliver(event: TaskEvent): void {
+  /** Sent or replaced: the stream holds on to neither the record nor its text. */
+  #forgetSnapshot(): void {
+    this.#snapshot = undefined
+    this.#snapshotText = undefined
+  }
+
+  deliver(event: TaskEvent): void {
     const sink = this.#sink!
-    if (event.version <= this.#lastVersion || !sink.open) return
-    this.#lastVersion = event.version
+    if (event.version <= this.lastVersion || !sink.open) return
+    this.lastVersion = event.version
     const held = this.#held
     const reply = event.repliedWithMessage && 'statusUpdate' in event.response ? event.response.statusUpdate.status.message : undefined
     if (held && reply) {
+      this.#forgetSnapshot()
       sink.send({ message: reply }, event.version)
       return sink.close()
     }
@@ -150,65 +226,20 @@ export class TaskStream implements TaskEventListener {
   }
 
   /** A record read from the store: a direct reply while the snapshot is held, else a snapshot; then the end if it is one. */
-  #answerRecord(record: TaskRecord): void {
+  answerRecord(record: TaskRecord): void {
     const sink = this.#sink!
     const reply = this.#held && record.repliedWithMessage ? record.task.status.message : undefined
     this.#held = undefined
-    if (reply) sink.send({ message: reply }, record.version)
-    else this.#sendSnapshot(record)
+    if (reply) {
+      this.#forgetSnapshot()
+      sink.send({ message: reply }, record.version)
+    } else {
+      this.#sendSnapshot(record)
+    }
     if (reply || this.#endsStream(record.task.status.state)) sink.close()
   }
 
-  /**
-   * Events come from the live run in this process. When there is none (another replica runs the
-   * task, or a run ended without storing a final state), the store is read instead, woken by the
-   * store's notification of each write (another replica's run, a resume elsewhere), or every
-   * `pollMs` while notifications are unavailable. The events the store kept are sent one by one;
-   * past a gap (kept no longer, or written by a store that keeps none) the task is sent instead.
-   */
-  async #watchStore(pollMs: number): Promise<void> {
-    const core = this.#core
-    const sink = this.#sink!
-    const closed = new Promise<void>((resolve) => sink.onClose(resolve))
-    const watch = (this.#watch = core.remote?.watch(this.taskId))
-    // Closed while the watch was being made: stop() ran before it was there to stop.
-    if (watch && !sink.open) watch.stop()
-    while (sink.open) {
-      const run = core.runs.get(this.taskId)
-      if (run) await Promise.race([run.done, closed])
-      else if (watch) await watch.next(watch.live ? pollMs * LIVE_POLL_FACTOR : pollMs, closed)
-      else await Promise.race([sleep(pollMs), closed])
-      if (!sink.open) return
-      // Events sent (or their read failed, tried again at the next wake): nothing more to read now.
-      if ((await this.#sendKeptEvents()) !== false) continue
-      // A read that failed (the database is away) is tried again at the next wake, not taken for a deleted task.
-      const fresh = await core.store.get(this.taskId).catch(() => null)
-      if (fresh === null) continue
-      if (!fresh) return sink.fail(A2AError.taskNotFound(this.taskId))
-      if (fresh.version > this.#lastVersion) {
-        // Written between the two reads: its event is kept by now (the same statement wrote both).
-        if ((await this.#sendKeptEvents()) === true) continue
-        this.#lastVersion = fresh.version
-        this.#answerRecord(fresh)
-      } else if (this.#endsStream(fresh.task.status.state)) {
-        return sink.close()
-      }
-    }
-  }
-
-  /**
-   * Sends the events the store kept after the last version sent, when they follow it without a
-   * gap: true when any was sent, false when the task must be read instead, null when the read failed.
-   */
-  async #sendKeptEvents(): Promise<boolean | null> {
-    const { store } = this.#core
-    // A held snapshot waits for a direct reply, which only the task tells.
-    if (!store.eventsSince || this.#held) return false
-    const after = this.#lastVersion
-    const kept = await store.eventsSince(this.taskId, after).catch(() => null)
-    if (kept === null) return null
-    if (kept.length === 0 || !kept.every((event, i) => event.version === after + 1 + i)) return false
-    for (const event of kept) this.#deliver({ taskId: this.taskId, version: event.version, response: event.response })
-    return true
+  endsStream(state: TaskState): boolean {
+    return this.#endsStream(state)
   }
 }
