@@ -19,8 +19,6 @@ export abstract class RunControl {
   /** The task as this run last wrote or read it. */
   protected latest: TaskRecord
   protected stop: Stop | undefined
-  /** The deadline, once armed. */
-  protected timer: NodeJS.Timeout | undefined
   /** Made when the handler first reads its signal: most never do. */
   #controller: AbortController | undefined
   #abortReason: Error | undefined
@@ -88,8 +86,7 @@ export abstract class RunControl {
     if (this.#finished) return
     this.#finished = true
     this.stop ??= { why: 'ended' }
-    clearTimeout(this.timer)
-    forgetDeadline(this)
+    forgetDeadline(this, this.core.limits.taskTimeoutMs)
     const runs: Map<string, RunControl> = this.core.runs
     if (runs.get(this.id) === this) runs.delete(this.id)
     this.core.slots.release(this.latest.owner, this.id)

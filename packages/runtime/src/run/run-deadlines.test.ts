@@ -47,3 +47,33 @@ describe('run deadlines', () => {
     expect(retainedPerSend).toBeLessThan(100)
   })
 })
+
+describe('armed deadlines', () => {
+  it('keeps nothing of runs that outlived their first turn and then settled (their queue entries go with them)', async () => {
+    // Past the first turn, so each run's deadline is armed; then it completes.
+    const late = defineSkill({
+      id: 'late',
+      description: 'completes a turn later',
+      handler: async (ctx) => {
+        await new Promise((resolve) => setImmediate(resolve))
+        await ctx.complete()
+      },
+    })
+    exchange = createExchange({ skills: [late], resolvePrincipal: () => ({ owner: 'alice' }), card: { name: 'a', description: 'a', version: '0' }, maxConcurrentRunsPerOwner: -1 })
+    let n = 0
+    const sends = async (count: number) => {
+      for (let i = 0; i < count; i += 100) {
+        const batch = Array.from({ length: 100 }, () =>
+          exchange!.call({ owner: 'alice' }, 'SendMessage', { message: { messageId: `m-${n++}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+        )
+        for (const answer of (await Promise.all(batch)) as { task: { status: { state: string } } }[]) expect(answer.task.status.state).toBe('TASK_STATE_COMPLETED')
+      }
+    }
+    await sends(500)
+    const before = heapUsed()
+    await sends(5000)
+    const retainedPerSend = (heapUsed() - before) / 5000
+    // A run kept by its deadline's queue holds its task and context: kilobytes a send.
+    expect(retainedPerSend).toBeLessThan(200)
+  })
+})

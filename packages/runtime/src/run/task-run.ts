@@ -11,7 +11,7 @@ import type { Skill, SkillResult } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import { isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
-import { armDeadline } from './run-deadlines.js'
+import { armDeadline, armTimeout } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { RunWrites, type InsertTask } from './run-writes.js'
 import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
@@ -48,8 +48,12 @@ export class TaskRun extends RunWrites {
   arm(ms: number): void {
     this.storeFirstTurn()
     if (this.stop) return
-    this.timer = setTimeout(() => void this.#timeout(), ms)
-    this.timer.unref()
+    armTimeout(this, this.core.limits.taskTimeoutMs, ms)
+  }
+
+  /** The deadline passed (run-deadlines.ts): the run fails as timed out unless it stopped already. */
+  timedOut(): void {
+    void this.#timeout()
   }
 
   /** Whether {@link offload} has any part to store as a file (most artifacts have none). */
