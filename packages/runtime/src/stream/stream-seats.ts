@@ -22,9 +22,11 @@ export class StreamSeats {
 
   /** Seats `holder` for `owner`; false when the owner is at the cap and the policy refuses. */
   claim(owner: string, holder: SeatHolder): boolean {
+    // Unlimited: nothing to count, nothing to evict (a Set of every open stream per owner was the cost).
+    if (this.limit < 0) return true
     let seats = this.#seats.get(owner)
     if (!seats) this.#seats.set(owner, (seats = new Set()))
-    if (this.limit >= 0 && seats.size >= this.limit) {
+    if (seats.size >= this.limit) {
       if (this.overflow === 'refuse' || seats.size === 0) {
         if (seats.size === 0) this.#seats.delete(owner)
         return false
@@ -42,9 +44,5 @@ export class StreamSeats {
   release(owner: string, holder: SeatHolder): void {
     const seats = this.#seats.get(owner)
     if (seats?.delete(holder) && seats.size === 0) this.#seats.delete(owner)
-  }
-
-  count(owner: string): number {
-    return this.#seats.get(owner)?.size ?? 0
   }
 }
