@@ -30,7 +30,7 @@ export abstract class RunWrites extends RunControl {
   #pending: PendingWrites | undefined
   /** How the new task is inserted, when not by the store's create. */
   readonly #insertWith: InsertTask | undefined
-  /** The new task's insert, once begun; later writes go after it. */
+  /** The new task's insert, from its start until it is stored (kept if refused); later writes go after it. */
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
   #insertFailed = false
@@ -165,7 +165,11 @@ export abstract class RunWrites extends RunControl {
   #insert(): Promise<void> {
     const record = this.latest
     this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
-      () => this.#stored.resolve(record),
+      () => {
+        // Stored: later writes need not wait for it (a refusal is kept, for them to be told).
+        this.#inserting = undefined
+        this.#stored.resolve(record)
+      },
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.
         this.#insertFailed = true
