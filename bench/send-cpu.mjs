@@ -14,10 +14,14 @@
  * Requests go out as a server takes them: a batch of CONNECTIONS at once, then a turn of the event
  * loop (where run deadlines are armed), as 32 connections of wrk bring them.
  */
-const { createExchange, defineSkill } = await import(process.env.SEND_CPU_RUNTIME ?? '../packages/runtime/dist/index.js')
+const { createExchange, defineSkill, a2aListener } = await import(process.env.SEND_CPU_RUNTIME ?? '../packages/runtime/dist/index.js')
 const { doneSkill } = await import('./servers/done-skill.mjs')
 
 const sends = Number(process.argv[2] ?? 2000)
+/** `--rest`: HTTP+JSON (`POST /rest/message:send`) instead of JSON-RPC. */
+const rest = process.argv.includes('--rest')
+/** `--mount=app`: through a2aListener, as generated apps (and bench/servers/ours.ts) mount it; default the bare exchange.handle / handleRest. */
+const mount = process.argv.find((arg) => arg.startsWith('--mount='))?.slice('--mount='.length) ?? 'bare'
 const WARMUP = 3000
 const CONNECTIONS = 32
 
@@ -35,12 +39,11 @@ let counter = 0
 /** The parts of IncomingMessage the JSON-RPC route reads, for a body the parser already holds. */
 function request() {
   const n = ++counter
-  const body = Buffer.from(
-    JSON.stringify({ jsonrpc: '2.0', id: n, method: 'SendMessage', params: { message: { messageId: `bench-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } } }),
-  )
+  const params = { message: { messageId: `bench-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } }
+  const body = Buffer.from(JSON.stringify(rest ? params : { jsonrpc: '2.0', id: n, method: 'SendMessage', params }))
   return {
     method: 'POST',
-    url: '/a2a',
+    url: rest ? `${exchange.restPath}/message:send` : '/a2a',
     headers: { ...headers, 'content-length': String(body.length) },
     socket: {},
     complete: true,
@@ -70,22 +73,39 @@ function response() {
       text += chunk ?? ''
       if (this.statusCode === 200 && text.includes('"TASK_STATE_COMPLETED"')) completed++
       else throw new Error(`not a completed task: ${this.statusCode} ${text}`)
+      this.done?.()
     },
     once() {},
   }
 }
 
+/** How a request is served: the bare exchange, or through the app mount's listener (whose handler's promise it does not hand back). */
+const listener = mount === 'app' ? a2aListener(exchange) : undefined
+const serve = listener
+  ? (req, res) => new Promise((resolve) => { res.done = resolve; listener(req, res) })
+  : rest
+    ? (req, res) => exchange.handleRest(req, res)
+    : (req, res) => exchange.handle(req, res)
+if (mount !== 'app' && mount !== 'bare') throw new Error(`--mount=${mount}: use app or bare`)
+
 async function send(count) {
   for (let i = 0; i < count; i += CONNECTIONS) {
     const batch = []
-    for (let j = 0; j < CONNECTIONS && i + j < count; j++) batch.push(exchange.handle(request(), response()))
+    for (let j = 0; j < CONNECTIONS && i + j < count; j++) batch.push(serve(request(), response()))
     await Promise.all(batch)
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
 
 await send(WARMUP)
+/** `--heap` (with --expose-gc): the heap the sends left behind, per send, after a full collection. */
+const heap = process.argv.includes('--heap') && globalThis.gc
+const heapBefore = heap && (globalThis.gc(), process.memoryUsage().heapUsed)
 await send(sends)
+if (heap) {
+  globalThis.gc()
+  console.log(`${((process.memoryUsage().heapUsed - heapBefore) / sends).toFixed(0)} bytes of heap retained per send`)
+}
 if (completed !== WARMUP + sends) throw new Error(`${completed} of ${WARMUP + sends} sends completed`)
 await exchange.shutdown({ timeoutMs: 100 })
 console.log(`${sends} sends after ${WARMUP} warm-up`)
