@@ -12,6 +12,15 @@
  *   BENCH_ROUNDS=3 BENCH_SECONDS=4 npm run bench:send-message   # medians of 3 rounds (ours-bare/raw: of the 3 pairs), for a busy machine
  *   BENCH_ONLY=ours-bare BENCH_PLAN=SendMessage:JSON-RPC BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message
  *
+ * The generated-app mount against the bare one (issue 13 §1: ours/ours-bare ≥ 0.90) is measured
+ * back to back in each round and judged as the median of the rounds' pairs, with the same share by
+ * server CPU per send beside it. On this shared 2-core machine one round moves by 30-50%: two
+ * single-round full runs gave HTTP+JSON 0.72 and 0.75, where four paired rounds of the same
+ * servers in the same order (the first round as a single run measures them) gave 0.94, 0.96, 0.84
+ * and 1.15 at the same server CPU per send (app / bare 115/118, 154/180, 152/150, 135/145 µs):
+ * the gap was noise of one round, not the mount nor which binding a process served first. Take
+ * that target from BENCH_ROUNDS=3 or more; each round's figures are printed as they come.
+ *
  * Each server runs in its own child process so the load generator does not compete for its event
  * loop. The load comes from wrk when it is installed (`apt-get install wrk`: cheap on the shared
  * cores, so the server is what saturates), else from autocannon; BENCH_LOAD=autocannon forces it.
@@ -219,10 +228,11 @@ function printTable(rows: Row[]): void {
 const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ? base : `${base}/rest/message:send`)
 
 // Which server does what: the raw ceiling only answers SendMessage over JSON-RPC, like for like.
+// ours-bare right after ours: the two mounts of a pair are measured back to back (see mountTargets).
 const SERVERS = [
   { name: 'ours', file: 'ours.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
-  { name: 'ours-router', file: 'ours.ts', env: { BENCH_HTTP: 'router' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON']] },
   { name: 'ours-bare', file: 'ours.ts', env: { BENCH_HTTP: 'node' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  { name: 'ours-router', file: 'ours.ts', env: { BENCH_HTTP: 'router' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON']] },
   { name: 'sdk', file: 'sdk.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
 ] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
@@ -248,10 +258,11 @@ const plan = process.env.BENCH_PLAN?.split(',').filter(Boolean)
 const planned = (method: Method, binding: Binding) => !plan || plan.includes(`${method}:${binding}`)
 
 /** Issue 13 §1 for the generated-app mount: each target with its figure, from this run. */
-function mountTargets(rows: Row[], binding: Binding): void {
+function mountTargets(rows: Row[], samples: Map<Target, Row[]>, binding: Binding): void {
   const [app, bare, sdk] = ['ours', 'ours-bare', 'sdk'].map((name) => rows.find((row) => row.name === name && row.method === 'SendMessage' && row.binding === binding))
   const line = (label: string, value: number, met: boolean) => console.log(`SendMessage ${binding}: ${label} ${value.toFixed(2)} ${met ? 'met' : 'NOT met'}`)
-  if (app && bare && bare.rps > 0) line('ours/ours-bare throughput (goal ≥ 0.90)', app.rps / bare.rps, app.rps >= 0.9 * bare.rps)
+  const paired = pairedShare(samples, 'ours', 'ours-bare', binding)
+  if (paired) line(`ours/ours-bare throughput, ${paired.over}${paired.byCpu} (goal ≥ 0.90)`, paired.share, paired.share >= 0.9)
   if (app && sdk && sdk.rps > 0) {
     line('ours/sdk throughput (goal ≥ 2.50)', app.rps / sdk.rps, app.rps >= 2.5 * sdk.rps)
     line(`ours/sdk p99, ${app.p99.toFixed(1)} / ${sdk.p99.toFixed(1)} ms (goal ≤ 0.50)`, app.p99 / sdk.p99, app.p99 <= 0.5 * sdk.p99)
@@ -272,22 +283,34 @@ function exchangeTargets(rows: Row[], samples: Map<Target, Row[]>): void {
   if (bare?.cpuUsPerRequest !== undefined) {
     console.log(`SendMessage JSON-RPC, ours-bare: ${bare.cpuUsPerRequest.toFixed(0)} µs server CPU per send (goal ≤ ${CPU_GOAL_US} µs) ${bare.cpuUsPerRequest <= CPU_GOAL_US ? 'met' : 'NOT met'}`)
   }
-  const [bareRuns, rawRuns] = ['ours-bare', 'raw'].map((name) => [...samples].find(([t]) => t.name === name && t.method === 'SendMessage' && t.binding === 'JSON-RPC')?.[1])
-  if (bareRuns && rawRuns && bareRuns.length === rawRuns.length) {
-    const pairs = bareRuns.map((row, i) => ({ rps: row.rps / rawRuns[i]!.rps, cpu: row.cpuUsPerRequest && rawRuns[i]!.cpuUsPerRequest ? rawRuns[i]!.cpuUsPerRequest! / row.cpuUsPerRequest : undefined }))
-    // Of an even count, the mean of the middle two: neither of them alone.
-    const median = (values: number[]) => {
-      const sorted = values.toSorted((a, b) => a - b)
-      const middle = Math.floor(sorted.length / 2)
-      return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-    }
-    const share = median(pairs.map((pair) => pair.rps))
-    const cpuShares = pairs.flatMap((pair) => (pair.cpu === undefined ? [] : [pair.cpu]))
-    const over = pairs.length > 1 ? `median of ${pairs.length} paired rounds (${pairs.map((pair) => pair.rps.toFixed(2)).join(', ')})` : 'one round'
-    const byCpu = cpuShares.length === pairs.length ? `; by server CPU per send ${median(cpuShares).toFixed(2)}` : ''
-    line(`SendMessage JSON-RPC: ours-bare/raw throughput, ${over}${byCpu} (goal ≥ 0.40)`, share, share >= 0.4)
-  } else if (bare && raw && raw.rps > 0) line('SendMessage JSON-RPC: ours-bare/raw throughput (goal ≥ 0.40)', bare.rps / raw.rps, bare.rps >= 0.4 * raw.rps)
+  const paired = pairedShare(samples, 'ours-bare', 'raw', 'JSON-RPC')
+  if (paired) line(`SendMessage JSON-RPC: ours-bare/raw throughput, ${paired.over}${paired.byCpu} (goal ≥ 0.40)`, paired.share, paired.share >= 0.4)
+  else if (bare && raw && raw.rps > 0) line('SendMessage JSON-RPC: ours-bare/raw throughput (goal ≥ 0.40)', bare.rps / raw.rps, bare.rps >= 0.4 * raw.rps)
   if (bareGet && sdkGet && sdkGet.rps > 0) line('GetTask JSON-RPC: ours-bare/sdk throughput (goal ≥ 2.50)', bareGet.rps / sdkGet.rps, bareGet.rps >= 2.5 * sdkGet.rps)
+}
+
+/**
+ * `mine`'s share of `theirs`'s SendMessage throughput over `binding` as the median of each round's
+ * pair (both measured in the same round), so a neighbour's burst in one round moves one pair, not
+ * the median; beside it the same share by server CPU per send (theirs over mine), which the
+ * neighbours move least. Undefined unless both have a sample in every round.
+ */
+function pairedShare(samples: Map<Target, Row[]>, mine: string, theirs: string, binding: Binding): { share: number; over: string; byCpu: string } | undefined {
+  const [mineRuns, theirRuns] = [mine, theirs].map((name) => [...samples].find(([t]) => t.name === name && t.method === 'SendMessage' && t.binding === binding)?.[1])
+  if (!mineRuns || !theirRuns || mineRuns.length !== theirRuns.length || mineRuns.length === 0) return undefined
+  const pairs = mineRuns.map((row, i) => ({ rps: row.rps / theirRuns[i]!.rps, cpu: row.cpuUsPerRequest && theirRuns[i]!.cpuUsPerRequest ? theirRuns[i]!.cpuUsPerRequest! / row.cpuUsPerRequest : undefined }))
+  // Of an even count, the mean of the middle two: neither of them alone.
+  const median = (values: number[]) => {
+    const sorted = values.toSorted((a, b) => a - b)
+    const middle = Math.floor(sorted.length / 2)
+    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  }
+  const cpuShares = pairs.flatMap((pair) => (pair.cpu === undefined ? [] : [pair.cpu]))
+  return {
+    share: median(pairs.map((pair) => pair.rps)),
+    over: pairs.length > 1 ? `median of ${pairs.length} paired rounds (${pairs.map((pair) => pair.rps.toFixed(2)).join(', ')})` : 'one round',
+    byCpu: cpuShares.length === pairs.length ? `; by server CPU per send ${median(cpuShares).toFixed(2)}` : '',
+  }
 }
 
 function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {
@@ -330,7 +353,12 @@ async function main(): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       for (const [method, binding] of SERVERS[0].plan) {
         const turn = targets.filter((t) => t.method === method && t.binding === binding)
-        for (const target of round % 2 ? turn.toReversed() : turn) samples.get(target)!.push(await measure(target))
+        for (const target of round % 2 ? turn.toReversed() : turn) {
+          const row = await measure(target)
+          samples.get(target)!.push(row)
+          // Each sample as it comes, so a round that a neighbour's burst moved shows as itself.
+          console.log(`  round ${round + 1}: ${row.rps.toFixed(0)} req/s, p99 ${row.p99.toFixed(1)} ms, ${row.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} µs CPU/req, load ${loadavg()[0]!.toFixed(2)}`)
+        }
       }
     }
     const rows = [...samples.values()].filter((runs) => runs.length > 0).map(medianRow)
@@ -341,7 +369,7 @@ async function main(): Promise<void> {
     for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
     ratio(rows, 'SendMessage', 'JSON-RPC', 'ours-bare', 'raw')
     for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) ratio(rows, 'SendMessage', binding, 'ours-router', 'ours-bare')
-    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) mountTargets(rows, binding)
+    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) mountTargets(rows, samples, binding)
     exchangeTargets(rows, samples)
   } finally {
     // A profiled server needs a while to write its profile once the load has built one up.
