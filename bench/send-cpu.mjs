@@ -16,6 +16,7 @@
  */
 const { createExchange, defineSkill, a2aListener } = await import(process.env.SEND_CPU_RUNTIME ?? '../packages/runtime/dist/index.js')
 const { doneSkill } = await import('./servers/done-skill.mjs')
+const { heldRequest } = await import('./load/held-request.mjs')
 
 const sends = Number(process.argv[2] ?? 2000)
 /** `--rest`: HTTP+JSON (`POST /rest/message:send`) instead of JSON-RPC. */
@@ -41,17 +42,7 @@ function request() {
   const n = ++counter
   const params = { message: { messageId: `bench-${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } }
   const body = Buffer.from(JSON.stringify(rest ? params : { jsonrpc: '2.0', id: n, method: 'SendMessage', params }))
-  return {
-    method: 'POST',
-    url: rest ? `${exchange.restPath}/message:send` : '/a2a',
-    headers: { ...headers, 'content-length': String(body.length) },
-    socket: {},
-    complete: true,
-    readableDidRead: false,
-    readableEnded: false,
-    readableLength: body.length,
-    read: () => body,
-  }
+  return heldRequest(rest ? `${exchange.restPath}/message:send` : '/a2a', headers, body)
 }
 
 let completed = 0

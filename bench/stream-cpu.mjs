@@ -27,6 +27,7 @@ import { join } from 'node:path'
 
 const { createExchange, defineSkill } = await import(process.env.SEND_CPU_RUNTIME ?? '../packages/runtime/dist/index.js')
 const { holdSkill } = await import('./servers/hold-skill.mjs')
+const { heldRequest } = await import('./load/held-request.mjs')
 
 const streams = Number(process.argv[2] ?? 1000)
 const heap = process.argv.includes('--heap')
@@ -51,7 +52,7 @@ const exchange = createExchange({
 
 let counter = 0
 
-/** The parts of IncomingMessage the JSON-RPC route reads, for a body the parser already holds. */
+/** A SendStreamingMessage whose body the parser already holds. */
 function request() {
   const n = ++counter
   const body = Buffer.from(
@@ -62,23 +63,7 @@ function request() {
       params: { message: { messageId: `stream-${n}`, role: 'ROLE_USER', parts: [{ text: 'hold' }], metadata: { skill: 'hold' } } },
     }),
   )
-  return {
-    method: 'POST',
-    url: '/a2a',
-    headers: {
-      'content-type': 'application/json',
-      'a2a-version': '1.0',
-      authorization: `Bearer owner-${n % OWNERS}`,
-      host: '127.0.0.1',
-      'content-length': String(body.length),
-    },
-    socket: {},
-    complete: true,
-    readableDidRead: false,
-    readableEnded: false,
-    readableLength: body.length,
-    read: () => body,
-  }
+  return heldRequest('/a2a', { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: `Bearer owner-${n % OWNERS}`, host: '127.0.0.1' }, body)
 }
 
 let working = 0
