@@ -390,6 +390,8 @@ export class Exchange {
     const settled = Promise.all(runs.map(async (run) => {
       await run.cut()
       await run.done
+      // A run that was settling on its own already (cut did nothing) may still be trimming.
+      await run.retained
     }))
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
