@@ -39,6 +39,11 @@ export interface Executor {
   /** The statements in order, in one transaction: all or none. */
   batch(statements: readonly Sql[], run?: Run): Promise<void>
   /**
+   * The same, resolving with the last statement's rows: for statements that need nothing of the
+   * ones before them, so a connection that pipelines sends them all at once (one round trip).
+   */
+  batchThenRead<Row>(statements: readonly Sql[], run?: Run): Promise<Row[]>
+  /**
    * The steps in one transaction, reads and writes atomically. `steps` may be called again to
    * start over (after the attempt was rolled back), so it must not keep state between calls.
    */

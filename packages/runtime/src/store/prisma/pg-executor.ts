@@ -103,17 +103,18 @@ export class PgExecutor implements Executor {
   }
 
   async batch(statements: readonly Sql[], run: Run = {}): Promise<void> {
-    // One statement is its own transaction: no BEGIN and COMMIT round trips.
-    if (statements.length === 1) {
-      await this.#send(statements[0]!, run)
-      return
-    }
-    const all = (client: PgClient) => statements.reduce<Promise<unknown>>((done, statement) => done.then(() => client.query(this.#config(statement))), Promise.resolve())
+    await this.batchThenRead(statements, run)
+  }
+
+  async batchThenRead<Row>(statements: readonly Sql[], run: Run = {}): Promise<Row[]> {
+    // One statement is its own transaction: no BEGIN and COMMIT.
+    if (statements.length === 1) return (await this.#send(statements[0]!, run)).rows as Row[]
+    const configs = statements.map((statement) => this.#config(statement))
     try {
-      await this.#inTransaction(all)
+      return (await this.#pipelined(configs)) as Row[]
     } catch (error) {
       if (!run.idempotent || !isConnectionLoss(error)) throw error
-      await this.#inTransaction(all)
+      return (await this.#pipelined(configs)) as Row[]
     }
   }
 
@@ -140,6 +141,26 @@ export class PgExecutor implements Executor {
       if (!run.idempotent || !isConnectionLoss(error)) throw error
       // The pool has dropped the dead connection; this takes a live one or opens a new one.
       return this.#pool.query(config)
+    }
+  }
+
+  /**
+   * BEGIN, the statements and COMMIT written together on one connection (the pool's pipeline):
+   * one round trip where each statement waited for the last one's answer. A failed statement
+   * aborts the transaction, so the ones after it fail too and COMMIT answers ROLLBACK: the first
+   * failure is the caller's answer, and the connection is idle again.
+   */
+  async #pipelined(configs: QueryConfig[]): Promise<Row[]> {
+    const client = await this.#pool.connect()
+    let failure: unknown
+    try {
+      const settled = await Promise.allSettled([{ text: 'BEGIN', values: [] }, ...configs, { text: 'COMMIT', values: [] }].map((config) => client.query(config)))
+      const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+      if (failed) throw (failure = failed.reason)
+      return (settled.at(-2) as PromiseFulfilledResult<QueryResult>).value.rows
+    } finally {
+      // A connection that died under the transaction is in no state to serve anyone: destroy it.
+      client.release(failure !== undefined && isConnectionLoss(failure) ? (failure as Error) : undefined)
     }
   }
 

@@ -8,7 +8,7 @@ import type { Sql } from './sql.js'
 import * as statements from './statements.js'
 import { trimSettledPast } from './postgres-store.js'
 import { selectTasks } from './pg-reads.js'
-import { releaseStatement, takeStatement } from '../../limits/sql-counters.js'
+import { INDEX_PROBES_ONLY, releaseStatement, takeStatement } from '../../limits/sql-counters.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the
@@ -178,6 +178,52 @@ it('keeps a batch of limit takes on its keys\' index entries, on a plan made whi
   const deleted = plan.find((node) => node['Node Type'] === 'Tid Scan')
   expect(deleted && deleted['Actual Rows'] * deleted['Actual Loops']).toBe(1)
   expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Insert')?.['Actual Rows']).toBe(3)
+})
+
+/** Rows a plan node read over all its loops: those it kept and those its filter dropped. */
+const rowsRead = (node: Record<string, any>): number => (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+
+it('counts each key of a batch of limit takes once, however many of its requests the batch holds', async () => {
+  await client.query('TRUNCATE "A2ALimitEntry"')
+  const at = new Date(T0)
+  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT k, 'live' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM unnest(ARRAY['runs carol', 'runs dave']) AS k, generate_series(1, 16) AS g`, [at.toISOString()])
+  const requests = Array.from({ length: 32 }, (_, i) => ({ key: i % 2 ? 'runs carol' : 'runs dave', id: `new${i}`, limit: 64, ttlMs: 30_000 }))
+  const take = takeStatement(requests, at)
+  await client.query(`PREPARE take32 AS ${take.text}`)
+
+  const plan = await explain('take32', take)
+  // The 32 live entries are read for the counts and for the requests' own entries, once each:
+  // a count per request read all of them per request (32 × 32, three times).
+  const live = plan.filter((node) => node['Node Type'] === 'CTE Scan' && node['CTE Name'] === 'live')
+  expect(live.reduce((rows, node) => rows + rowsRead(node), 0)).toBeLessThanOrEqual(2 * 32)
+  expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Insert')?.['Actual Rows']).toBe(32)
+})
+
+it('finds a key\'s entries past the dead rows of earlier takes without visiting them again', async () => {
+  await client.query('TRUNCATE "A2ALimitEntry"')
+  const at = new Date(T0)
+  // A busy owner's takes and releases, and no vacuum yet: 5,000 dead rows under one key.
+  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT 'runs erin', 'done' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM generate_series(1, 5000) AS g`, [at.toISOString()])
+  await client.query(`DELETE FROM "A2ALimitEntry" WHERE "key" = 'runs erin'`)
+  const take = takeStatement([{ key: 'runs erin', id: 'next', limit: 16, ttlMs: 30_000 }], at)
+  await client.query(`PREPARE take_after AS ${take.text}`)
+  const heapBlocks = async () => {
+    await client.query('BEGIN')
+    try {
+      await client.query(INDEX_PROBES_ONLY.text)
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE take_after(${take.values.map(literal).join(', ')})`)
+      const probe = [...nodes(rows[0]['QUERY PLAN'][0].Plan)].find((node) => node['Relation Name'] === 'A2ALimitEntry' && node['Node Type'] !== 'ModifyTable')!
+      expect(probe['Node Type']).toBe('Index Scan')
+      return probe['Shared Hit Blocks'] + probe['Shared Read Blocks']
+    } finally {
+      await client.query('ROLLBACK')
+    }
+  }
+  // The first probe marks the dead rows' index entries as such; later ones skip them.
+  await heapBlocks()
+  expect(await heapBlocks()).toBeLessThan(10)
 })
 
 it('keeps a batch of limit releases primary-key probes, on a plan made while the table was empty', async () => {

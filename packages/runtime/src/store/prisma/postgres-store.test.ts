@@ -6,6 +6,8 @@ import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { isConnectionLoss } from './pg-executor.js'
 import { PostgresStore } from './postgres-store.js'
 import { PrismaStore } from './prisma-store.js'
+import type { Executor } from './executor.js'
+import { sql } from './sql.js'
 
 // PostgresStore beside the app's Prisma client on one PostgreSQL database, as an app runs them.
 
@@ -73,6 +75,15 @@ describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
     await killer.end()
     expect(isConnectionLoss(await lost)).toBe(true)
     await client.end().catch(() => {})
+  })
+
+  it('sends a batch as one transaction, answering its first failure with nothing kept, and goes on', async () => {
+    const db = (direct as unknown as { db: Executor }).db
+    const entry = sql`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES ('batch', 'kept?', now(), now())`
+    const count = sql`SELECT count(*)::int AS "n" FROM "A2ALimitEntry" WHERE "key" = 'batch'`
+    await expect(db.batchThenRead([entry, sql`SELECT 1 / 0`, count])).rejects.toThrow('division by zero')
+    expect(await db.batchThenRead([sql`SELECT 1`, count])).toEqual([{ n: 0 }])
+    expect(await db.batchThenRead([entry, count])).toEqual([{ n: 1 }])
   })
 
   it('names a URL that is not PostgreSQL, without its credentials', () => {

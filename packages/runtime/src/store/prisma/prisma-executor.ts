@@ -26,8 +26,13 @@ export class PrismaExecutor implements Executor {
   }
 
   async batch(statements: readonly Sql[], run: Run = {}): Promise<void> {
+    await this.batchThenRead(statements, run)
+  }
+
+  async batchThenRead<Row>(statements: readonly Sql[], run: Run = {}): Promise<Row[]> {
     const db = this.#db
-    await again(run, () => db.$transaction(statements.map((statement) => execute(db, statement))))
+    const results = await again(run, () => db.$transaction(statements.map((statement) => query<Row>(db, statement))))
+    return (results.at(-1) ?? []) as Row[]
   }
 
   lostConnection(error: unknown): boolean {

@@ -14,7 +14,7 @@ import { SqliteStore } from './sqlite-store.js'
 /** The files whose SQL the stores send over prisma/a2a.prisma's tables (the push outbox makes its own); every identifier they quote must be a listed table or column, or an alias. */
 const STATEMENT_FILES = ['./statements.ts', './postgres-store.ts', './pg-notifications.ts', './pg-reads.ts', '../../limits/sql-counters.ts', '../../artifacts/sql-artifact-files.ts']
 /** Names the statements give their CTEs and result columns. */
-const ALIASES = ['configs', 'counted', 'created', 'doomed', 'events', 'foundBy', 'foundFor', 'h', 'held', 'k', 'kept', 'lim', 'live', 'locked', 'locks', 'messages', 'mine', 'n', 'next', 'note', 'ord', 'pruned', 'pushed', 'rank', 'ranked', 'req', 'row', 'sent', 'taken', 'total', 'ttl', 'written']
+const ALIASES = ['configs', 'counted', 'counts', 'created', 'doomed', 'events', 'foundBy', 'foundFor', 'h', 'held', 'k', 'kept', 'lim', 'live', 'locked', 'locks', 'messages', 'mine', 'n', 'next', 'note', 'ord', 'pruned', 'pushed', 'rank', 'ranked', 'req', 'row', 'sent', 'taken', 'total', 'ttl', 'written']
 
 async function withAdmin<R>(url: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
   const client = new pg.Client({ connectionString: url })

@@ -139,6 +139,10 @@ export class SchemaCheckedExecutor implements Executor {
     return this.#after(() => this.#inner.batch(statements, run))
   }
 
+  batchThenRead<Row>(statements: readonly Sql[], run?: Run): Promise<Row[]> {
+    return this.#after(() => this.#inner.batchThenRead<Row>(statements, run))
+  }
+
   transaction<R>(steps: () => Steps<R>): Promise<R> {
     return this.#after(() => this.#inner.transaction(steps))
   }

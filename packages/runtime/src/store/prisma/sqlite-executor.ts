@@ -156,7 +156,11 @@ export class SqliteExecutor implements Executor {
   }
 
   async batch(statements: readonly Sql[]): Promise<void> {
-    await this.#write(() => statements.forEach((statement) => this.#run(statement)))
+    await this.batchThenRead(statements)
+  }
+
+  batchThenRead<Row>(statements: readonly Sql[]): Promise<Row[]> {
+    return this.#write(() => statements.map((statement) => this.#query(statement)).at(-1) as Row[])
   }
 
   transaction<R>(steps: () => Steps<R>): Promise<R> {
