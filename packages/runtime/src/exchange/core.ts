@@ -10,6 +10,7 @@ import type { Principal, Viewer } from '../auth/principal.js'
 import type { Quota } from '../limits/quota.js'
 import type { RemoteWrites } from '../run/remote-writes.js'
 import type { RunSlots } from '../run/run-slots.js'
+import type { TrimPacing } from '../run/trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { TaskEvents } from '../stream/task-events.js'
@@ -30,6 +31,8 @@ export interface ExchangeCore {
   events: TaskEvents
   runs: Map<string, TaskRun>
   slots: RunSlots
+  /** When a settle trims its tier, on a store whose trims are paced. */
+  trims: TrimPacing
   /** Where oversized artifact parts go; absent in cores built by hand. */
   artifacts?: ArtifactOffload
   /** The isolation coordinates a caller gets (per agent under an AgentHost); absent: viewerOf. */

@@ -30,6 +30,7 @@ import { Quota } from '../limits/quota.js'
 import { RunLeases } from '../run/leases.js'
 import { RemoteWrites } from '../run/remote-writes.js'
 import { RunSlots } from '../run/run-slots.js'
+import { TrimPacing } from '../run/trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
@@ -135,6 +136,7 @@ export class Exchange {
       // Every stored event also goes to the task's push configs.
       events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
+      trims: new TrimPacing(),
       // Counted for the whole agent with shared counters; an entry no one released outlives no run.
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16), sharedCounters && { counters: sharedCounters, replica, ttlMs: taskTimeoutMs + leaseMs, logger }),
       artifacts: {

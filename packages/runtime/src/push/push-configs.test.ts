@@ -4,6 +4,7 @@ import type { ExchangeCore } from '../exchange/core.js'
 import type { Caller } from '../exchange/send-message.js'
 import { trimSettled } from '../run/retention.js'
 import { RunSlots } from '../run/run-slots.js'
+import { TrimPacing } from '../run/trim-pacing.js'
 import { makeRecord } from '../store/conformance-fixtures.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { PushConfigRecord, Store } from '../store/store.js'
@@ -31,6 +32,7 @@ function makeCore(store: Store = new MemoryStore()): ExchangeCore {
     events: new TaskEvents(),
     runs: new Map(),
     slots: new RunSlots(16),
+    trims: new TrimPacing(),
     logger: quiet,
     limits: { taskTimeoutMs: 60_000, settledRetention: 64, pausedRetention: 64, listTasksBytes: 4 * 1024 * 1024 },
     acceptUrlParts: false,

@@ -117,6 +117,13 @@ export interface StoreCapabilities {
    * the task is inserted before its run starts, so a message sent at once to two replicas runs once.
    */
   oneProcess?: boolean
+  /**
+   * A trim (`trimSettled`) is a statement and a commit of its own that reads the whole tier (the
+   * SQL stores): the exchange trims a tier at its first settle and then at every
+   * ⌊bound / 8⌋-th settle in this process, so up to that many less one wait past the bound (per
+   * replica). Absent: every settle trims, as MemoryStore's trim costs next to nothing.
+   */
+  pacedTrims?: boolean
 }
 
 /** A webhook registered on one task; `owner` is the task's owner, kept for per-owner bounds. */

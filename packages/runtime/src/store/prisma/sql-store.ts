@@ -34,7 +34,7 @@ const REMEMBERED_TASKS = 4096
 type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
-  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true }
+  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, pacedTrims: true }
   readonly counters?: LimitCounters
   /** Oversized artifact content, in A2AArtifactFile. */
   readonly artifactFiles: SqlArtifactFiles

@@ -67,7 +67,7 @@ function checkSchema(db: Connection): void {
 
 export class SqliteStore extends SqlStore {
   /** One process serves a SQLite file: a new task may be held until its run's first turn ends (store.ts). */
-  override readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true }
+  override readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true, pacedTrims: true }
   readonly #db: Connection
   readonly #executor: SqliteExecutor
 
