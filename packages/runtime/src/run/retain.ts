@@ -5,19 +5,20 @@
  */
 import type { ExchangeCore } from '../exchange/core.js'
 import { scrub } from '../log/logger.js'
-import type { TaskRecord } from '../store/store.js'
+import { tierKey, type TaskRecord } from '../store/store.js'
 import { isPaused, isTerminal } from '../wire/types.js'
 import { capPaused, tierOf, trimSettled } from './retention.js'
 
 /** Whether this settle trims its tier: every one, unless the store's trims are paced (trim-pacing.ts). */
 const trimDue = (core: ExchangeCore, record: TaskRecord): boolean =>
-  !core.store.capabilities?.pacedTrims || core.trims.due(JSON.stringify([record.owner, record.tenant, record.scope]), core.limits.settledRetention)
+  !core.store.capabilities?.pacedTrims || core.trims.due(tierKey(record.owner, record.tenant, record.scope), core.limits.settledRetention)
 
 export async function retain(core: ExchangeCore, record: TaskRecord): Promise<void> {
   const state = record.task.status.state
   try {
-    if (isTerminal(state) && trimDue(core, record)) await trimSettled(core, tierOf(record))
-    else if (isPaused(state)) await capPaused(core, tierOf(record))
+    if (isTerminal(state)) {
+      if (trimDue(core, record)) await trimSettled(core, tierOf(record))
+    } else if (isPaused(state)) await capPaused(core, tierOf(record))
   } catch (error) {
     core.logger.error(`a2a: retention trim failed after task ${record.id}: ${scrub(error)}`)
   }

@@ -12,7 +12,7 @@ import { extended } from '../wire/copy.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, versionsOf } from './store.js'
+import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, tierKey, versionsOf } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -56,14 +56,6 @@ const RUNNING: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', 'TASK_S
 const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
   const { authentication, ...rest } = record
   return authentication ? { ...rest, authentication: { ...authentication } } : rest
-}
-
-let lastTier: { owner: string; tenant: string | null; scope: string | null; key: string } | undefined
-
-/** A tier's key in #settled; the last one is kept, as one caller's sends come in runs. */
-function tierKey(owner: string, tenant: string | null, scope: string | null): string {
-  if (lastTier?.owner !== owner || lastTier.tenant !== tenant || lastTier.scope !== scope) lastTier = { owner, tenant, scope, key: JSON.stringify([owner, tenant, scope]) }
-  return lastTier.key
 }
 
 export class MemoryStore implements Store {

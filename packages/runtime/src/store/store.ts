@@ -268,3 +268,11 @@ export function taskTime(task: Task, fallback: number): number {
 
 /** A record's status time: what lists order and page by (the record's updatedAt when untimed). */
 export const statusTime = (record: TaskRecord): number => taskTime(record.task, record.updatedAt)
+
+let lastTier: { owner: string; tenant: string | null; scope: string | null; key: string } | undefined
+
+/** A retention tier's key (owner × tenant × scope set); the last one is kept, as one caller's sends come in runs. */
+export function tierKey(owner: string, tenant: string | null, scope: string | null): string {
+  if (lastTier?.owner !== owner || lastTier.tenant !== tenant || lastTier.scope !== scope) lastTier = { owner, tenant, scope, key: JSON.stringify([owner, tenant, scope]) }
+  return lastTier.key
+}

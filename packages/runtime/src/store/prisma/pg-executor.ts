@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto'
 import type { Executor, Run, Step, Steps } from './executor.js'
 import type { Sql } from './sql.js'
-import { GroupCommit } from './pg-group-commit.js'
+import { GroupCommit, inOneTrip } from './pg-group-commit.js'
 
 type Row = Record<string, unknown>
 
@@ -144,20 +144,14 @@ export class PgExecutor implements Executor {
     }
   }
 
-  /**
-   * BEGIN, the statements and COMMIT written together on one connection (the pool's pipeline):
-   * one round trip where each statement waited for the last one's answer. A failed statement
-   * aborts the transaction, so the ones after it fail too and COMMIT answers ROLLBACK: the first
-   * failure is the caller's answer, and the connection is idle again.
-   */
+  /** The statements in one transaction and one round trip (inOneTrip); the last one's rows. */
   async #pipelined(configs: QueryConfig[]): Promise<Row[]> {
     const client = await this.#pool.connect()
     let failure: unknown
     try {
-      const settled = await Promise.allSettled([{ text: 'BEGIN', values: [] }, ...configs, { text: 'COMMIT', values: [] }].map((config) => client.query(config)))
-      const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-      if (failed) throw (failure = failed.reason)
-      return (settled.at(-2) as PromiseFulfilledResult<QueryResult>).value.rows
+      const outcome = await inOneTrip(client, configs)
+      if ('failed' in outcome) throw (failure = outcome.failed)
+      return outcome.results.at(-1)!.rows
     } finally {
       // A connection that died under the transaction is in no state to serve anyone: destroy it.
       client.release(failure !== undefined && isConnectionLoss(failure) ? (failure as Error) : undefined)

@@ -21,6 +21,21 @@ interface Grouped {
   reject(error: unknown): void
 }
 
+/**
+ * BEGIN, the statements and COMMIT written together on one connection (the pool pipelines): one
+ * round trip. A failed statement aborts the transaction, so the ones after it fail too and COMMIT
+ * answers ROLLBACK: the first failure is the answer, nothing was committed, and the connection
+ * is idle again. Otherwise each statement's result, in order.
+ */
+export async function inOneTrip(client: PgClient, configs: readonly QueryConfig[]): Promise<{ results: QueryResult[] } | { failed: unknown }> {
+  const settled = await Promise.allSettled([{ text: 'BEGIN', values: [] }, ...configs, { text: 'COMMIT', values: [] }].map((config) => client.query(config)))
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+  if (failed) return { failed: failed.reason }
+  const results = (settled as PromiseFulfilledResult<QueryResult & { command?: string }>[]).map((outcome) => outcome.value)
+  const commit = results.at(-1)!
+  return commit.command === 'COMMIT' ? { results: results.slice(1, -1) } : { failed: new Error(`COMMIT answered ${commit.command}`) }
+}
+
 /** Statements per transaction; a larger turn's writes go in several, in parallel. */
 const MAX_GROUP = 64
 
@@ -58,24 +73,17 @@ export class GroupCommit {
     }
     let broken: unknown
     try {
-      const settled = await Promise.allSettled([
-        client.query({ text: 'BEGIN', values: [] }),
-        ...group.map((grouped) => client.query(grouped.config)),
-        client.query({ text: 'COMMIT', values: [] }),
-      ])
-      const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
-      const commit = settled.at(-1) as PromiseSettledResult<QueryResult & { command?: string }>
-      if (!failed && commit.status === 'fulfilled' && commit.value.command === 'COMMIT') {
-        group.forEach((grouped, i) => grouped.resolve((settled[i + 1] as PromiseFulfilledResult<QueryResult>).value))
+      const outcome = await inOneTrip(client, group.map((grouped) => grouped.config))
+      if ('results' in outcome) {
+        group.forEach((grouped, i) => grouped.resolve(outcome.results[i]!))
         return
       }
-      if (failed && this.#lost(failed.reason)) {
-        broken = failed.reason
-        for (const grouped of group) grouped.reject(failed.reason)
+      if (this.#lost(outcome.failed)) {
+        broken = outcome.failed
+        for (const grouped of group) grouped.reject(outcome.failed)
         return
       }
       // A statement failed, so nothing was committed: each again alone, for its own answer.
-      if (failed) await client.query({ text: 'ROLLBACK', values: [] }).catch((error: unknown) => (broken = error))
     } finally {
       // A connection whose transaction could not end is in no state to serve anyone: destroy it.
       client.release(broken !== undefined ? (broken as Error) : undefined)

@@ -86,6 +86,24 @@ describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
     expect(await db.batchThenRead([entry, count])).toEqual([{ n: 1 }])
   })
 
+  it('writes a batch\'s BEGIN, statements and COMMIT before the first answer comes back: one round trip', async () => {
+    const db = (direct as unknown as { db: Executor }).db
+    const seen: string[] = []
+    const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => Promise<unknown>
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = (args[0] as { text: string }).text
+      seen.push(`sent ${text}`)
+      return query.apply(this, args).then((result) => (seen.push(`answered ${text}`), result))
+    } as typeof pg.Client.prototype.query
+    try {
+      await db.batchThenRead([sql`SELECT 1 AS "one"`, sql`SELECT 2 AS "two"`])
+    } finally {
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query
+    }
+    const trip = seen.slice(seen.indexOf('sent BEGIN'))
+    expect(trip.slice(0, 4)).toEqual(['sent BEGIN', 'sent SELECT 1 AS "one"', 'sent SELECT 2 AS "two"', 'sent COMMIT'])
+  })
+
   it('names a URL that is not PostgreSQL, without its credentials', () => {
     expect(() => new PostgresStore('mysql://user:secret@db/app')).toThrow('PostgresStore needs a postgresql:// URL, not "mysql://…@db/app"')
   })

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../auth/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, versionsOf } from '../store.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
 import type { LimitCounters } from '../../limits/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
@@ -197,7 +197,7 @@ export class SqlStore implements Store {
 
   trimSettled(tier: Viewer, keep: number): Promise<string[]> {
     // Runs settling together in one tier share a trim (see coalesced.ts).
-    return this.#trims.run(JSON.stringify([tier.owner, tier.tenant, tier.scope, keep]), () => this.#trim(tier, keep)).then((ids) => [...ids])
+    return this.#trims.run(`${keep} ${tierKey(tier.owner, tier.tenant, tier.scope)}`, () => this.#trim(tier, keep)).then((ids) => [...ids])
   }
 
   async #trim(tier: Viewer, keep: number): Promise<string[]> {
