@@ -33,6 +33,8 @@ export interface ExchangeCore {
   slots: RunSlots
   /** When a settle trims its tier, on a store whose trims are paced. */
   trims: TrimPacing
+  /** Retention trims under way, which a shutdown waits for. */
+  retaining: Set<Promise<void>>
   /** Where oversized artifact parts go; absent in cores built by hand. */
   artifacts?: ArtifactOffload
   /** The isolation coordinates a caller gets (per agent under an AgentHost); absent: viewerOf. */

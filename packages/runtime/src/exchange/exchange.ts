@@ -137,6 +137,7 @@ export class Exchange {
       events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
       runs: new Map(),
       trims: new TrimPacing(),
+      retaining: new Set(),
       // Counted for the whole agent with shared counters; an entry no one released outlives no run.
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16), sharedCounters && { counters: sharedCounters, replica, ttlMs: taskTimeoutMs + leaseMs, logger }),
       artifacts: {
@@ -389,12 +390,11 @@ export class Exchange {
   async shutdown({ timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<void> {
     this.#core.closing = true
     const runs = [...this.#core.runs.values()]
+    // Then the trims their settling started, and those of runs that settled just before.
     const settled = Promise.all(runs.map(async (run) => {
       await run.cut()
       await run.done
-      // A run that was settling on its own already (cut did nothing) may still be trimming.
-      await run.retained
-    }))
+    })).then(() => Promise.all(this.#core.retaining))
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
     // The final states are notified too, within the same deadline.

@@ -100,6 +100,33 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     expect(await counters.take('turns owner slide', 'b', 1, 3_600_000)).toEqual({ taken: true })
   })
 
+  it('takes again on a fresh connection when its connection dies mid-transaction, counting the id once', async () => {
+    const lost: Error[] = []
+    const store = new PostgresStore(database.url, { max: 2, onConnectionError: (error) => lost.push(error) })
+    const key = 'runs owner lost'
+    // Another connection holds the key's advisory lock, so the take waits inside its transaction.
+    const locker = new pg.Client({ connectionString: database.url })
+    await locker.connect()
+    try {
+      await locker.query('BEGIN')
+      await locker.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key])
+      const take = store.counters.take(key, 'x', 2, 60_000)
+      const waiting = await waitForAdvisoryWaiter(database.url)
+      await locker.query('SELECT pg_terminate_backend($1)', [waiting])
+      await locker.query('COMMIT')
+      expect(await take).toEqual({ taken: true })
+      expect(lost.length).toBeGreaterThan(0)
+      const { rows } = await locker.query('SELECT "id" FROM "A2ALimitEntry" WHERE "key" = $1', [key])
+      expect(rows).toEqual([{ id: 'x' }])
+      // No place leaked: one more fits under the limit of 2, the next is refused.
+      expect(await store.counters.take(key, 'y', 2, 60_000)).toEqual({ taken: true })
+      expect((await store.counters.take(key, 'z', 2, 60_000)).taken).toBe(false)
+    } finally {
+      await locker.end()
+      await store.close()
+    }
+  })
+
   it('holds the turn cap across two exchanges on the database', async () => {
     const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
     const options = { skills: [echo], maxTurnsPerHour: 2 }
@@ -119,3 +146,24 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     }
   })
 })
+
+/**
+ * The backend of the test database waiting for an advisory lock, asked on a fresh connection
+ * (the locker's transaction would see one snapshot of pg_stat_activity all along).
+ */
+async function waitForAdvisoryWaiter(url: string): Promise<number> {
+  const asker = new pg.Client({ connectionString: url })
+  await asker.connect()
+  try {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const { rows } = await asker.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+      )
+      if (rows[0]) return rows[0].pid
+      await sleep(20)
+    }
+    throw new Error('no take waited for the advisory lock within 4 s')
+  } finally {
+    await asker.end()
+  }
+}

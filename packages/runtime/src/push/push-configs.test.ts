@@ -33,6 +33,7 @@ function makeCore(store: Store = new MemoryStore()): ExchangeCore {
     runs: new Map(),
     slots: new RunSlots(16),
     trims: new TrimPacing(),
+    retaining: new Set(),
     logger: quiet,
     limits: { taskTimeoutMs: 60_000, settledRetention: 64, pausedRetention: 64, listTasksBytes: 4 * 1024 * 1024 },
     acceptUrlParts: false,

@@ -13,7 +13,15 @@ import { capPaused, tierOf, trimSettled } from './retention.js'
 const trimDue = (core: ExchangeCore, record: TaskRecord): boolean =>
   !core.store.capabilities?.pacedTrims || core.trims.due(tierKey(record.owner, record.tenant, record.scope), core.limits.settledRetention)
 
-export async function retain(core: ExchangeCore, record: TaskRecord): Promise<void> {
+/** Applies the bound, held in core.retaining until done so that a shutdown can wait for it. */
+export function retain(core: ExchangeCore, record: TaskRecord): Promise<void> {
+  const retaining = applyRetention(core, record)
+  core.retaining.add(retaining)
+  void retaining.then(() => core.retaining.delete(retaining))
+  return retaining
+}
+
+async function applyRetention(core: ExchangeCore, record: TaskRecord): Promise<void> {
   const state = record.task.status.state
   try {
     if (isTerminal(state)) {

@@ -81,6 +81,23 @@ describe('the retention trim after a run settles (PostgresStore)', () => {
     expect(await store.get(second.id)).toBeDefined()
   })
 
+  it('is waited for by a shutdown that comes after the run settled on its own', async () => {
+    await start()
+    const first = await send('done')
+    locker = await lockRow(first.id)
+    // Answered; its trim of the first task waits on the lock, and no run is live any more.
+    await send('done')
+    expect(await trimsWaiting()).toBe(1)
+    expect(server!.exchange.activeRuns).toBe(0)
+    let finished = false
+    const shutdown = server!.exchange.shutdown({ timeoutMs: 10_000 }).then(() => (finished = true))
+    await sleep(200)
+    expect(finished).toBe(false)
+    await locker.query('ROLLBACK')
+    await shutdown
+    expect(await store.get(first.id)).toBeUndefined()
+  })
+
   it('is waited for by a shutdown that settles the run', async () => {
     await start()
     const first = await send('done')

@@ -25,7 +25,6 @@ export abstract class RunControl {
   /** The record the run left behind, once settled. */
   readonly #left = new LazyOutcome<TaskRecord>()
   #finished = false
-  #retained: Promise<void> | undefined
 
   constructor(
     protected readonly core: ExchangeCore,
@@ -100,11 +99,6 @@ export abstract class RunControl {
     this.#left.resolve(record)
     // A stream of the task waits for this instead of the promise: no promise and reactions per stream.
     this.core.events.runEnded(this.id)
-    if (stored) await (this.#retained = retain(this.core, record))
-  }
-
-  /** The retention the run's settling applies, once it has settled: shutdown waits for it too. */
-  get retained(): Promise<void> | undefined {
-    return this.#retained
+    if (stored) await retain(this.core, record)
   }
 }
