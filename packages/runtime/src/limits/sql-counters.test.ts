@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
-import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { lockWaiters, openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { startTestServer, userMessage } from '../testing/test-server.js'
 import { MemoryCounters } from './counters.js'
@@ -111,7 +111,11 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
       await locker.query('BEGIN')
       await locker.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key])
       const take = store.counters.take(key, 'x', 2, 60_000)
-      const waiting = await waitForAdvisoryWaiter(database.url)
+      const [waiting] = await vi.waitFor(async () => {
+        const pids = await lockWaiters(database.url)
+        expect(pids).toHaveLength(1)
+        return pids
+      }, { timeout: 5000 })
       await locker.query('SELECT pg_terminate_backend($1)', [waiting])
       await locker.query('COMMIT')
       expect(await take).toEqual({ taken: true })
@@ -147,23 +151,3 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
   })
 })
 
-/**
- * The backend of the test database waiting for an advisory lock, asked on a fresh connection
- * (the locker's transaction would see one snapshot of pg_stat_activity all along).
- */
-async function waitForAdvisoryWaiter(url: string): Promise<number> {
-  const asker = new pg.Client({ connectionString: url })
-  await asker.connect()
-  try {
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { rows } = await asker.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
-      )
-      if (rows[0]) return rows[0].pid
-      await sleep(20)
-    }
-    throw new Error('no take waited for the advisory lock within 4 s')
-  } finally {
-    await asker.end()
-  }
-}

@@ -13,21 +13,33 @@ import { capPaused, tierOf, trimSettled } from './retention.js'
 const trimDue = (core: ExchangeCore, record: TaskRecord): boolean =>
   !core.store.capabilities?.pacedTrims || core.trims.due(tierKey(record.owner, record.tenant, record.scope), core.limits.settledRetention)
 
-/** Applies the bound, held in core.retaining until done so that a shutdown can wait for it. */
+const NOTHING_DUE: Promise<void> = Promise.resolve()
+
+/**
+ * Applies the bound. A trim or cap under way is held in core.retaining, which a shutdown waits
+ * for; most settles on a store with paced trims start none, and cost no promise.
+ */
 export function retain(core: ExchangeCore, record: TaskRecord): Promise<void> {
-  const retaining = applyRetention(core, record)
+  let work: Promise<unknown> | undefined
+  try {
+    const state = record.task.status.state
+    if (isTerminal(state)) work = trimDue(core, record) ? trimSettled(core, tierOf(record)) : undefined
+    else if (isPaused(state)) work = capPaused(core, tierOf(record))
+  } catch (error) {
+    logFailure(core, record, error)
+  }
+  if (!work) return NOTHING_DUE
+  const forget = (): void => {
+    core.retaining.delete(retaining)
+  }
+  const retaining: Promise<void> = work.then(forget, (error: unknown) => {
+    logFailure(core, record, error)
+    forget()
+  })
   core.retaining.add(retaining)
-  void retaining.then(() => core.retaining.delete(retaining))
   return retaining
 }
 
-async function applyRetention(core: ExchangeCore, record: TaskRecord): Promise<void> {
-  const state = record.task.status.state
-  try {
-    if (isTerminal(state)) {
-      if (trimDue(core, record)) await trimSettled(core, tierOf(record))
-    } else if (isPaused(state)) await capPaused(core, tierOf(record))
-  } catch (error) {
-    core.logger.error(`a2a: retention trim failed after task ${record.id}: ${scrub(error)}`)
-  }
+function logFailure(core: ExchangeCore, record: TaskRecord, error: unknown): void {
+  core.logger.error(`a2a: retention trim failed after task ${record.id}: ${scrub(error)}`)
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
-import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { lockWaiters, openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
@@ -48,23 +48,8 @@ async function lockRow(taskId: string): Promise<pg.Client> {
   return client
 }
 
-/**
- * Backends of the test database waiting on a lock while running the retention trim; asked outside
- * the locker's transaction, which would see one snapshot of pg_stat_activity all along.
- */
-async function trimsWaiting(): Promise<number> {
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    const { rows } = await client.query(
-      `SELECT count(*)::int AS waiting FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH "doomed"%'`,
-    )
-    return rows[0].waiting as number
-  } finally {
-    await client.end()
-  }
-}
+/** Backends waiting on a lock while running the retention trim. */
+const trimsWaiting = async (): Promise<number> => (await lockWaiters(database.url, 'WITH "doomed"')).length
 
 describe('the retention trim after a run settles (PostgresStore)', () => {
   it('does not hold up the blocking send\'s answer, and lands once its delete can', async () => {

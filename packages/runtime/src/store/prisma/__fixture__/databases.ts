@@ -152,3 +152,22 @@ export function countingStatementRows(log: RowLog): () => void {
     statement.all = all
   }
 }
+
+/**
+ * Process ids of the backends of the database at `url` waiting on a lock, those whose statement
+ * starts with `queryPrefix` when given, asked on a connection of its own: a caller's open
+ * transaction would see one snapshot of pg_stat_activity all along.
+ */
+export async function lockWaiters(url: string, queryPrefix = ''): Promise<number[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND starts_with(query, $1)`,
+      [queryPrefix],
+    )
+    return rows.map((row) => row.pid)
+  } finally {
+    await client.end()
+  }
+}
