@@ -6,7 +6,7 @@
  * then completes, logging each run's start on stdout as `{"ran":"<taskId>"}` (a task that runs
  * twice shows up twice, and with RUN_TABLE each run also inserts a row in that table); `hold`
  * prints `{"cut":"<taskId>"}` once its run is cut; `ask` pauses for a name, then writes three
- * status updates and completes; `done` completes at once. MAX_RUNS caps runs per owner. RUN_LEASE_MS and REPLICA_ID set the run
+ * status updates and completes; `spin` computes for SPIN_MS without awaiting, then completes; `done` completes at once. MAX_RUNS caps runs per owner. RUN_LEASE_MS and REPLICA_ID set the run
  * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
  * SqliteStore; STREAM_POLL_MS sets how often streams read the store without notifications. Prints `{"port":N}` once listening; SIGTERM shuts down as main.ts does.
  * @module
@@ -70,13 +70,22 @@ const ask = defineSkill({
     await ctx.complete(`hello ${ctx.text}`)
   },
 })
+const spin = defineSkill({
+  id: 'spin',
+  description: 'Computes for SPIN_MS without awaiting anything, then completes: its first turn lasts that long.',
+  handler: (ctx) => {
+    const until = Date.now() + Number(process.env.SPIN_MS ?? 0)
+    while (Date.now() < until);
+    return ctx.complete('spun')
+  },
+})
 const done = defineSkill({ id: 'done', description: 'Completes at once.', handler: async (ctx) => ctx.complete('ok') })
 
 const db = createDb(url)
 if (!isPostgresql(url)) await prepareSqlite(db)
 const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
 const exchange = createExchange({
-  skills: [overdue(db), hold, queue, slow, tick, ask, done],
+  skills: [overdue(db), hold, queue, slow, tick, ask, spin, done],
   tools: createToolRegistry(entityTools(db)),
   store,
   resolvePrincipal: apiKeyResolver(db),

@@ -2,7 +2,8 @@
  * Several replicas on one PostgreSQL database act as one agent: the same message sent at once to
  * two replicas makes one task, run once; the per-owner run cap counts the runs of every replica;
  * and with three replicas, one killed with SIGKILL mid-run, every task settles, none is lost and
- * none runs twice (each run inserts a row in the database: its side effect, counted there).
+ * none runs twice (each run inserts a row in the database: its side effect, counted there); a
+ * replica killed while a new task's claim is held leaves nothing of it.
  */
 import { afterEach, expect, it } from 'vitest'
 import { createDatabase, message, rpc, startReplica, stopReplicas, type Replica, type TestDatabase } from './harness.js'
@@ -50,6 +51,26 @@ it('the same message sent at once to two replicas makes one task, run once, both
   const other = (await rpc(b!, token, 'SendMessage', { message: { ...first.message, parts: [{ text: 'second' }] } })).body.result.task
   expect(other.id).not.toBe(made)
   expect((await rpc(b!, token, 'SendMessage', first)).body.result.task.id).toBe(made)
+})
+
+it('a replica killed between a new task\'s claim and its insert leaves neither: the message runs when sent again', { timeout: 60_000 }, async () => {
+  database = await createDatabase('postgres')
+  const token = database.tokens.alice
+  // a's handler computes for a minute in its first turn, holding the task's claim open that long.
+  const [a, b] = await Promise.all([startReplica('a', database, { SPIN_MS: '60000' }), startReplica('b', database, { SPIN_MS: '0' })])
+  const heldClaims = async () =>
+    (await database!.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND starts_with(query, 'INSERT INTO "A2ATaskMessage"')`))[0]!.n
+  const sent = message('spin')
+  const lost = rpc(a, token, 'SendMessage', sent).catch((error: unknown) => error)
+  await expect.poll(heldClaims, { timeout: 10_000 }).toBe(1)
+  await a.kill9()
+  await lost
+  // The server rolled the claim back with the dead connection: nothing of the message is stored.
+  await expect.poll(heldClaims, { timeout: 10_000 }).toBe(0)
+  expect(await database.query(`SELECT 1 FROM "A2ATaskMessage"`)).toEqual([])
+  expect(await database.query(`SELECT 1 FROM "A2ATask"`)).toEqual([])
+  const again = await rpc(b, token, 'SendMessage', sent)
+  expect(again.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
 })
 
 it('counts the per-owner run cap over every replica: 2 of 6 concurrent sends run, and a cancel elsewhere frees a place', { timeout: 60_000 }, async () => {

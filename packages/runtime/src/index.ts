@@ -62,7 +62,7 @@ export { DEV_KEYS_VARIABLE, devKeyResolver, devKeysFromEnv, parseDevKeys, withDe
 // Stores
 export { MemoryStore } from './store/memory-store.js'
 export { InvalidCursorError } from './store/store.js'
-export type { ListPage, ListQuery, PushConfigRecord, PushConfigStore, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
+export type { ListPage, ListQuery, NewTaskClaim, PushConfigRecord, PushConfigStore, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
 export { NotJsonEncodableError } from './wire/json-safe.js'
 
 // Streaming and push

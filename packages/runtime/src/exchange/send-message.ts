@@ -13,6 +13,7 @@ import { freshLease } from '../run/leases.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, now, withStatus } from '../run/task-changes.js'
+import type { InsertTask } from '../run/run-writes.js'
 import { TaskRun } from '../run/task-run.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { routeMessage } from '../skills/router.js'
@@ -50,21 +51,31 @@ export interface AcceptHooks {
 
 /** Accepts the message (creating or resuming a task) and returns the record to answer with. */
 export async function acceptMessage(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks = {}): Promise<TaskRecord> {
-  const { message } = params
-  refuseUrlParts(core, message)
-  const key = `${caller.viewer.owner}\u0000${message.messageId}`
+  refuseUrlParts(core, params.message)
+  const key = `${caller.viewer.owner}\u0000${params.message.messageId}`
   const earlier = core.accepting.get(key)
-  if (earlier) await earlier.catch(() => undefined)
+  // The same message id being accepted in this process already: this one waits until it is, then
+  // finds its task (a repeat) or runs as a new message. A new task may be held until its run's
+  // first turn ends, invisible to a lookup until then, so the wait covers the lookup too.
+  const accepting = earlier ? earlier.catch(() => undefined).then(() => accept(core, caller, params, hooks)) : accept(core, caller, params, hooks)
+  core.accepting.set(key, accepting)
+  try {
+    return await accepting
+  } finally {
+    if (core.accepting.get(key) === accepting) core.accepting.delete(key)
+  }
+}
+
+async function accept(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks): Promise<TaskRecord> {
+  const { message } = params
   const claims = claimsMessageId(core, message)
   const prior = claims ? undefined : await findRepeat(core, caller.viewer, message)
   if (prior) {
     await hooks.attachPush?.(prior, { repeat: true })
     return prior
   }
-  const accepting = message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks, claims)
-  core.accepting.set(key, accepting)
   try {
-    return await accepting
+    return await (message.taskId ? resume(core, caller, message, message.taskId, hooks) : start(core, caller, params, hooks, claims))
   } catch (error) {
     // The same message sent at once to another replica won: its task took this message's id
     // (the store's key refused ours) or its resume took the paused task. Answer that task. Or
@@ -78,8 +89,6 @@ export async function acceptMessage(core: ExchangeCore, caller: Caller, params: 
     if (!winner) throw error
     await hooks.attachPush?.(winner, { repeat: true })
     return winner
-  } finally {
-    if (core.accepting.get(key) === accepting) core.accepting.delete(key)
   }
 }
 
@@ -198,8 +207,9 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   try {
     // Awaited only when a quota counts: each await is a turn of the microtask queue.
     if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
-    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert })
-    if (holdsNewTasks(core, hooks)) {
+    const claimed = holdsNewTasks(core, hooks) || !quietUntilRun(hooks) ? undefined : await claimNewTask(core, record, claims)
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed ?? insert })
+    if (claimed || holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
       void run.start()
       return await run.stored
@@ -232,8 +242,26 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
  * handler); and only when nothing is told about the task before its run (a stream's first event,
  * a push config's first notification), as each needs the task stored first.
  */
-const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
-  core.store.capabilities?.oneProcess === true && !hooks.observe && !hooks.attachPush
+const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && quietUntilRun(hooks)
+
+/** Nothing is told about the new task before its run: no stream's first event, no push config's first notification. */
+const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.attachPush
+
+/**
+ * On a store replicas share that can claim a new task's message id (Store.claimNewTask), the
+ * task is held as on a one-process store, its insert after the run's first turn, and the claim
+ * keeps a message given at once to another replica from running there: that replica's claim
+ * waits for this insert, then is refused (MessageIdTakenError, answered with the winner).
+ * Undefined on other stores: the task is inserted before its run.
+ */
+async function claimNewTask(core: ExchangeCore, record: TaskRecord, unlessAccepted: boolean): Promise<InsertTask | undefined> {
+  if (!core.store.claimNewTask) return undefined
+  const claim = await core.store.claimNewTask(record, unlessAccepted)
+  if (!claim) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+  return async (latest) => {
+    if (!(await claim.insert(latest))) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+  }
+}
 
 async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, hooks: AcceptHooks): Promise<TaskRecord> {
   const record = await findVisible(core, caller.viewer, taskId)

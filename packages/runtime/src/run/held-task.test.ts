@@ -11,10 +11,12 @@ import { gate } from '../testing/gate.js'
 import { recordCalls } from '../testing/store-calls.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
-// A new task on a store no other process writes is held in the process while its run's first
-// turn lasts and inserted once, in its latest state (run/pending-writes.ts); on a store replicas share
-// it is inserted before its run starts, and the run's writes within that first turn are stored as
-// one update carrying all their events, a version each. Counted through the real stores.
+// A new task on a store no other process writes, or on PostgresStore, which claims its message id
+// first (Store.claimNewTask), is held in the process while its run's first turn lasts and inserted
+// once, in its latest state (run/pending-writes.ts); on another store replicas share, or where a
+// stream or push config hears of it first, it is inserted before its run starts, and the run's
+// writes within that first turn are stored as one update carrying all their events, a version
+// each. Counted through the real stores.
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -44,13 +46,14 @@ const askThenEcho = defineSkill({
 const send = async (skill: string, extra: Record<string, unknown> = {}) => (await server!.result('SendMessage', { message: userMessage('hello', { skill }), ...extra })).task
 
 let sqlite: TestDatabase
-const opened: SqliteStore[] = []
+let postgres: TestDatabase
+const opened: (SqliteStore | PostgresStore)[] = []
 beforeAll(async () => {
-  sqlite = await openDatabase('sqlite')
+  ;[sqlite, postgres] = await Promise.all([openDatabase('sqlite'), openDatabase('postgres')])
 })
 afterAll(async () => {
-  for (const store of opened) store.close()
-  await sqlite?.close()
+  for (const store of opened) await store.close()
+  await Promise.all([sqlite?.close(), postgres?.close()])
 })
 
 const stores: [string, () => Store][] = [
@@ -63,9 +66,17 @@ const stores: [string, () => Store][] = [
       return store
     },
   ],
+  [
+    'PostgresStore (its claim taken first)',
+    () => {
+      const store = new PostgresStore(postgres.url, { max: 4 })
+      opened.push(store)
+      return store
+    },
+  ],
 ]
 
-describe.each(stores)('on %s (one process)', (_, makeStore) => {
+describe.each(stores)('on %s', (_, makeStore) => {
   const start = async (skills: Skill[]) => {
     const recorded = recordCalls(makeStore())
     server = await startTestServer({ skills, store: recorded.store, logger: { warn: () => {}, error: () => {} } })
@@ -302,33 +313,40 @@ describe('on PostgresStore, shared by replicas', () => {
     replicas.push({ server, store })
     return { ...recorded, server }
   }
+  const rows = async <R>(text: string): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: database.url })
+    await client.connect()
+    try {
+      return (await client.query(text)).rows as R[]
+    } finally {
+      await client.end()
+    }
+  }
   const sendTo = async (target: TestServer, skill: string) => (await target.result('SendMessage', { message: userMessage('hello', { skill }) })).task
   const kinds = (events: { data: any }[]) => events.map((event) => Object.keys(event.data.result)[0])
 
-  it('a blocking send whose handler ends within its first turn is the claiming insert and one update with both events, each kept under its own version', async () => {
+  it('a blocking send whose handler ends within its first turn is one insert of the final task, claimed before the handler ran', async () => {
     const a = await replica()
     const b = await replica()
     const task = await sendTo(a.server, 'echo')
     expect(task.status.state).toBe('TASK_STATE_COMPLETED')
     expect(task.artifacts).toEqual([{ artifactId: expect.any(String), name: 'echo', parts: [{ text: 'hello' }] }])
-    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
-    expect(await b.store.get(task.id)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' }, artifacts: task.artifacts } })
-    expect(await b.store.eventsSince(task.id, 1)).toEqual([
-      { version: 2, response: { artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact: task.artifacts![0] } } },
-      { version: 3, response: { statusUpdate: { taskId: task.id, contextId: task.contextId, status: task.status } } },
-    ])
+    expect(a.calls.filter((call) => call === 'claim' || call.startsWith('create') || call.startsWith('update'))).toEqual(['claim', 'create TASK_STATE_COMPLETED'])
+    expect(await b.store.get(task.id)).toMatchObject({ version: 1, task: { status: { state: 'TASK_STATE_COMPLETED' }, artifacts: task.artifacts } })
+    // Nobody could follow the task before it was stored: no event is kept for it.
+    expect(await b.store.eventsSince(task.id, 0)).toEqual([])
     expect(await b.server.result('GetTask', { id: task.id })).toEqual(task)
+    expect((await rows<{ taskId: string }>(`SELECT "taskId" FROM "A2ATaskMessage"`)).map((row) => row.taskId)).toEqual([task.id])
   })
 
-  it('a handler that waits on I/O stores its first turn\'s write at the turn\'s end, then each write as it comes', async () => {
+  it('a handler that waits on I/O is inserted at its first turn\'s end, then each write as it comes, each event kept', async () => {
     const a = await replica()
     const task = await sendTo(a.server, 'io-first')
     expect(task.status.state).toBe('TASK_STATE_COMPLETED')
-    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_WORKING', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
+    expect(a.writes()).toEqual(['create TASK_STATE_WORKING', 'update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
     expect((await a.store.eventsSince(task.id, 0)).map((event) => [event.version, Object.keys(event.response)[0]])).toEqual([
-      [2, 'statusUpdate'],
-      [3, 'artifactUpdate'],
-      [4, 'statusUpdate'],
+      [2, 'artifactUpdate'],
+      [3, 'statusUpdate'],
     ])
   })
 
@@ -338,14 +356,29 @@ describe('on PostgresStore, shared by replicas', () => {
     const paused = await sendTo(a.server, 'ask-echo')
     const resumed = (await b.server.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED')
-    expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_INPUT_REQUIRED'])
+    expect(a.writes()).toEqual(['create TASK_STATE_INPUT_REQUIRED'])
     expect(b.writes()).toEqual(['update TASK_STATE_WORKING', 'update TASK_STATE_COMPLETED'])
-    // Versions 1 and 2 are the first run's; 3 the resume.
-    expect((await a.store.eventsSince(resumed.id, 3)).map((event) => [event.version, Object.keys(event.response)[0]])).toEqual([
-      [4, 'artifactUpdate'],
-      [5, 'statusUpdate'],
+    // Version 1 is the first run's insert; 2 the resume.
+    expect((await a.store.eventsSince(resumed.id, 2)).map((event) => [event.version, Object.keys(event.response)[0]])).toEqual([
+      [3, 'artifactUpdate'],
+      [4, 'statusUpdate'],
     ])
     expect(await a.server.result('GetTask', { id: resumed.id })).toEqual(resumed)
+  })
+
+  it('a claim another replica holds makes the same message wait there, then answers the one task, its handler run once', async () => {
+    let runs = 0
+    const counted = defineSkill({ id: 'counted', description: 'counts its runs', handler: (ctx) => ctx.complete(`run ${++runs}`) })
+    const a = await replica([counted])
+    const b = await replica([counted])
+    for (let round = 0; round < 5; round++) {
+      const message = userMessage(`once ${round}`, { skill: 'counted' })
+      const [onA, onB] = await Promise.all([a.server.result('SendMessage', { message }), b.server.result('SendMessage', { message })])
+      expect(onA.task).toEqual(onB.task)
+      expect(onA.task.status.state).toBe('TASK_STATE_COMPLETED')
+    }
+    expect(runs).toBe(5)
+    expect(await rows(`SELECT 1 FROM "A2ATask"`)).toHaveLength(5)
   })
 
   it('a stream on the replica running the task gets every event of the merged update, each with its own version', async () => {
@@ -358,8 +391,10 @@ describe('on PostgresStore, shared by replicas', () => {
   })
 
   /**
-   * Sends echo to `a` while A2ATaskEvent is locked: the merged update, which keeps its events there,
-   * waits (reads pass). `meanwhile` gets the task's id, found through `b`; then the lock is let go.
+   * Streams echo from `a` while A2ATaskEvent is locked: the task is inserted before its run (a
+   * stream hears of it first) and the merged update, which keeps its events there, waits (reads
+   * pass). `meanwhile` gets the task's id, found through `b`; then the lock is let go. `status`:
+   * the stream's last.
    */
   async function sendBehindLock(a: TestServer, b: TestServer, meanwhile: (id: string, locker: pg.Client) => Promise<void>) {
     const locker = new pg.Client({ connectionString: database.url })
@@ -367,12 +402,13 @@ describe('on PostgresStore, shared by replicas', () => {
     try {
       await locker.query('BEGIN')
       await locker.query('LOCK TABLE "A2ATaskEvent" IN EXCLUSIVE MODE')
-      const sent = sendTo(a, 'echo')
+      const sent = a.stream('SendStreamingMessage', { message: userMessage('hello', { skill: 'echo' }) }).then((reply) => reply.ended)
       let id: string | undefined
       await expect.poll(async () => (id = (await b.result('ListTasks', {})).tasks[0]?.id)).toBeDefined()
       await meanwhile(id!, locker)
       await locker.query('COMMIT')
-      return { id: id!, task: await sent }
+      const last = (await sent).at(-1)!.data.result
+      return { id: id!, status: (last.statusUpdate ?? last.task).status }
     } finally {
       await locker.end()
     }
@@ -382,14 +418,14 @@ describe('on PostgresStore, shared by replicas', () => {
     const a = await replica()
     const b = await replica()
     let stream: Awaited<ReturnType<TestServer['stream']>> | undefined
-    const { task } = await sendBehindLock(a.server, b.server, async (id) => {
+    const { status } = await sendBehindLock(a.server, b.server, async (id) => {
       stream = await b.server.stream('SubscribeToTask', { id })
       expect((await stream.next())?.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED')
     })
     const events = await stream!.ended
     expect(kinds(events)).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
     expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
-    expect(events[2]!.data.result.statusUpdate.status).toEqual(task.status)
+    expect(events[2]!.data.result.statusUpdate.status).toEqual(status)
     expect(a.writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
 
@@ -397,7 +433,7 @@ describe('on PostgresStore, shared by replicas', () => {
     const a = await replica()
     const b = await replica()
     let canceled: Promise<Awaited<ReturnType<TestServer['rpc']>>> | undefined
-    const { id, task } = await sendBehindLock(a.server, b.server, async (id, locker) => {
+    const { id, status } = await sendBehindLock(a.server, b.server, async (id, locker) => {
       // B's cancel keeps its event too: it waits with A's update.
       canceled = b.server.rpc('CancelTask', { id })
       await expect.poll(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"A2ATaskEvent"'::regclass AND NOT granted`)).rows[0].n).toBeGreaterThanOrEqual(2)
@@ -407,11 +443,11 @@ describe('on PostgresStore, shared by replicas', () => {
     // Exactly one of the two landed on version 1; the other was refused.
     if (stored!.task.status.state === 'TASK_STATE_CANCELED') {
       expect(stored!.version).toBe(2)
-      expect(task.status.state).toBe('TASK_STATE_CANCELED')
+      expect(status.state).toBe('TASK_STATE_CANCELED')
       expect(cancel.body.result.status.state).toBe('TASK_STATE_CANCELED')
     } else {
       expect(stored).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
-      expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+      expect(status.state).toBe('TASK_STATE_COMPLETED')
       expect(cancel.body.error).toMatchObject({ code: -32002 })
     }
     expect(a.server.exchange.activeRuns).toBe(0)

@@ -105,6 +105,18 @@ export interface ListPage {
   nextCursor?: string
 }
 
+/** A new task's claim on its message id (Store.claimNewTask). */
+export interface NewTaskClaim {
+  /**
+   * Stores the claimed record in its latest state (version and all): true once stored; false
+   * when, the claim having lapsed, a task of the same message id won meanwhile (as
+   * createUnlessAccepted). Rejects as create does.
+   */
+  insert(record: TaskRecord): Promise<boolean>
+  /** Gives the claim up, storing nothing. */
+  release(): void
+}
+
 export interface StoreCapabilities {
   /** `list` honours `ListQuery.tenant`; otherwise the exchange filters the owner's tasks itself. */
   filtersTenant?: boolean
@@ -216,6 +228,17 @@ export interface Store extends PushConfigStore {
    * resolves false; without it, it looks first and creates after.
    */
   createUnlessAccepted?(record: TaskRecord): Promise<boolean>
+  /**
+   * Optional, on a store replicas share: takes the new record's one message id for a run this
+   * process is about to start, so that the task is inserted once, in the state the run's first
+   * turn leaves it, as on a one-process store. Resolves undefined when the id is taken: with
+   * `unlessAccepted` by any of the owner's tasks (as createUnlessAccepted); else only by this very
+   * task, the same message given to another replica at once, which waits for that replica's
+   * insert and then loses, before its handler starts. The claim commits with the insert: a
+   * process that stops between them leaves neither. The caller inserts or releases it soon (a
+   * claim is held for about a second at most).
+   */
+  claimNewTask?(record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined>
   get(id: string): Promise<TaskRecord | undefined>
   /**
    * Writes the changes when the stored version equals `expectedVersion`, bumping the version (by

@@ -5,7 +5,24 @@
  * task before its run starts.
  * @module
  */
-import type { Store } from '../store/store.js'
+import type { NewTaskClaim, Store, TaskRecord } from '../store/store.js'
+
+/** A claim is recorded as `claim`, and its insert as the `create` it is. */
+const claimRecorded =
+  (claimNewTask: NonNullable<Store['claimNewTask']>, calls: string[]) =>
+  async (record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> => {
+    calls.push('claim')
+    const claim = await claimNewTask(record, unlessAccepted)
+    return (
+      claim && {
+        insert: (latest) => {
+          calls.push(`create ${latest.task.status.state}`)
+          return claim.insert(latest)
+        },
+        release: () => claim.release(),
+      }
+    )
+  }
 
 /** The task methods recorded, each as `<method>` or, for writes, `<method> <state written>`. */
 const RECORDED = new Set(['create', 'update', 'get', 'findByMessageId', 'delete'])
@@ -27,6 +44,7 @@ export function recordCalls<S extends Store>(store: S, options: { shared?: boole
       const value: unknown = Reflect.get(target, property)
       if (typeof value !== 'function') return value
       // Called on the store itself: its private fields are not the proxy's.
+      if (property === 'claimNewTask') return claimRecorded(value.bind(target), calls)
       if (typeof property !== 'string' || !RECORDED.has(property)) return value.bind(target)
       return (...args: unknown[]) => {
         const written = property === 'create' ? args[0] : property === 'update' ? args[2] : undefined

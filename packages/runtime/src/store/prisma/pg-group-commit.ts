@@ -23,17 +23,19 @@ interface Grouped {
 
 /**
  * BEGIN, the statements and COMMIT written together on one connection (the pool pipelines): one
- * round trip. A failed statement aborts the transaction, so the ones after it fail too and COMMIT
- * answers ROLLBACK: the first failure is the answer, nothing was committed, and the connection
- * is idle again. Otherwise each statement's result, in order.
+ * round trip; `begun`: the transaction is open already, so no BEGIN. A failed statement aborts
+ * the transaction, so the ones after it fail too and COMMIT answers ROLLBACK: the first failure
+ * is the answer, nothing was committed, and the connection is idle again. Otherwise each
+ * statement's result, in order.
  */
-export async function inOneTrip(client: PgClient, configs: readonly QueryConfig[]): Promise<{ results: QueryResult[] } | { failed: unknown }> {
-  const settled = await Promise.allSettled([{ text: 'BEGIN', values: [] }, ...configs, { text: 'COMMIT', values: [] }].map((config) => client.query(config)))
+export async function inOneTrip(client: PgClient, configs: readonly QueryConfig[], { begun = false } = {}): Promise<{ results: QueryResult[] } | { failed: unknown }> {
+  const sent = [...(begun ? [] : [{ text: 'BEGIN', values: [] }]), ...configs, { text: 'COMMIT', values: [] }]
+  const settled = await Promise.allSettled(sent.map((config) => client.query(config)))
   const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
   if (failed) return { failed: failed.reason }
   const results = (settled as PromiseFulfilledResult<QueryResult & { command?: string }>[]).map((outcome) => outcome.value)
   const commit = results.at(-1)!
-  return commit.command === 'COMMIT' ? { results: results.slice(1, -1) } : { failed: new Error(`COMMIT answered ${commit.command}`) }
+  return commit.command === 'COMMIT' ? { results: results.slice(begun ? 0 : 1, -1) } : { failed: new Error(`COMMIT answered ${commit.command}`) }
 }
 
 /** Statements per transaction; a larger turn's writes go in several, in parallel. */

@@ -18,7 +18,7 @@ import { SqlCounters } from '../../limits/sql-counters.js'
 import * as statements from './statements.js'
 import type { Viewer } from '../../auth/principal.js'
 import { compareNewestFirst } from '../cursor.js'
-import type { StoredEvent, TaskChanges, TaskRecord } from '../store.js'
+import type { NewTaskClaim, StoredEvent, TaskChanges, TaskRecord } from '../store.js'
 import type { TaskRow } from './client.js'
 import { toRecord } from './rows.js'
 import type { StreamResponse } from '../../wire/types.js'
@@ -74,6 +74,7 @@ export class PostgresStore extends SqlStore {
   /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
   #outbox: string | undefined
   readonly #checked: SchemaCheckedExecutor
+  readonly #executor: PgExecutor
 
   /**
    * `url`: the app's `postgresql://` URL, the one its Prisma adapter opens. Tables outside
@@ -99,6 +100,7 @@ export class PostgresStore extends SqlStore {
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
     super(checked)
     this.#checked = checked
+    this.#executor = executor
     this.#pool = pool as unknown as PgPool
     this.counters = new SqlCounters(this.db)
     this.#reads = new PgReads(this.db)
@@ -167,6 +169,41 @@ export class PostgresStore extends SqlStore {
     const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
     // The message rows it inserted: none when the task was not.
     return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
+  }
+
+  /**
+   * The claim is the task's message-index row, in a transaction held open while the run's first
+   * turn lasts (pg-held-inserts.ts); the insert is the task row, committed with it. Should the
+   * claim not commit with its task (it lapsed, or the commit failed on another's statement), or
+   * its connection die, the insert is made the way createUnlessAccepted (or create) makes it.
+   */
+  async claimNewTask(record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> {
+    const [messageId, ...more] = record.messageIds
+    if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
+    await this.#checked.ready()
+    const { owner, id } = record
+    const claim = await this.#executor.claim(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    if (!claim) return undefined
+    return {
+      insert: async (latest) => {
+        let taskJson: string
+        try {
+          taskJson = encodeJson(latest.task, 'task')
+        } catch (error) {
+          claim.release()
+          throw error
+        }
+        let held = true
+        return this.inserting(latest, taskJson, async () => {
+          if (held) {
+            held = false
+            if (await claim.insert(statements.insertTask(latest, taskJson))) return true
+          }
+          return unlessAccepted ? this.createUnlessAccepted(latest) : this.create(latest).then(() => true)
+        })
+      },
+      release: () => claim.release(),
+    }
   }
 
   protected override async trimChunk(tier: Viewer, keep: number): Promise<string[]> {

@@ -53,12 +53,30 @@ export const insertTask = (record: TaskRecord, taskJson: string): Sql => sql`INS
  * 20,000 rows). Each equality is paired with the owner's, as a whole key: `owner AND (id OR id)`
  * had the same fate for two ids (pg-plans.test.ts).
  */
-export function insertTaskUnlessAccepted(record: TaskRecord, taskJson: string): Sql {
-  const { owner } = record
-  const taken = record.messageIds.length ? join(record.messageIds.map((id) => sql`("owner" = ${owner} AND "messageId" = ${id})`), ' OR ') : sql`FALSE`
-  return sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}
-    WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${taken})`
+export const insertTaskUnlessAccepted = (record: TaskRecord, taskJson: string): Sql =>
+  sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}
+    WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(record.owner, record.messageIds)})`
+
+const acceptedAny = (owner: string, messageIds: readonly string[]): Sql =>
+  messageIds.length ? join(messageIds.map((id) => sql`("owner" = ${owner} AND "messageId" = ${id})`), ' OR ') : sql`FALSE`
+
+/**
+ * The new task's message-index row, its claim on its one message id (PostgresStore.claimNewTask),
+ * made unless the id is taken: by this same task (the same message, given to another replica at
+ * once: its key waits for that transaction, then lets nothing in), and with `unlessAccepted` by
+ * any of the owner's tasks, probed as {@link insertTaskUnlessAccepted} does.
+ */
+export function claimMessageId(owner: string, taskId: string, messageId: string, unlessAccepted: boolean): Sql {
+  const row = sql`INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId")`
+  const claim = unlessAccepted
+    ? sql`${row} SELECT ${owner}, ${messageId}, ${taskId} WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(owner, [messageId])})`
+    : sql`${row} VALUES (${owner}, ${messageId}, ${taskId})`
+  return sql`${claim} ON CONFLICT DO NOTHING`
 }
+
+/** Undoes {@link claimMessageId}. */
+export const unclaimMessageId = (owner: string, taskId: string, messageId: string): Sql =>
+  sql`DELETE FROM "A2ATaskMessage" WHERE "owner" = ${owner} AND "messageId" = ${messageId} AND "taskId" = ${taskId}`
 
 export interface TaskUpdate {
   id: string
