@@ -18,7 +18,7 @@ import { TaskRun } from '../run/task-run.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { routeMessage } from '../skills/router.js'
 import type { Skill } from '../skills/skill.js'
-import type { TaskRecord } from '../store/store.js'
+import type { Store, TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { extended } from '../wire/copy.js'
@@ -207,7 +207,8 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   try {
     // Awaited only when a quota counts: each await is a turn of the microtask queue.
     if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
-    const claimed = holdsNewTasks(core, hooks) || !quietUntilRun(hooks) ? undefined : await claimNewTask(core, record, claims)
+    // Awaited only on a store that claims: each await is a turn of the microtask queue.
+    const claimed = claimsNewTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
     run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed ?? insert })
     if (claimed || holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
@@ -236,27 +237,29 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
 }
 
 /**
- * Whether a new task is held in the process until its run's first turn ends (see run/pending-writes.ts):
- * only on a store no other process writes, so a message sent at once to two replicas never runs on
- * both (there the insert comes first, and the replica whose insert is refused never starts the
- * handler); and only when nothing is told about the task before its run (a stream's first event,
- * a push config's first notification), as each needs the task stored first.
+ * Whether a new task is held in the process until its run's first turn ends (see run/pending-writes.ts)
+ * on a store no other process writes; and only when nothing is told about the task before its run
+ * (a stream's first event, a push config's first notification), as each needs the task stored first.
+ * On a store replicas share a message sent at once to two replicas must run on one only: there the
+ * task is held only when the store claims its message id first ({@link claimsNewTasks}), else the
+ * insert comes first, and the replica whose insert is refused never starts the handler.
  */
 const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && quietUntilRun(hooks)
+
+/** Whether a new task is held after its store claimed its message id (Store.claimNewTask). */
+const claimsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
+  core.store.claimNewTask !== undefined && core.store.capabilities?.oneProcess !== true && quietUntilRun(hooks)
 
 /** Nothing is told about the new task before its run: no stream's first event, no push config's first notification. */
 const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.attachPush
 
 /**
- * On a store replicas share that can claim a new task's message id (Store.claimNewTask), the
- * task is held as on a one-process store, its insert after the run's first turn, and the claim
- * keeps a message given at once to another replica from running there: that replica's claim
- * waits for this insert, then is refused (MessageIdTakenError, answered with the winner).
- * Undefined on other stores: the task is inserted before its run.
+ * Claims the new task's message id, then inserts it through the claim, once its run's first turn
+ * ends: a message given at once to another replica waits there at the claim, then is refused
+ * (MessageIdTakenError, answered with the winner) and never starts its handler.
  */
-async function claimNewTask(core: ExchangeCore, record: TaskRecord, unlessAccepted: boolean): Promise<InsertTask | undefined> {
-  if (!core.store.claimNewTask) return undefined
-  const claim = await core.store.claimNewTask(record, unlessAccepted)
+async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: boolean): Promise<InsertTask> {
+  const claim = await store.claimNewTask!(record, unlessAccepted)
   if (!claim) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
   return async (latest) => {
     if (!(await claim.insert(latest))) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)

@@ -40,6 +40,9 @@ interface Claiming {
 /** Claims per transaction, as pg-group-commit.ts's MAX_GROUP. */
 const MAX_GROUP = 64
 
+/** How long a group waits for its claims' inserts: far past a first turn that awaits anything. */
+const CLAIM_WAIT_MS = 1000
+
 const BEGIN: QueryConfig = { text: 'BEGIN', values: [] }
 const ROLLBACK: QueryConfig = { text: 'ROLLBACK', values: [] }
 
@@ -90,7 +93,7 @@ export class HeldInserts {
   readonly #waitMs: number
   #waiting: Claiming[] = []
 
-  constructor(pool: PgPool, lost: (error: unknown) => boolean, waitMs = 1000) {
+  constructor(pool: PgPool, lost: (error: unknown) => boolean, waitMs = CLAIM_WAIT_MS) {
     this.#pool = pool
     this.#lost = lost
     this.#waitMs = waitMs
