@@ -38,6 +38,16 @@ export async function inOneTrip(client: PgClient, configs: readonly QueryConfig[
   return commit.command === 'COMMIT' ? { results: results.slice(begun ? 0 : 1, -1) } : { failed: new Error(`COMMIT answered ${commit.command}`) }
 }
 
+/** A connection for a group of waiters, or none when it could not be had: then each was rejected with why. */
+export async function connectFor(pool: PgPool, group: readonly { reject(error: unknown): void }[]): Promise<PgClient | undefined> {
+  try {
+    return await pool.connect()
+  } catch (error) {
+    for (const waiter of group) waiter.reject(error)
+    return undefined
+  }
+}
+
 /** Statements per transaction; a larger turn's writes go in several, in parallel. */
 const MAX_GROUP = 64
 
@@ -66,13 +76,8 @@ export class GroupCommit {
 
   async #commit(group: Grouped[]): Promise<void> {
     if (group.length === 1) return this.#alone(group[0]!)
-    let client: PgClient
-    try {
-      client = await this.#pool.connect()
-    } catch (error) {
-      for (const grouped of group) grouped.reject(error)
-      return
-    }
+    const client = await connectFor(this.#pool, group)
+    if (!client) return
     let broken: unknown
     try {
       const outcome = await inOneTrip(client, group.map((grouped) => grouped.config))

@@ -15,7 +15,7 @@
  * commit with its task: the caller then claims and inserts in one statement).
  * @module
  */
-import { inOneTrip } from './pg-group-commit.js'
+import { connectFor, inOneTrip } from './pg-group-commit.js'
 import type { PgClient, PgPool, QueryConfig, QueryResult } from './pg-executor.js'
 
 export interface HeldClaim {
@@ -118,13 +118,8 @@ export class HeldInserts {
   }
 
   async #open(group: Claiming[], retried: boolean): Promise<void> {
-    let client: PgClient
-    try {
-      client = await this.#pool.connect()
-    } catch (error) {
-      for (const claiming of group) claiming.reject(error)
-      return
-    }
+    const client = await connectFor(this.#pool, group)
+    if (!client) return
     const answers = await Promise.allSettled([BEGIN, ...group.map((claiming) => claiming.claim)].map((config) => client.query(config)))
     const failed = answers.find((answer): answer is PromiseRejectedResult => answer.status === 'rejected')
     if (failed) {
