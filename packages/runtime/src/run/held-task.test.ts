@@ -306,8 +306,8 @@ describe('on PostgresStore, shared by replicas', () => {
   })
 
   /** A replica: its own server and its own PostgresStore on the one database. */
-  const replica = async (skills: Skill[] = [echo, ioFirst]) => {
-    const store = new PostgresStore(database.url, { max: 4 })
+  const replica = async (skills: Skill[] = [echo, ioFirst], options: { insertBeforeRun?: boolean } = {}) => {
+    const store = new PostgresStore(database.url, { max: 4, ...options })
     const recorded = recordCalls(store)
     const server = await startTestServer({ skills, store: recorded.store })
     replicas.push({ server, store })
@@ -337,6 +337,26 @@ describe('on PostgresStore, shared by replicas', () => {
     expect(await b.store.eventsSince(task.id, 0)).toEqual([])
     expect(await b.server.result('GetTask', { id: task.id })).toEqual(task)
     expect((await rows<{ taskId: string }>(`SELECT "taskId" FROM "A2ATaskMessage"`)).map((row) => row.taskId)).toEqual([task.id])
+  })
+
+  it('with insertBeforeRun, a new task is stored before its handler starts, and a quick run\'s writes are one update', async () => {
+    let seen: TaskRecord | undefined
+    const looks = defineSkill({
+      id: 'looks',
+      description: 'reads its own task from the other replica\'s store, then completes',
+      handler: async (ctx) => {
+        seen = await b.store.get(ctx.taskId)
+        await ctx.complete('done')
+      },
+    })
+    const a = await replica([echo, looks], { insertBeforeRun: true })
+    const b = await replica()
+    expect((await sendTo(a.server, 'looks')).status.state).toBe('TASK_STATE_COMPLETED')
+    expect(seen?.task.status.state).toBe('TASK_STATE_SUBMITTED')
+    a.calls.length = 0
+    const task = await sendTo(a.server, 'echo')
+    expect(a.calls.filter((call) => call === 'claim' || call.startsWith('create') || call.startsWith('update'))).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+    expect(await b.store.get(task.id)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
   })
 
   it('a handler that waits on I/O is inserted at its first turn\'s end, then each write as it comes, each event kept', async () => {

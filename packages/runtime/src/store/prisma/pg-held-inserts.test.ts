@@ -45,7 +45,7 @@ describe('PostgresStore.claimNewTask', () => {
   it('commits the claim with its insert: until then another connection sees neither, then both', async () => {
     const store = storeOn()
     const record = makeRecord({ id: 'held-1', state: 'TASK_STATE_SUBMITTED' })
-    const claim = (await store.claimNewTask(record, true))!
+    const claim = (await store.claimNewTask!(record, true))!
     expect(claim).toBeDefined()
     expect(await messageRows()).toEqual([])
     expect(await heldBackends()).toHaveLength(1)
@@ -58,26 +58,26 @@ describe('PostgresStore.claimNewTask', () => {
   it('refuses a message id the owner\'s tasks hold (unlessAccepted), and only this same task otherwise', async () => {
     const store = storeOn()
     await store.create(makeRecord({ id: 'first', messageIds: ['m'] }))
-    expect(await store.claimNewTask(makeRecord({ id: 'other', messageIds: ['m'] }), true)).toBeUndefined()
+    expect(await store.claimNewTask!(makeRecord({ id: 'other', messageIds: ['m'] }), true)).toBeUndefined()
     // Another message under a reused id is a new task: only its own id is refused.
-    const other = (await store.claimNewTask(makeRecord({ id: 'other', messageIds: ['m'] }), false))!
+    const other = (await store.claimNewTask!(makeRecord({ id: 'other', messageIds: ['m'] }), false))!
     expect(await other.insert(makeRecord({ id: 'other', messageIds: ['m'] }))).toBe(true)
-    expect(await store.claimNewTask(makeRecord({ id: 'other', messageIds: ['m'] }), false)).toBeUndefined()
+    expect(await store.claimNewTask!(makeRecord({ id: 'other', messageIds: ['m'] }), false)).toBeUndefined()
     expect(await messageRows()).toEqual(['first', 'other'])
   })
 
   it('makes a duplicate claim from another store wait for the first, refused once it commits and granted once it releases', async () => {
     const [a, b] = [storeOn(), storeOn()]
     const record = makeRecord({ id: 'raced' })
-    const first = (await a.claimNewTask(record, false))!
-    const second = b.claimNewTask(record, false)
+    const first = (await a.claimNewTask!(record, false))!
+    const second = b.claimNewTask!(record, false)
     await expect.poll(() => lockWaiters(database.url, 'INSERT INTO "A2ATaskMessage"'), { timeout: 5000 }).toHaveLength(1)
     expect(await first.insert(record)).toBe(true)
     expect(await second).toBeUndefined()
 
     const again = makeRecord({ id: 'released' })
-    const holder = (await a.claimNewTask(again, false))!
-    const waiting = b.claimNewTask(again, false)
+    const holder = (await a.claimNewTask!(again, false))!
+    const waiting = b.claimNewTask!(again, false)
     await expect.poll(() => lockWaiters(database.url, 'INSERT INTO "A2ATaskMessage"'), { timeout: 5000 }).toHaveLength(1)
     holder.release()
     const granted = (await waiting)!
@@ -89,7 +89,7 @@ describe('PostgresStore.claimNewTask', () => {
     const store = storeOn()
     const [clash, fine] = [makeRecord({ id: 'clash' }), makeRecord({ id: 'fine' })]
     // Claimed in one turn: one transaction.
-    const [clashClaim, fineClaim] = await Promise.all([store.claimNewTask(clash, true), store.claimNewTask(fine, true)])
+    const [clashClaim, fineClaim] = await Promise.all([store.claimNewTask!(clash, true), store.claimNewTask!(fine, true)])
     expect(await heldBackends()).toHaveLength(1)
     // A task row under the clashing id, with no message row: its insert fails the group's commit.
     await admin.query(
@@ -107,7 +107,7 @@ describe('PostgresStore.claimNewTask', () => {
   it('stores the task when the held connection was cut between claim and insert, which rolled the claim back', async () => {
     const store = storeOn()
     const record = makeRecord({ id: 'cut' })
-    const claim = (await store.claimNewTask(record, true))!
+    const claim = (await store.claimNewTask!(record, true))!
     const [held] = await heldBackends()
     await admin.query('SELECT pg_terminate_backend($1)', [held])
     await expect.poll(heldBackends).toEqual([])
@@ -120,7 +120,7 @@ describe('PostgresStore.claimNewTask', () => {
   it('releases the claim of a task it cannot encode, and rejects as create does', async () => {
     const store = storeOn()
     const record = makeRecord({ id: 'nan' })
-    const claim = (await store.claimNewTask(record, true))!
+    const claim = (await store.claimNewTask!(record, true))!
     const bad = { ...record, task: { ...record.task, metadata: { n: Number.NaN } } }
     await expect(claim.insert(bad)).rejects.toThrow(/NaN/)
     await expect.poll(heldBackends).toEqual([])
@@ -129,7 +129,7 @@ describe('PostgresStore.claimNewTask', () => {
   })
 
   it('takes a task with exactly one message id', async () => {
-    await expect(storeOn().claimNewTask(makeRecord({ id: 'two', messageIds: ['a', 'b'] }), true)).rejects.toThrow('claimNewTask takes a task with one message id, not 2')
+    await expect(storeOn().claimNewTask!(makeRecord({ id: 'two', messageIds: ['a', 'b'] }), true)).rejects.toThrow('claimNewTask takes a task with one message id, not 2')
   })
 })
 
