@@ -151,11 +151,15 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
 }
 
 /** A claiming insert found the message id among the owner's tasks (see acceptMessage): never reaches a caller. */
-class MessageIdTakenError extends Error {}
+class MessageIdTakenError extends Error {
+  constructor(record: TaskRecord) {
+    super(`message id ${record.messageIds[0]} is taken`)
+  }
+}
 
 /** Inserts a new task unless the owner's tasks hold its message id (see Store.createUnlessAccepted). */
 const insertUnlessAccepted = (core: ExchangeCore) => async (record: TaskRecord): Promise<void> => {
-  if (!(await core.store.createUnlessAccepted!(record))) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+  if (!(await core.store.createUnlessAccepted!(record))) throw new MessageIdTakenError(record)
 }
 
 /** `claims`: the task is inserted only while its message id is free (no repeat was looked for). */
@@ -208,7 +212,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     // Awaited only when a quota counts: each await is a turn of the microtask queue.
     if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
     // Awaited only on a store that claims: each await is a turn of the microtask queue.
-    const claimed = claimsNewTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
+    const claimed = holdsClaimedTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
     run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed ?? insert })
     if (claimed || holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
@@ -241,13 +245,13 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
  * on a store no other process writes; and only when nothing is told about the task before its run
  * (a stream's first event, a push config's first notification), as each needs the task stored first.
  * On a store replicas share a message sent at once to two replicas must run on one only: there the
- * task is held only when the store claims its message id first ({@link claimsNewTasks}), else the
+ * task is held only when the store claims its message id first ({@link holdsClaimedTasks}), else the
  * insert comes first, and the replica whose insert is refused never starts the handler.
  */
 const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && quietUntilRun(hooks)
 
 /** Whether a new task is held after its store claimed its message id (Store.claimNewTask). */
-const claimsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
+const holdsClaimedTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
   core.store.claimNewTask !== undefined && core.store.capabilities?.oneProcess !== true && quietUntilRun(hooks)
 
 /** Nothing is told about the new task before its run: no stream's first event, no push config's first notification. */
@@ -260,9 +264,9 @@ const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.
  */
 async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: boolean): Promise<InsertTask> {
   const claim = await store.claimNewTask!(record, unlessAccepted)
-  if (!claim) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+  if (!claim) throw new MessageIdTakenError(record)
   return async (latest) => {
-    if (!(await claim.insert(latest))) throw new MessageIdTakenError(`message id ${record.messageIds[0]} is taken`)
+    if (!(await claim.insert(latest))) throw new MessageIdTakenError(record)
   }
 }
 

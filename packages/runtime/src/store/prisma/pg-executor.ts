@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto'
 import type { Executor, Run, Step, Steps } from './executor.js'
 import type { Sql } from './sql.js'
 import { GroupCommit, inOneTrip } from './pg-group-commit.js'
-import { HeldInserts } from './pg-held-inserts.js'
+import { HeldInserts, type HeldClaim } from './pg-held-inserts.js'
 
 type Row = Record<string, unknown>
 
@@ -46,13 +46,6 @@ export interface PgPool {
   query(config: QueryConfig): Promise<QueryResult>
   connect(): Promise<PgClient>
   end(): Promise<void>
-}
-
-/** A new task's claim, held open until its insert (see pg-held-inserts.ts). */
-export interface HeldInsert {
-  /** True once committed with its claim; false when nothing of it was stored. Rejects when its connection died. */
-  insert(statement: Sql): Promise<boolean>
-  release(): void
 }
 
 /** Distinct SQL texts sent as named statements; `IN (…)` lists of every length could be many. */
@@ -91,22 +84,21 @@ export class PgExecutor implements Executor {
   readonly #pool: PgPool
   readonly #names = new Map<string, string>()
   readonly #grouped: GroupCommit
-  readonly #held: HeldInserts
+  readonly #held: HeldInserts<Sql>
 
   /** `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`. */
   constructor(pool: PgPool) {
     this.#pool = pool
     this.#grouped = new GroupCommit(pool, isConnectionLoss)
-    this.#held = new HeldInserts(pool, isConnectionLoss)
+    this.#held = new HeldInserts(pool, isConnectionLoss, (statement: Sql) => this.#config(statement))
   }
 
   /**
    * Sends `claim` in this turn's claiming transaction (pg-held-inserts.ts): undefined when it
    * inserted no row, else the claim, to insert in the same transaction or release (`undo`).
    */
-  async claim(claim: Sql, undo: Sql): Promise<HeldInsert | undefined> {
-    const held = await this.#held.claim(this.#config(claim), this.#config(undo))
-    return held && { insert: (statement) => held.insert(this.#config(statement)), release: () => held.release() }
+  claim(claim: Sql, undo: Sql): Promise<HeldClaim<Sql> | undefined> {
+    return this.#held.claim(claim, undo)
   }
 
   lostConnection(error: unknown): boolean {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { makeRecord } from '../conformance-fixtures.js'
 import { lockWaiters, openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { HeldInserts, type HeldClaim } from './pg-held-inserts.js'
-import { isConnectionLoss, type PgPool } from './pg-executor.js'
+import { isConnectionLoss, type PgPool, type QueryConfig } from './pg-executor.js'
 import { guardPool } from './postgres.js'
 import { PostgresStore } from './postgres-store.js'
 import type { TaskRecord } from '../store.js'
@@ -134,6 +134,7 @@ describe('PostgresStore.claimNewTask', () => {
 })
 
 describe('HeldInserts', () => {
+  const asSent = (config: QueryConfig) => config
   const claimOf = (taskId: string) => ({
     claim: { text: `INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId") VALUES ('alice', $1, $1) ON CONFLICT DO NOTHING`, values: [taskId] },
     undo: { text: `DELETE FROM "A2ATaskMessage" WHERE "taskId" = $1`, values: [taskId] },
@@ -149,19 +150,19 @@ describe('HeldInserts', () => {
 
   it('sends the claims of a group one of whose claims failed (a deadlock PostgreSQL broke, say) again, each alone', async () => {
     await withPool(async (pool) => {
-      const held = new HeldInserts(pool, isConnectionLoss)
+      const held = new HeldInserts<QueryConfig>(pool, isConnectionLoss, asSent)
       const failing = { text: `INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId") VALUES ('alice', $1, NULL)`, values: ['bad'] }
       const [good, bad] = await Promise.allSettled([held.claim(claimOf('good').claim, claimOf('good').undo), held.claim(failing, claimOf('bad').undo)])
       expect(bad).toMatchObject({ status: 'rejected', reason: { code: '23502' } })
       expect(good.status).toBe('fulfilled')
-      expect(await (good as PromiseFulfilledResult<HeldClaim>).value.insert({ text: 'SELECT 1', values: [] })).toBe(true)
+      expect(await (good as PromiseFulfilledResult<HeldClaim<QueryConfig>>).value.insert({ text: 'SELECT 1', values: [] })).toBe(true)
       expect(await messageRows()).toEqual(['good'])
     })
   })
 
   it('undoes a claim not inserted within its wait in its group\'s transaction, commits the others, and answers its late insert false', async () => {
     await withPool(async (pool) => {
-      const held = new HeldInserts(pool, isConnectionLoss, 200)
+      const held = new HeldInserts<QueryConfig>(pool, isConnectionLoss, asSent, 200)
       const [slow, quick] = await Promise.all(['slow', 'quick'].map((id) => held.claim(claimOf(id).claim, claimOf(id).undo)))
       const inserted = quick!.insert({ text: `SELECT 1`, values: [] })
       // The group commits once the wait for the slow one ran out, without it.

@@ -18,22 +18,22 @@
 import { connectFor, inOneTrip } from './pg-group-commit.js'
 import type { PgClient, PgPool, QueryConfig, QueryResult } from './pg-executor.js'
 
-export interface HeldClaim {
+export interface HeldClaim<S> {
   /**
    * Inserts in the claim's transaction and commits it with the group's other inserts: true once
    * committed; false when the claim was not (its wait ran out, or the group's commit failed on
    * another's statement): nothing of it is stored. Rejects with a lost connection, when the
    * commit may have landed.
    */
-  insert(config: QueryConfig): Promise<boolean>
+  insert(statement: S): Promise<boolean>
   /** Gives the claim up: its rows are deleted in its transaction. */
   release(): void
 }
 
-interface Claiming {
+interface Claiming<S> {
   claim: QueryConfig
   undo: QueryConfig
-  resolve(held: HeldClaim | undefined): void
+  resolve(held: HeldClaim<S> | undefined): void
   reject(error: unknown): void
 }
 
@@ -47,38 +47,38 @@ const BEGIN: QueryConfig = { text: 'BEGIN', values: [] }
 const ROLLBACK: QueryConfig = { text: 'ROLLBACK', values: [] }
 
 /** One granted claim, until its insert or release decides what its transaction commits. */
-class Granted implements HeldClaim {
-  /** The statement the group commits for it: its insert, or the undo of its claim. */
+class Granted<S> implements HeldClaim<S> {
+  /** The statement the group commits for it: its insert, or the undo of its claim (released, or its wait ran out). */
   statement: QueryConfig | undefined
-  /** Its wait ran out: a later insert is not the group's. */
-  late = false
+  readonly #configOf: (statement: S) => QueryConfig
   readonly #decided: () => void
   readonly #undo: QueryConfig
   #answer: { resolve(stored: boolean): void; reject(error: unknown): void } | undefined
 
-  constructor(undo: QueryConfig, decided: () => void) {
+  constructor(configOf: (statement: S) => QueryConfig, undo: QueryConfig, decided: () => void) {
+    this.#configOf = configOf
     this.#undo = undo
     this.#decided = decided
   }
 
-  insert(config: QueryConfig): Promise<boolean> {
-    if (this.late || this.statement) return Promise.resolve(false)
-    this.statement = config
+  /** Decided already (released, inserted, or its wait ran out): not the group's to commit. */
+  insert(statement: S): Promise<boolean> {
+    if (this.statement) return Promise.resolve(false)
+    this.statement = this.#configOf(statement)
     const answered = new Promise<boolean>((resolve, reject) => (this.#answer = { resolve, reject }))
     this.#decided()
     return answered
   }
 
   release(): void {
-    if (this.late || this.statement) return
+    if (this.statement) return
     this.statement = this.#undo
     this.#decided()
   }
 
   /** The group's commit ran out its wait: the claim is undone in it. */
   expire(): void {
-    this.late = true
-    this.statement = this.#undo
+    this.statement ??= this.#undo
   }
 
   answer(outcome: { stored: boolean } | { error: unknown }): void {
@@ -87,15 +87,18 @@ class Granted implements HeldClaim {
   }
 }
 
-export class HeldInserts {
+/** Claims and inserts of statements of type `S`, sent as the QueryConfig `configOf` makes of each. */
+export class HeldInserts<S> {
   readonly #pool: PgPool
   readonly #lost: (error: unknown) => boolean
+  readonly #configOf: (statement: S) => QueryConfig
   readonly #waitMs: number
-  #waiting: Claiming[] = []
+  #waiting: Claiming<S>[] = []
 
-  constructor(pool: PgPool, lost: (error: unknown) => boolean, waitMs = CLAIM_WAIT_MS) {
+  constructor(pool: PgPool, lost: (error: unknown) => boolean, configOf: (statement: S) => QueryConfig, waitMs = CLAIM_WAIT_MS) {
     this.#pool = pool
     this.#lost = lost
+    this.#configOf = configOf
     this.#waitMs = waitMs
   }
 
@@ -104,10 +107,10 @@ export class HeldInserts {
    * taken) in this turn's claiming transaction: resolves undefined when it inserted nothing, else
    * the claim, which the caller must insert or release. `undo` deletes what the claim inserted.
    */
-  claim(claim: QueryConfig, undo: QueryConfig): Promise<HeldClaim | undefined> {
+  claim(claim: S, undo: S): Promise<HeldClaim<S> | undefined> {
     return new Promise((resolve, reject) => {
       if (this.#waiting.length === 0) setImmediate(() => this.#flush())
-      this.#waiting.push({ claim, undo, resolve, reject })
+      this.#waiting.push({ claim: this.#configOf(claim), undo: this.#configOf(undo), resolve, reject })
     })
   }
 
@@ -117,7 +120,7 @@ export class HeldInserts {
     for (let i = 0; i < waiting.length; i += MAX_GROUP) void this.#open(waiting.slice(i, i + MAX_GROUP), false)
   }
 
-  async #open(group: Claiming[], retried: boolean): Promise<void> {
+  async #open(group: Claiming<S>[], retried: boolean): Promise<void> {
     const client = await connectFor(this.#pool, group)
     if (!client) return
     const answers = await Promise.allSettled([BEGIN, ...group.map((claiming) => claiming.claim)].map((config) => client.query(config)))
@@ -133,7 +136,7 @@ export class HeldInserts {
       else for (const claiming of group) void this.#open([claiming], retried)
       return
     }
-    const granted: Granted[] = []
+    const granted: Granted<S>[] = []
     let undecided = 0
     let allDecided: () => void = () => {}
     const decided = new Promise<void>((resolve) => (allDecided = resolve))
@@ -141,7 +144,7 @@ export class HeldInserts {
     group.forEach((claiming, i) => {
       const { rowCount } = (answers[i + 1] as PromiseFulfilledResult<QueryResult>).value
       if (!rowCount) return claiming.resolve(undefined)
-      const claim = new Granted(claiming.undo, onDecided)
+      const claim = new Granted(this.#configOf, claiming.undo, onDecided)
       granted.push(claim)
       undecided++
       claiming.resolve(claim)
@@ -151,14 +154,14 @@ export class HeldInserts {
   }
 
   /** Until every granted claim is decided, or the wait runs out and the rest are undone. */
-  async #decisions(decided: Promise<void>, granted: Granted[]): Promise<void> {
+  async #decisions(decided: Promise<void>, granted: Granted<S>[]): Promise<void> {
     let timer: NodeJS.Timeout | undefined
     await Promise.race([decided, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#waitMs).unref()))])
     clearTimeout(timer)
-    for (const claim of granted) if (!claim.statement) claim.expire()
+    for (const claim of granted) claim.expire()
   }
 
-  async #commit(client: PgClient, granted: Granted[]): Promise<void> {
+  async #commit(client: PgClient, granted: Granted<S>[]): Promise<void> {
     let broken: unknown
     try {
       const outcome = await inOneTrip(client, granted.map((claim) => claim.statement!), { begun: true })

@@ -192,9 +192,9 @@ export class PostgresStore extends SqlStore {
   async #claimNewTask(record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> {
     const [messageId, ...more] = record.messageIds
     if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
-    await this.#checked.ready()
     const { owner, id } = record
-    const claim = await this.#executor.claim(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    const claiming = () => this.#executor.claim(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    const claim = await this.#checked.afterCheck(claiming)
     if (!claim) return undefined
     return {
       insert: async (latest) => {
@@ -205,14 +205,9 @@ export class PostgresStore extends SqlStore {
           claim.release()
           throw error
         }
-        let held = true
-        return this.inserting(latest, taskJson, async () => {
-          if (held) {
-            held = false
-            if (await claim.insert(statements.insertTask(latest, taskJson))) return true
-          }
-          return unlessAccepted ? this.createUnlessAccepted(latest) : this.create(latest).then(() => true)
-        })
+        // After a lost connection the read-back tells whether it landed; sent again, a decided claim answers false.
+        if (await this.inserting(latest, taskJson, () => claim.insert(statements.insertTask(latest, taskJson)))) return true
+        return unlessAccepted ? this.createUnlessAccepted(latest) : this.create(latest).then(() => true)
       },
       release: () => claim.release(),
     }

@@ -123,28 +123,29 @@ export class SchemaCheckedExecutor implements Executor {
     return this.#passed ? Promise.resolve() : (this.#pending ??= this.#run())
   }
 
-  #after<R>(send: () => Promise<R>): Promise<R> {
+  /** `send` once the check passed (at once when it has): how every statement of the store waits for it. */
+  afterCheck<R>(send: () => Promise<R>): Promise<R> {
     return this.#passed ? send() : this.ready().then(send)
   }
 
   query<Row>(statement: Sql, run?: Run): Promise<Row[]> {
-    return this.#after(() => this.#inner.query<Row>(statement, run))
+    return this.afterCheck(() => this.#inner.query<Row>(statement, run))
   }
 
   execute(statement: Sql, run?: Run): Promise<number> {
-    return this.#after(() => this.#inner.execute(statement, run))
+    return this.afterCheck(() => this.#inner.execute(statement, run))
   }
 
   batch(statements: readonly Sql[], run?: Run): Promise<void> {
-    return this.#after(() => this.#inner.batch(statements, run))
+    return this.afterCheck(() => this.#inner.batch(statements, run))
   }
 
   batchThenRead<Row>(statements: readonly Sql[], run?: Run): Promise<Row[]> {
-    return this.#after(() => this.#inner.batchThenRead<Row>(statements, run))
+    return this.afterCheck(() => this.#inner.batchThenRead<Row>(statements, run))
   }
 
   transaction<R>(steps: () => Steps<R>): Promise<R> {
-    return this.#after(() => this.#inner.transaction(steps))
+    return this.afterCheck(() => this.#inner.transaction(steps))
   }
 
   lostConnection(error: unknown): boolean {
