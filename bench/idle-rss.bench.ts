@@ -3,8 +3,8 @@
  * before any request. Each round starts both afresh, alternating which goes first; the median of
  * the rounds is printed, ours beside the SDK's. Goal: ours within 10 MiB of the SDK's.
  *
- *   npm run bench:idle-rss                 # 3 rounds
- *   BENCH_ROUNDS=5 npm run bench:idle-rss
+ *   npm run bench:idle-rss                 # 5 rounds (one round moves by up to 7 MiB)
+ *   BENCH_ROUNDS=9 npm run bench:idle-rss
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -12,7 +12,7 @@ import { positiveInt, procStatusBytes } from './load/env.js'
 import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const rounds = positiveInt('BENCH_ROUNDS', 3)
+const rounds = positiveInt('BENCH_ROUNDS', 5)
 const MiB = 1024 * 1024
 const GOAL_MIB = 10
 // Long enough for start-up work queued behind listen (timers, lazy compiles) to settle.
@@ -43,4 +43,5 @@ for (let round = 0; round < rounds; round++) {
 const ours = median(samples.get('ours')!) / MiB
 const sdk = median(samples.get('sdk')!) / MiB
 console.log(`idle RSS (median of ${rounds} rounds; runtime from ${runtimeFrom}): ours ${ours.toFixed(1)} MiB, sdk ${sdk.toFixed(1)} MiB`)
+console.log(`  rounds (MiB): ${servers.map(({ name }) => `${name} ${samples.get(name)!.map((bytes) => (bytes / MiB).toFixed(1)).join(', ')}`).join('; ')}`)
 console.log(`  ours − sdk: ${(ours - sdk).toFixed(1)} MiB (goal ≤ ${GOAL_MIB} MiB) ${ours - sdk <= GOAL_MIB ? 'met' : 'NOT met'}`)
