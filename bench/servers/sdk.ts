@@ -4,11 +4,15 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import express from 'express'
+import { createRequire } from 'node:module'
+import express, { type NextFunction, type Request, type Response } from 'express'
 import { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
 import type { AgentExecutor } from '@a2a-js/sdk/server'
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+
+/** Express's own final handler (a dependency of express 5, without types of its own). */
+const finalhandler = createRequire(import.meta.url)('finalhandler') as (request: Request, response: Response, options: { env: string }) => (error: unknown) => void
 
 const executor: AgentExecutor = {
   async execute(context, bus) {
@@ -50,14 +54,14 @@ const card = AgentCard.fromJSON({
 
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor)
 const app = express()
-// Express prints the stack of every error its default handler answers unless env is 'test' (the
-// answers stay as they are): bench:heavy-requests sends thousands of bodies over the SDK's 100 KB
-// limit, whose traces would flood the bench's output and charge the SDK for writing them.
-app.set('env', 'test')
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
 // The REST routes first: the JSON-RPC handler, mounted at the prefix, would take them too.
 app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
 app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
+// Errors answered as Express's default handler answers them (its finalhandler, NODE_ENV=production)
+// minus the stack it prints for each: bench:heavy-requests sends thousands of bodies over the SDK's
+// 100 KB limit, whose traces would flood the bench's output and charge the SDK for writing them.
+app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => finalhandler(request, response, { env: 'production' })(error))
 const server = app.listen(0, '127.0.0.1', () => {
   const port = (server.address() as AddressInfo).port
   card.supportedInterfaces[0]!.url = `http://127.0.0.1:${port}/a2a`
