@@ -1,5 +1,5 @@
 import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
+import { createServer, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sendJson } from './respond.js'
@@ -41,3 +41,39 @@ describe('sendJson', () => {
     expect(JSON.parse(Buffer.from(await response.arrayBuffer()).toString('utf8'))).toEqual({ text })
   })
 })
+
+describe('answers of one turn', () => {
+  /** A server that holds its first `count` requests, then answers them all in one turn; `during` runs in that turn. */
+  async function answerTogether(count: number, during: (responses: ServerResponse[]) => void): Promise<number> {
+    const held: ServerResponse[] = []
+    server = createServer((request, response) => {
+      held.push(response)
+      if (held.length < count) return
+      held.forEach((each, i) => sendJson(each, 200, { answer: i }))
+      during(held)
+    })
+    await once(server.listen(0, '127.0.0.1'), 'listening')
+    return (server.address() as AddressInfo).port
+  }
+
+  it('are ended together once the turn is over, each whole', async () => {
+    const endedInTurn: boolean[] = []
+    const endedAfter: boolean[] = []
+    const port = await answerTogether(4, (responses) => {
+      endedInTurn.push(...responses.map((response) => response.writableEnded))
+      setImmediate(() => endedAfter.push(...responses.map((response) => response.writableEnded)))
+    })
+    const answers = await Promise.all([0, 1, 2, 3].map(() => fetch(`http://127.0.0.1:${port}/`).then((response) => response.json())))
+    expect(endedInTurn).toEqual([false, false, false, false])
+    expect(endedAfter).toEqual([true, true, true, true])
+    expect(answers.map((answer) => (answer as { answer: number }).answer).sort()).toEqual([0, 1, 2, 3])
+  })
+
+  it('still reach their clients when another connection of the turn closed before its answer went out', async () => {
+    const port = await answerTogether(3, (responses) => responses[1]!.socket!.destroy())
+    const outcomes = await Promise.allSettled([0, 1, 2].map(() => fetch(`http://127.0.0.1:${port}/`).then((response) => response.json())))
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2)
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1)
+  })
+})
+

