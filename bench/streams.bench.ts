@@ -595,14 +595,15 @@ async function runBurst(name: string, file: string): Promise<BurstResult> {
     const message = (i: number) => ({ messageId: `burst-${runId}-${i}`, role: 'ROLE_USER', parts: [{ text: 'hold' }], metadata: { skill: 'hold' } })
     const body = (i: number) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'SendStreamingMessage', params: { message: message(i) } })
     // Streams end to end first, a round at a time: a server that cannot serve them is not measured.
-    for (let done = 0, round = 0; done < Math.min(burstWarmup, streamCount); round++) {
-      const count = Math.min(WARMUP_ROUND, burstWarmup - done)
+    const warmups = Math.min(burstWarmup, streamCount)
+    for (let done = 0; done < warmups; ) {
+      const count = Math.min(WARMUP_ROUND, warmups - done)
       const warm = openBurst(target.port, count, (i) => ({ path: '/a2a', headers: rpcHeaders(ownerOf(i)), body: body(-1 - done - i) }))
       await warm.opened(10_000)
       await control('POST', '/bench/finish')
       await warm.settle(10_000)
       warm.close()
-      if (warm.completed < warm.count) throw new Error(`${name}: warm-up round ${round + 1}: ${warm.completed} of ${warm.count} completed; ${warm.failures.slice(0, 3).join(' | ')}`)
+      if (warm.completed < count) throw new Error(`${name}: warm-up streams ${done + 1}-${done + count}: ${warm.completed} completed; ${warm.failures.slice(0, 3).join(' | ')}`)
       done += count
     }
 

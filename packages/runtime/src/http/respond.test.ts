@@ -46,7 +46,7 @@ describe('answers of one turn', () => {
   /** A server that holds its first `count` requests, then answers them all in one turn; `during` runs in that turn. */
   async function answerTogether(count: number, during: (responses: ServerResponse[]) => void): Promise<number> {
     const held: ServerResponse[] = []
-    server = createServer((request, response) => {
+    server = createServer((_request, response) => {
       held.push(response)
       if (held.length < count) return
       held.forEach((each, i) => sendJson(each, 200, { answer: i }))
@@ -76,4 +76,3 @@ describe('answers of one turn', () => {
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1)
   })
 })
-

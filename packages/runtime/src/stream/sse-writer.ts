@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
 import type { A2AError } from '../wire/a2a-error.js'
+import { TurnBatch } from '../run/turns.js'
 import { answerText } from '../wire/json-safe.js'
 import { rpcError, type JsonRpcId } from '../wire/json-rpc.js'
 import type { StreamResponse } from '../wire/types.js'
@@ -81,7 +82,6 @@ export class SseWriter {
     // asked to close open for the keep-alive timeout after every stream.
     response.writeHead(200, SSE_HEADERS)
     unflushed.add(this)
-    headersTurn ??= setImmediate(flushHeadersAfterTurn)
     ;(response as ServerResponse & { [WRITER]?: SseWriter })[WRITER] = this
     response.on('close', SseWriter.#responseClosed)
   }
@@ -152,7 +152,6 @@ export class SseWriter {
   #finish(): void {
     if (!this.#open) return
     this.#open = false
-    unflushed.delete(this)
     for (const closer of this.#closers.splice(0)) close(closer)
   }
 }
@@ -171,17 +170,12 @@ function writePending(): void {
 /**
  * Streams opened this turn. Their headers go out with their first event, in one write (a socket
  * write costs more than the event); a stream whose first event is not ready by the next turn of
- * the loop sends them alone then, so its client knows it is open. One immediate serves every
- * stream of the turn.
+ * the loop sends them alone then, so its client knows it is open (a stream closed by then sends
+ * nothing).
  */
-const unflushed = new Set<SseWriter>()
-let headersTurn: NodeJS.Immediate | undefined
-
-function flushHeadersAfterTurn(): void {
-  headersTurn = undefined
-  for (const writer of unflushed) writer.flushHeaders()
-  unflushed.clear()
-}
+const unflushed = new TurnBatch<SseWriter>((writers) => {
+  for (const writer of writers) writer.flushHeaders()
+})
 
 /**
  * One `data:` event. Event data is JSON, which never holds a raw CR or LF, so it is one line and
