@@ -131,11 +131,17 @@ function reply(
       historyLength: turn.historyLength,
       keepAliveMs: options.keepAliveMs,
       pollMs: options.pollMs,
-      recheck: caller.reresolve && (() => recheck(core, caller, stream.taskId)),
+      recheck: caller.reresolve && rechecker(core, caller, stream.taskId),
     }
     stream.follow(sink, follow)
   })
 }
+
+/**
+ * The stream's check, made apart from {@link reply}: a closure made there would keep all of that
+ * scope (the reply, its seat and options) for as long as the stream is open.
+ */
+const rechecker = (core: ExchangeCore, caller: Caller, taskId: string) => () => recheck(core, caller, taskId)
 
 /** The caller's credentials are resolved again; a caller who lost access, or moved tenant, is cut off. */
 async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Promise<A2AError | undefined> {

@@ -33,24 +33,30 @@ export abstract class RunWrites extends RunControl {
   /** The new task's insert, from its start until it is stored (kept if refused); later writes go after it. */
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
-  #insertFailed = false
-  /** A new task's record as inserted, or the insert's refusal; else the record given. */
-  readonly #stored = new LazyOutcome<TaskRecord>()
+  #insertRefusal: { error: unknown } | undefined
+  /**
+   * The sender's wait for the insert, made when {@link stored} is read before it and let go once
+   * told: the run keeps no copy of the task as inserted once it has written again.
+   */
+  #storedWait: LazyOutcome<TaskRecord> | undefined
 
   constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
     this.#insertWith = insertWith
     if (isNew) this.#pending = new PendingWrites()
-    else this.#stored.resolve(record)
   }
 
   /**
-   * A new task: resolves with the record as inserted, or rejects with the store's refusal (then
-   * the run has ended and freed its slot); whoever reads it answers that refusal. Otherwise
-   * resolves at once with the record given.
+   * A new task: read before its insert (as the sender of a held task does), resolves with the
+   * record as inserted, or rejects with the store's refusal (then the run has ended and freed its
+   * slot); whoever reads it answers that refusal. Read once the task is stored, or for a task
+   * stored before the run, resolves at once with the run's record.
    */
   get stored(): Promise<TaskRecord> {
-    return this.#stored.promise
+    if (this.#storedWait) return this.#storedWait.promise
+    if (this.#insertRefusal) return Promise.reject(this.#insertRefusal.error)
+    if (!this.held && !this.#inserting) return Promise.resolve(this.latest)
+    return (this.#storedWait = new LazyOutcome<TaskRecord>()).promise
   }
 
   /** A handler write, after the previous one whether it held or failed. */
@@ -84,7 +90,7 @@ export abstract class RunWrites extends RunControl {
   }
 
   protected get insertFailed(): boolean {
-    return this.#insertFailed
+    return this.#insertRefusal !== undefined
   }
 
   /** Whether a new task's insert is pending: its writes so far change the record in the process only. */
@@ -168,14 +174,16 @@ export abstract class RunWrites extends RunControl {
       () => {
         // Stored: later writes need not wait for it (a refusal is kept, for them to be told).
         this.#inserting = undefined
-        this.#stored.resolve(record)
+        this.#storedWait?.resolve(record)
+        this.#storedWait = undefined
       },
       (error: unknown) => {
         // Not stored, so never told to anyone: the sender answers this error, or the task that won.
-        this.#insertFailed = true
+        this.#insertRefusal = { error }
         this.stop ??= { why: 'ended' }
         this.abort(new TaskCanceledError(this.id))
-        this.#stored.reject(error)
+        this.#storedWait?.reject(error)
+        this.#storedWait = undefined
         void this.settle(record, false)
         throw error
       },
@@ -213,7 +221,7 @@ export abstract class RunWrites extends RunControl {
   /** Storing the pending writes at the turn's end failed: the run ends, its task as stored (the lease sweep settles it). */
   #storeFailed(error: unknown): void {
     // A refused insert answered its sender and ended the run already.
-    if (error instanceof TaskCanceledError || this.#insertFailed) return
+    if (error instanceof TaskCanceledError || this.insertFailed) return
     this.core.logger.error(`a2a: storing the first writes of task ${this.id} failed: ${scrub(error)}`)
     this.stop ??= { why: 'ended' }
     this.abort(new TaskCanceledError(this.id))

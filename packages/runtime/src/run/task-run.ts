@@ -79,37 +79,57 @@ export class TaskRun extends RunWrites {
    * one is not: no one but this run can have written it before its insert, and since then a cancel
    * or shutdown in this process reaches the run itself, a cancel on another replica its notes.
    */
-  async start(): Promise<void> {
-    if (this.#new) {
+  start(): Promise<void> {
+    if (!this.#new) return this.#resume()
+    return this.stop ? Promise.resolve() : this.#runHandler()
+  }
+
+  async #resume(): Promise<void> {
+    try {
+      const fresh = await this.core.store.get(this.id)
       if (this.stop) return
-    } else {
-      try {
-        const fresh = await this.core.store.get(this.id)
-        if (this.stop) return
-        if (!fresh || isTerminal(fresh.task.status.state)) return this.settle(fresh ?? this.latest)
-        this.latest = fresh
-      } catch (error) {
-        // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
-        this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
-        this.stop = { why: 'ended' }
-        return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
-      }
+      if (!fresh || isTerminal(fresh.task.status.state)) return this.settle(fresh ?? this.latest)
+      this.latest = fresh
+    } catch (error) {
+      // Never left SUBMITTED by a run that did not start: FAILED now, or by a sweep once its lease expired.
+      this.core.logger.error(`a2a: run start failed for task ${this.id}: ${scrub(error)}`)
+      this.stop = { why: 'ended' }
+      return this.#settleAs('TASK_STATE_FAILED', 'the agent could not start on this task (its database was unreachable); send the message again to retry')
     }
-    // Held or stored, new or resumed: the writes of the run's first turn are stored together.
+    return this.#runHandler()
+  }
+
+  /**
+   * Held or stored, new or resumed: the writes of the run's first turn are stored together. The
+   * handler's end is waited for by a reaction, not an await: a run held open for minutes keeps
+   * no suspended frame of its own (a generator and its registers per run).
+   */
+  #runHandler(): Promise<void> {
     this.startPending()
     armDeadline(this, this.core.limits.taskTimeoutMs)
-    let result: SkillResult
+    let result: SkillResult | Promise<SkillResult>
     try {
-      result = await this.skill.handler(createTaskContext(this))
+      result = this.skill.handler(createTaskContext(this))
     } catch (error) {
-      if (this.stop) return
-      this.core.logger.warn(`a2a: skill "${this.skill.id}" threw on task ${this.id}: ${scrub(error)}`)
-      return this.#end((task) => withStatus(task, 'TASK_STATE_FAILED', agentMessage(task, `skill "${this.skill.id}" failed`)))
+      return this.#threw(error)
     }
+    return Promise.resolve(result).then(
+      (value) => this.#returned(value),
+      (error: unknown) => this.#threw(error),
+    )
+  }
+
+  #returned(result: SkillResult): Promise<void> | undefined {
     if (this.stop) return
     const untouched = this.writeCount === 0 && !this.latest.task.artifacts?.length
     const reply = result ? { ...result, contextId: this.latest.contextId, taskId: this.id } : undefined
     return this.#end((task) => withStatus(task, 'TASK_STATE_COMPLETED', reply), reply !== undefined && untouched)
+  }
+
+  #threw(error: unknown): Promise<void> {
+    if (this.stop) return Promise.resolve()
+    this.core.logger.warn(`a2a: skill "${this.skill.id}" threw on task ${this.id}: ${scrub(error)}`)
+    return this.#end((task) => withStatus(task, 'TASK_STATE_FAILED', agentMessage(task, `skill "${this.skill.id}" failed`)))
   }
 
   /** The new task was removed again before the run started (its push config was refused): ends the run unstarted. */
