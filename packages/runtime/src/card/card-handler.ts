@@ -77,9 +77,14 @@ export function createCardHandler(
   }
 }
 
+/** The last base URL made, for the next request from the same host: callers of one agent name it alike, and each run keeps its own. */
+let lastBase = { host: '', encrypted: false, url: '' }
+
 export function requestBaseUrl(request: IncomingMessage): string {
   const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true
-  return `${encrypted ? 'https' : 'http'}://${request.headers.host ?? 'localhost'}`
+  const host = request.headers.host ?? 'localhost'
+  if (host !== lastBase.host || encrypted !== lastBase.encrypted) lastBase = { host, encrypted, url: `${encrypted ? 'https' : 'http'}://${host}` }
+  return lastBase.url
 }
 
 function notModifiedSince(header: string | undefined, modifiedAt: number): boolean {

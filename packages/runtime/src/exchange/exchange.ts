@@ -285,9 +285,8 @@ export class Exchange {
     checkRequestLimits(params, this.#requestLimits)
     const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
     const viewer = (this.#core.viewerOf ?? viewerOf)(principal)
-    const caller: Caller = { principal, viewer, baseUrl: base }
-    // Set rather than spread from an object made for it: this runs for every request.
-    if (reresolve) caller.reresolve = reresolve
+    // Each shape written out whole: a field set afterwards gives every caller an out-of-object property store.
+    const caller: Caller = reresolve ? { principal, viewer, baseUrl: base, reresolve } : { principal, viewer, baseUrl: base }
     return handler(this.#core, caller, params)
   }
 

@@ -8,7 +8,7 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { tierOf } from '../run/retention.js'
 import type { SseWriter, StreamCloseListener } from '../stream/sse-writer.js'
 import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
-import { TaskStream, type FollowOptions } from '../stream/task-stream.js'
+import { TaskStream, type FollowOptions, type Rechecker } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
@@ -37,7 +37,7 @@ export async function sendStreamingMessage(
   options: StreamingOptions,
   attachPush: AcceptHooks['attachPush'],
 ): Promise<StreamReply> {
-  const seat = new StreamSeat(caller, options)
+  const seat = new StreamSeat(core, caller, options)
   let stream: TaskStream | undefined
   try {
     const observe = (accepted: TaskRecord) => void (stream = new TaskStream(core, accepted.id, accepted))
@@ -58,15 +58,20 @@ export async function subscribeToTask(core: ExchangeCore, caller: Caller, params
   if (isTerminal(record.task.status.state)) {
     throw A2AError.unsupported(`Task ${record.id} is already ${record.task.status.state}; a stream ends at a terminal state, so read it with GetTask`)
   }
-  const seat = new StreamSeat(caller, options)
+  const seat = new StreamSeat(core, caller, options)
   // Through INPUT_REQUIRED and AUTH_REQUIRED: a subscriber waits for whoever answers the task.
   return reply(core, caller, new TaskStream(core, record.id), options, seat, { until: 'terminal' })
 }
 
-/** A stream's seat among its owner's (and its API key's): taken when made, given back when the stream ends. */
-class StreamSeat implements SeatHolder, StreamCloseListener {
+/**
+ * A stream's seat among its owner's (and its API key's): taken when made, given back when the
+ * stream ends. It holds the caller it seats, and checks them again at each keep-alive: the one
+ * object per stream that knows the caller, so the stream keeps no closure for that.
+ */
+class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
+  readonly #core: ExchangeCore
+  readonly #caller: Caller
   readonly #options: StreamingOptions
-  readonly #owner: string
   /** The key's seat's owner, when keys are capped. */
   readonly #key: string | undefined
   #sink: SseWriter | undefined
@@ -74,16 +79,18 @@ class StreamSeat implements SeatHolder, StreamCloseListener {
   #evicted = false
 
   /** Throws a 429 refusal when the caller is at a cap that refuses. */
-  constructor(caller: Caller, options: StreamingOptions) {
+  constructor(core: ExchangeCore, caller: Caller, options: StreamingOptions) {
+    this.#core = core
+    this.#caller = caller
     this.#options = options
-    this.#owner = caller.viewer.owner
-    if (!options.seats.claim(this.#owner, this)) {
+    const owner = caller.viewer.owner
+    if (!options.seats.claim(owner, this)) {
       throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
     }
     // Per API key as well, refused at its cap (a key shared by several processes of one caller).
-    const key = caller.principal.credential ?? caller.viewer.owner
+    const key = caller.principal.credential ?? owner
     if (options.keySeats && !options.keySeats.claim(key, this)) {
-      options.seats.release(this.#owner, this)
+      options.seats.release(owner, this)
       throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`))
     }
     this.#key = options.keySeats ? key : undefined
@@ -100,7 +107,7 @@ class StreamSeat implements SeatHolder, StreamCloseListener {
   }
 
   release(): void {
-    this.#options.seats.release(this.#owner, this)
+    this.#options.seats.release(this.#caller.viewer.owner, this)
     if (this.#key !== undefined) this.#options.keySeats!.release(this.#key, this)
   }
 
@@ -108,6 +115,24 @@ class StreamSeat implements SeatHolder, StreamCloseListener {
     this.#sink = sink
     sink.onClose(this)
     if (this.#evicted) sink.fail(this.#evictedError())
+  }
+
+  /** The caller's credentials are resolved again; a caller who lost access, or moved tenant, is cut off. */
+  async recheck(taskId: string): Promise<A2AError | undefined> {
+    const core = this.#core
+    let principal
+    try {
+      principal = await this.#caller.reresolve!()
+    } catch {
+      // A lookup that failed (its database is away) is not a refusal: tried again at the next keep-alive.
+      return undefined
+    }
+    if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
+    // A read that failed (the database is away) keeps the stream open, tried again at the next keep-alive.
+    const record = await core.store.get(taskId).catch(() => null)
+    if (record === null) return undefined
+    if (!record || !canSee((core.viewerOf ?? viewerOf)(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
+    return undefined
   }
 
   #evictedError(): A2AError {
@@ -131,31 +156,8 @@ function reply(
       historyLength: turn.historyLength,
       keepAliveMs: options.keepAliveMs,
       pollMs: options.pollMs,
-      recheck: caller.reresolve && rechecker(core, caller, stream.taskId),
+      recheck: caller.reresolve && seat,
     }
     stream.follow(sink, follow)
   })
-}
-
-/**
- * The stream's check, made apart from {@link reply}: a closure made there would keep all of that
- * scope (the reply, its seat and options) for as long as the stream is open.
- */
-const rechecker = (core: ExchangeCore, caller: Caller, taskId: string) => () => recheck(core, caller, taskId)
-
-/** The caller's credentials are resolved again; a caller who lost access, or moved tenant, is cut off. */
-async function recheck(core: ExchangeCore, caller: Caller, taskId: string): Promise<A2AError | undefined> {
-  let principal
-  try {
-    principal = await caller.reresolve!()
-  } catch {
-    // A lookup that failed (its database is away) is not a refusal: tried again at the next keep-alive.
-    return undefined
-  }
-  if (!principal) return new A2AError('UNAUTHENTICATED', 'Stream closed: the credentials that opened it are no longer valid')
-  // A read that failed (the database is away) keeps the stream open, tried again at the next keep-alive.
-  const record = await core.store.get(taskId).catch(() => null)
-  if (record === null) return undefined
-  if (!record || !canSee((core.viewerOf ?? viewerOf)(principal), tierOf(record))) return A2AError.taskNotFound(taskId)
-  return undefined
 }

@@ -22,8 +22,10 @@ export abstract class RunControl {
   /** Made when the handler first reads its signal: most never do. */
   #controller: AbortController | undefined
   #abortReason: Error | undefined
+  /** The wait for the run's end, made when {@link done} is read before it: most runs end unwaited for. */
+  #end: LazyOutcome<TaskRecord> | undefined
   /** The record the run left behind, once settled. */
-  readonly #left = new LazyOutcome<TaskRecord>()
+  #left: TaskRecord | undefined
   #finished = false
 
   constructor(
@@ -35,7 +37,8 @@ export abstract class RunControl {
 
   /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
   get done(): Promise<TaskRecord> {
-    return this.#left.promise
+    if (this.#left) return Promise.resolve(this.#left)
+    return (this.#end ??= new LazyOutcome<TaskRecord>()).promise
   }
 
   get record(): TaskRecord {
@@ -96,7 +99,8 @@ export abstract class RunControl {
     this.core.slots.release(this.latest.owner, this.id)
     this.core.quota?.vacate(this.latest)
     this.latest = record
-    this.#left.resolve(record)
+    this.#left = record
+    this.#end?.resolve(record)
     // A stream of the task waits for this instead of the promise: no promise and reactions per stream.
     this.core.events.runEnded(this.id)
     if (stored) await retain(this.core, record)

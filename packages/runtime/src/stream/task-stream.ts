@@ -31,7 +31,12 @@ export interface FollowOptions {
   /** How often to read the store when no run of this task is live in this process. */
   pollMs: number
   /** Checked at each keep-alive: an error ends the stream (credentials revoked, tenant changed). */
-  recheck?: (() => Promise<A2AError | undefined>) | undefined
+  recheck?: Rechecker | undefined
+}
+
+/** Checks a stream's caller again (an object, so a stream keeps no closure for it). */
+export interface Rechecker {
+  recheck(taskId: string): Promise<A2AError | undefined>
 }
 
 const endsTurn = (state: TaskState | undefined) => state !== undefined && (isTerminal(state) || isPaused(state))
@@ -117,7 +122,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
   keepAlive(): void {
     const sink = this.#sink!
     sink.keepAlive()
-    void this.#recheck?.().then((refusal) => refusal && sink.fail(refusal))
+    void this.#recheck?.recheck(this.taskId).then((refusal) => refusal && sink.fail(refusal))
   }
 
   streamClosed(): void {
