@@ -389,6 +389,21 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(configIds(await store.pushConfigsFor!('t2', 1))).toEqual(['c2'])
     })
 
+    it('noPushConfigsFor tells at once of a write that saw no config, and never of one that saw a config', async ({ skip }) => {
+      skip(!store.noPushConfigsFor, 'store does not implement noPushConfigsFor')
+      const [held, bare] = [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })]
+      await seed(store, [held, bare])
+      await store.putPushConfig(makePushConfig('t1', 'c1'))
+      const write = (record: typeof held) => store.update(record.id, 1, { task: nextTask(record, 'TASK_STATE_WORKING', T0 + 1000) })
+      await Promise.all([write(held), write(bare)])
+      expect(store.noPushConfigsFor!('t1', 2)).toBe(false)
+      expect(store.noPushConfigsFor!('t2', 2)).toBe(true)
+      // Once told, the event's configs are the lookup's again.
+      await store.putPushConfig(makePushConfig('t2', 'c2'))
+      expect(configIds(await store.pushConfigsFor?.('t2', 2) ?? (await store.listPushConfigs('t2')))).toEqual(['c2'])
+      expect(store.noPushConfigsFor!('t2', 2)).toBe(false)
+    })
+
     it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
       await seed(store, [makeRecord({ id: 't1' })])
       await store.putPushConfig(makePushConfig('t1', 'c1'))

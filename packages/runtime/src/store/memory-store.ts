@@ -218,6 +218,10 @@ export class MemoryStore implements Store {
     return record && copyConfig(record)
   }
 
+  noPushConfigsFor(taskId: string): boolean {
+    return !this.#pushConfigs.has(taskId)
+  }
+
   async listPushConfigs(taskId: string): Promise<PushConfigRecord[]> {
     const held = this.#pushConfigs.get(taskId)
     // Asked after every event of every task; most have none.

@@ -168,6 +168,12 @@ export interface PushConfigStore {
    */
   pushConfigsFor?(taskId: string, version: number): Promise<PushConfigRecord[]>
   /**
+   * True when the store can tell at once, without a query, that the event of the task's write
+   * that made `version` goes to no config (then {@link pushConfigsFor} need not be asked); false
+   * when it cannot tell so. Most events are of tasks without configs: this spares each a lookup.
+   */
+  noPushConfigsFor?(taskId: string, version: number): boolean
+  /**
    * From now on writes the push outbox's rows (`<schema>.outbox`, see push-outbox) for the task's
    * configs in the same transaction as each task write that carries its event, so a crash between
    * the two cannot lose the event. Resolves false, changing nothing, when that table is not in the

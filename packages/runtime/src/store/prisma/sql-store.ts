@@ -241,7 +241,11 @@ export class SqlStore implements Store {
 
   /** The event's lookup, skipped when the write that made `version` saw no config (see updateTask). */
   pushConfigsFor(taskId: string, version: number): Promise<PushConfigRecord[]> {
-    return this.#unpushed.take(taskId, version) ? Promise.resolve([]) : this.listPushConfigs(taskId)
+    return this.noPushConfigsFor(taskId, version) ? Promise.resolve([]) : this.listPushConfigs(taskId)
+  }
+
+  noPushConfigsFor(taskId: string, version: number): boolean {
+    return this.#unpushed.take(taskId, version) === true
   }
 
   async getPushConfig(taskId: string, id: string): Promise<PushConfigRecord | undefined> {
