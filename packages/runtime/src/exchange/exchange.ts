@@ -133,8 +133,9 @@ export class Exchange {
     this.#core = {
       store,
       skills,
-      // Every stored event also goes to the task's push configs.
-      events: new TaskEvents(dispatcher && ((event) => void dispatcher.notify(event))),
+      // Every stored event also goes to the task's push configs, but for the many tasks a store
+      // can tell at once have none: no delivery (built in or the app's) then looks them up.
+      events: new TaskEvents(dispatcher && ((event) => void (store.noPushConfigsFor?.(event.taskId, event.version) || dispatcher.notify(event)))),
       runs: new Map(),
       trims: new TrimPacing(),
       retaining: new Set(),

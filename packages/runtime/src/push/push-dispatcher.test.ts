@@ -356,22 +356,6 @@ describe('PushDispatcher', () => {
     await dispatcher.idle()
   })
 
-  it('looks up no configs for an event of a task the store knows has none, and still delivers to one that has', async () => {
-    const receiver = await startReceiver()
-    const { store, dispatcher } = makeDispatcher()
-    const looked: string[] = []
-    const list = store.listPushConfigs.bind(store)
-    store.listPushConfigs = (taskId) => {
-      looked.push(taskId)
-      return list(taskId)
-    }
-    await addConfigs(store, receiver, 't1', 'alice', 1)
-    await Promise.all([dispatcher.notify(event('t1', 2)), dispatcher.notify(event('none', 2)), dispatcher.notify(event('none', 3))])
-    await dispatcher.idle()
-    expect(looked).toEqual(['t1'])
-    expect(receiver.versions('/alice/t1/c1')).toEqual([2])
-  })
-
   it('idle() resolves at once when nothing is pending', async () => {
     const { dispatcher } = makeDispatcher()
     await expect(dispatcher.idle()).resolves.toBeUndefined()

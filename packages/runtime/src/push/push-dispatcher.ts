@@ -69,11 +69,9 @@ type Offer = 'started' | 'waiting' | 'stale' | 'full'
 const MAX_TRACKED_CONFIGS = 4096
 // A custom deliver that never settles must not hold its slot forever.
 const GUARD_SLACK_MS = 1000
-/** What notifying an event of a task without configs resolves with. */
-const nothingToDeliver: Promise<void> = Promise.resolve()
 
 export class PushDispatcher implements PushDelivery {
-  readonly #store: Pick<PushConfigStore, 'listPushConfigs' | 'pushConfigsFor' | 'noPushConfigsFor'>
+  readonly #store: Pick<PushConfigStore, 'listPushConfigs' | 'pushConfigsFor'>
   readonly #logger: Logger
   readonly #allowPrivate: boolean
   readonly #timeoutMs: number
@@ -108,9 +106,6 @@ export class PushDispatcher implements PushDelivery {
    * or dropped (not when delivered); never rejects.
    */
   notify(event: PushEvent): Promise<void> {
-    // Every event of every task comes here, most of tasks without configs, which a store may tell
-    // at once: nothing to deliver, so nothing to order, and no lookup, promise or closure.
-    if (this.#store.noPushConfigsFor?.(event.taskId, event.version)) return nothingToDeliver
     this.#pendingLookups++
     // Chained per task: with a store whose queries can overtake each other, a later event's
     // lookup must not enqueue before an earlier one's (it would make the earlier one stale).

@@ -78,6 +78,26 @@ describe('push delivery', () => {
   })
 })
 
+describe('push lookups', () => {
+  it("looks up no configs for the events of a task the store knows has none, and still delivers another task's", async () => {
+    const store = new MemoryStore()
+    const looked: string[] = []
+    const list = store.listPushConfigs.bind(store)
+    store.listPushConfigs = (taskId) => {
+      looked.push(taskId)
+      return list(taskId)
+    }
+    await start({ store })
+    const bare = await server.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'work' }) })
+    const events = await bare.ended
+    expect(events.at(-1)).toMatchObject({ data: { result: { statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } } } })
+    const config = { url: hookUrl }
+    const { task } = await server.result('SendMessage', { message: userMessage('go', { skill: 'work' }), configuration: { taskPushNotificationConfig: config } })
+    await expect.poll(() => deliveries.length).toBe(4)
+    expect(new Set(looked)).toEqual(new Set([task.id]))
+  })
+})
+
 describe('push keeps the last word', () => {
   it('gives every one of 20 sequential tasks its COMPLETED notification, last', async () => {
     await start()

@@ -8,7 +8,7 @@
 import type { ExchangeCore } from '../exchange/core.js'
 import type { TaskRecord } from '../store/store.js'
 import { retain } from './retain.js'
-import { LazyOutcome } from './lazy-outcome.js'
+import { Waiter } from './waiter.js'
 import { forgetDeadline } from './run-deadlines.js'
 import { RunEndedError, TaskCanceledError, type TaskTimeoutError } from './run-errors.js'
 
@@ -23,7 +23,7 @@ export abstract class RunControl {
   #controller: AbortController | undefined
   #abortReason: Error | undefined
   /** The wait for the run's end, made when {@link done} is read before it: most runs end unwaited for. */
-  #end: LazyOutcome<TaskRecord> | undefined
+  #end: Waiter<TaskRecord> | undefined
   /** The record the run left behind, once settled. */
   #left: TaskRecord | undefined
   #finished = false
@@ -38,7 +38,7 @@ export abstract class RunControl {
   /** Resolves with the record the run left behind once it has settled, paused, or been cut. */
   get done(): Promise<TaskRecord> {
     if (this.#left) return Promise.resolve(this.#left)
-    return (this.#end ??= new LazyOutcome<TaskRecord>()).promise
+    return (this.#end ??= new Waiter<TaskRecord>()).promise
   }
 
   get record(): TaskRecord {

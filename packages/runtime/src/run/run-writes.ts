@@ -10,7 +10,7 @@ import { scrub } from '../log/logger.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'
 import { isPaused, isTerminal, type Task } from '../wire/types.js'
-import { LazyOutcome } from './lazy-outcome.js'
+import { Waiter } from './waiter.js'
 import { PendingWrites, type Decision } from './pending-writes.js'
 import { RunControl } from './run-control.js'
 import { TaskCanceledError } from './run-errors.js'
@@ -38,7 +38,7 @@ export abstract class RunWrites extends RunControl {
    * The sender's wait for the insert, made when {@link stored} is read before it and let go once
    * told: the run keeps no copy of the task as inserted once it has written again.
    */
-  #storedWait: LazyOutcome<TaskRecord> | undefined
+  #storedWait: Waiter<TaskRecord> | undefined
 
   constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
@@ -56,7 +56,7 @@ export abstract class RunWrites extends RunControl {
     if (this.#storedWait) return this.#storedWait.promise
     if (this.#insertRefusal) return Promise.reject(this.#insertRefusal.error)
     if (!this.held && !this.#inserting) return Promise.resolve(this.latest)
-    return (this.#storedWait = new LazyOutcome<TaskRecord>()).promise
+    return (this.#storedWait = new Waiter<TaskRecord>()).promise
   }
 
   /** A handler write, after the previous one whether it held or failed. */
