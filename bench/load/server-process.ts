@@ -1,7 +1,8 @@
 /**
  * A bench server in a child process of its own, so the load generator does not compete for its
  * event loop: spawned under tsx, ready once it prints `{"port":N}`, stopped with SIGTERM (then
- * SIGKILL). BENCH_SERVER_ARGS adds node flags to every server, e.g. "--cpu-prof".
+ * SIGKILL). BENCH_SERVER_ARGS adds node flags to every server, e.g. "--cpu-prof" or "--trace-gc"
+ * (what a server prints before its port line is passed through, marked with its name).
  *
  * BENCH_RUNTIME=dist runs our servers on the runtime's built package (dist/, built once by
  * the first {@link spawnServer}), as generated apps import it; `source` (the default of each
@@ -60,14 +61,17 @@ export async function spawnServer(name: string, file: string, options: SpawnOpti
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
     child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
-    lines.once('line', (line) => {
+    const onLine = (line: string) => {
+      if (!line.startsWith('{')) return console.error(`[${name}] ${line}`)
+      lines.off('line', onLine)
       clearTimeout(timer)
       try {
         resolve((JSON.parse(line) as { port: number }).port)
       } catch {
         reject(new Error(`${name} server printed ${JSON.stringify(line)} instead of {"port":N}`))
       }
-    })
+    }
+    lines.on('line', onLine)
   }).catch((error: unknown) => {
     child.kill('SIGKILL')
     throw error
