@@ -8,6 +8,10 @@
  * answering a fixed snapshot and WORKING event (bench/servers/raw-streams.ts: the floor of this
  * machine), same listen backlog, same run. Targets (issue 13): first-event p99 under 2 s and
  * under 40 KiB RSS per stream. BENCH_BURST_SERVERS picks the servers (default ours,sdk,raw).
+ * The servers take turns for BENCH_BURST_ROUNDS rounds (default 3), a fresh process each: one
+ * burst's p99 on a 2-core VM moves by a second between identical runs (the load generator shares
+ * the cores), so each server's table column is its median round by p99, with every round's p99
+ * beside it, and the goal is judged on that median.
  * Each server first serves BENCH_BURST_WARMUP streams end to end (default 50, 200 at a time).
  * That leaves the JIT's warm-up in every server's p99: with 2,000 and the accept queue raised,
  * raw node:http went from 1.5-1.8 s to 0.9-1.0 s, ours from 2.0-2.3 s to 1.8-2.2 s. But the heap
@@ -73,6 +77,7 @@ const ownerCount = Math.min(positiveInt('BENCH_OWNERS', 10), taskCount)
 const openConcurrency = positiveInt('BENCH_OPEN_CONCURRENCY', 256)
 const warmupStreams = positiveInt('BENCH_WARMUP_STREAMS', 200)
 const burstWarmup = positiveInt('BENCH_BURST_WARMUP', 50)
+const burstRounds = positiveInt('BENCH_BURST_ROUNDS', 3)
 /** Streams open at once in a warm-up round. */
 const WARMUP_ROUND = 200
 const phases = new Set((process.env.BENCH_PHASES || 'burst,fanout').split(','))
@@ -658,7 +663,12 @@ const somaxconn = (): string => {
 /** Connections the kernel queues for a server here: its backlog, capped at somaxconn. */
 const acceptQueue = (): number => Math.min(Number(somaxconn()) || Infinity, listenBacklog())
 
-function printBursts(results: BurstResult[]): void {
+/** Each server's rounds, as the table shows them: its median round by p99, with every round's p99. */
+function printBursts(rounds: BurstResult[][]): void {
+  const byP99 = rounds.map((runs) => [...runs].sort((a, b) => a.p99 - b.p99))
+  const results = byP99.map((runs) => runs[Math.floor((runs.length - 1) / 2)]!)
+  const p99s = new Map(byP99.map((runs) => [runs[0]!.name, runs.map((r) => r.p99.toFixed(0)).join(', ')]))
+  const allHealthy = (name: string) => rounds.flat().every((r) => r.name !== name || (r.opened === r.streams && r.completed === r.streams))
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
   const where = inRaisedQueue ? 'in a private network namespace with the accept queue raised, ' : ''
   console.log(`\nSendStreamingMessage: ${streamCount} streams issued at once (${where}Node ${process.version}, runtime from ${runtimeFrom}, listen backlog ${listenBacklog()} (net.core.somaxconn ${somaxconn()}), load average ${load})`)
@@ -669,7 +679,8 @@ function printBursts(results: BurstResult[]): void {
   const rows: [string, (r: BurstResult) => string, string][] = [
     ['streams with a first event', (r) => `${r.opened} / ${r.streams}`, ''],
     ['first event p50', (r) => `${r.p50.toFixed(0)} ms`, ''],
-    ['first event p99', (r) => `${r.p99.toFixed(0)} ms`, `< ${GOAL_FIRST_EVENT_P99_MS} ms`],
+    ['first event p99 (median round)', (r) => `${r.p99.toFixed(0)} ms`, `< ${GOAL_FIRST_EVENT_P99_MS} ms`],
+    [`first event p99, each of ${burstRounds} rounds`, (r) => `${p99s.get(r.name)} ms`, ''],
     ['first event max', (r) => `${r.max.toFixed(0)} ms`, ''],
     ['TCP connect p99', (r) => `${r.connectP99.toFixed(0)} ms`, ''],
     ['server RSS idle → open', (r) => `${mb(r.rssBefore)} → ${mb(r.rssOpen)} MB`, ''],
@@ -681,11 +692,13 @@ function printBursts(results: BurstResult[]): void {
   const cells = [['', ...results.map((r) => r.name), 'target'], ...rows.map(([label, cell, goal]) => [label, ...results.map(cell), goal])]
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
   for (const row of cells) console.log(row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '))
-  for (const r of results) if (r.failures.length) console.log(`${r.name} failures (${r.failures.length}): ${[...new Set(r.failures)].slice(0, 3).join(' | ')}`)
+  for (const r of rounds.flat()) if (r.failures.length) console.log(`${r.name} failures (${r.failures.length}): ${[...new Set(r.failures)].slice(0, 3).join(' | ')}`)
   const ours = results.find((r) => r.name === 'ours')
   if (!ours) return
-  const healthy = ours.opened === ours.streams && ours.completed === ours.streams
-  console.log(`goal first-event p99 < ${GOAL_FIRST_EVENT_P99_MS} ms: ${healthy && ours.p99 < GOAL_FIRST_EVENT_P99_MS ? 'MET' : 'NOT MET'} (ours ${ours.p99.toFixed(0)} ms)`)
+  const healthy = allHealthy('ours')
+  console.log(
+    `goal first-event p99 < ${GOAL_FIRST_EVENT_P99_MS} ms: ${healthy && ours.p99 < GOAL_FIRST_EVENT_P99_MS ? 'MET' : 'NOT MET'} (ours ${ours.p99.toFixed(0)} ms, the median of ${burstRounds} rounds: ${p99s.get('ours')} ms)`,
+  )
   console.log(`goal RSS per stream < ${GOAL_RSS_PER_STREAM / KiB} KiB: ${healthy && perStream(ours) < GOAL_RSS_PER_STREAM ? 'MET' : 'NOT MET'} (ours ${(perStream(ours) / KiB).toFixed(1)} KiB)`)
   if (!healthy) process.exitCode = 1
 }
@@ -726,7 +739,8 @@ async function burstInRaisedQueue(): Promise<void> {
 
 async function main(): Promise<void> {
   ensureOpenFiles(streamCount + 256)
-  const budgetMs = Number(process.env.BENCH_TIMEOUT_SECONDS || 0) * 1000 || 240_000 + streamCount * 25 + tickCount * (tickGapMs + 500)
+  const burstsMs = phases.has('burst') ? burstRounds * burstServers.length * (30_000 + streamCount * 3) : 0
+  const budgetMs = Number(process.env.BENCH_TIMEOUT_SECONDS || 0) * 1000 || 240_000 + burstsMs + streamCount * 25 + tickCount * (tickGapMs + 500)
   const watchdog = setTimeout(() => {
     console.error(`streams bench exceeded its ${(budgetMs / 1000).toFixed(0)} s budget`)
     process.exit(1)
@@ -735,15 +749,17 @@ async function main(): Promise<void> {
 
   try {
     if (phases.has('burst')) {
-      const results: BurstResult[] = []
       const targets = { ours: 'streams-server.ts', sdk: 'sdk-streams.ts', raw: 'raw-streams.ts' } as const
-      for (const name of burstServers) {
-        const file = targets[name as keyof typeof targets]
-        if (!file) throw new Error(`BENCH_BURST_SERVERS: unknown server ${name}; known: ${Object.keys(targets).join(', ')}`)
-        console.log(`streams: burst of ${streamCount} SendStreamingMessage on ${name}`)
-        results.push(await runBurst(name, file))
+      const rounds = new Map<string, BurstResult[]>(burstServers.map((name) => [name, []]))
+      for (let round = 1; round <= burstRounds; round++) {
+        for (const name of burstServers) {
+          const file = targets[name as keyof typeof targets]
+          if (!file) throw new Error(`BENCH_BURST_SERVERS: unknown server ${name}; known: ${Object.keys(targets).join(', ')}`)
+          console.log(`streams: burst of ${streamCount} SendStreamingMessage on ${name} (round ${round} of ${burstRounds})`)
+          rounds.get(name)!.push(await runBurst(name, file))
+        }
       }
-      printBursts(results)
+      printBursts([...rounds.values()])
       if (!inRaisedQueue && acceptQueue() < streamCount && process.env.BENCH_RAISED_QUEUE !== '0') await burstInRaisedQueue()
     }
     if (!phases.has('fanout')) return
