@@ -756,7 +756,9 @@ async function main(): Promise<void> {
           const file = targets[name as keyof typeof targets]
           if (!file) throw new Error(`BENCH_BURST_SERVERS: unknown server ${name}; known: ${Object.keys(targets).join(', ')}`)
           console.log(`streams: burst of ${streamCount} SendStreamingMessage on ${name} (round ${round} of ${burstRounds})`)
-          rounds.get(name)!.push(await runBurst(name, file))
+          const result = await runBurst(name, file)
+          rounds.get(name)!.push(result)
+          console.log(`streams: ${name} round ${round}: first-event p99 ${result.p99.toFixed(0)} ms, server CPU ${result.serverCpuMs?.toFixed(2) ?? 'n/a'} ms per stream`)
         }
       }
       printBursts([...rounds.values()])
