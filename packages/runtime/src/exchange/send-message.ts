@@ -39,11 +39,7 @@ export interface Caller {
 }
 
 export interface AcceptHooks {
-  /**
-   * Sees the task the moment it is created or resumed, before its run starts (streams subscribe
-   * here); a new task held while its run's first turn lasts, once inserted, as it was accepted
-   * (its first turn's events come next).
-   */
+  /** Sees the task the moment it is created or resumed, before its run starts (streams subscribe here). */
   observe?: (record: TaskRecord) => void
   /**
    * Registers the message's push config on the task before its run starts: after a new task is
@@ -217,9 +213,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
     // Awaited only on a store that claims: each await is a turn of the microtask queue.
     const claimed = holdsClaimedTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
-    const followed = hooks.observe !== undefined && holdsNewTasks(core, hooks)
-    const inserted = followed ? insertThenObserve(core, insert, record, hooks.observe!) : (claimed ?? insert)
-    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: inserted, followed })
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed ?? insert })
     if (claimed || holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
       void run.start()
@@ -248,14 +242,13 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
 
 /**
  * Whether a new task is held in the process until its run's first turn ends (see run/pending-writes.ts)
- * on a store no other process writes, unless a push config on the message is to be told of it
- * before its run (its first notification needs the task stored). A stream hears of a held task
- * once it is inserted, then of its first turn's events: the same events, in one store write.
+ * on a store no other process writes; and only when nothing is told about the task before its run
+ * (a stream's first event, a push config's first notification), as each needs the task stored first.
  * On a store replicas share a message sent at once to two replicas must run on one only: there the
  * task is held only when the store claims its message id first ({@link holdsClaimedTasks}), else the
  * insert comes first, and the replica whose insert is refused never starts the handler.
  */
-const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && !hooks.attachPush
+const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && quietUntilRun(hooks)
 
 /** Whether a new task is held after its store claimed its message id (Store.claimNewTask). */
 const holdsClaimedTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
@@ -263,17 +256,6 @@ const holdsClaimedTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
 
 /** Nothing is told about the new task before its run: no stream's first event, no push config's first notification. */
 const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.attachPush
-
-/**
- * A held task's insert that shows the task to `observe` (a stream) as it was accepted once it is
- * stored, before the run publishes its writes' events: a refused insert shows it to no one.
- */
-const insertThenObserve =
-  (core: ExchangeCore, insert: InsertTask | undefined, accepted: TaskRecord, observe: (record: TaskRecord) => void): InsertTask =>
-  async (latest) => {
-    await (insert ? insert(latest) : core.store.create(latest))
-    observe(accepted)
-  }
 
 /**
  * Claims the new task's message id, then inserts it through the claim, once its run's first turn

@@ -4,10 +4,8 @@
  * run-deadlines). A handler that answers without waiting on I/O or timers so costs one write:
  * - a new task on a store no other process writes (`capabilities.oneProcess`) is not stored yet:
  *   its writes change the record in the process and its insert stores their latest state. Nothing
- *   was told about the task before that insert (the sender's answer waits for it), so a crash
- *   before it loses only a task nobody heard of. No event is published for these writes, unless a
- *   stream follows the task from its insert: then each write counts a version, as a stored task's
- *   do, the insert stores the last, and their events are published once it is stored;
+ *   was told about the task before that insert (the sender's answer waits for it), so no event is
+ *   published for these writes, and a crash before it loses only a task nobody heard of;
  * - a stored task (a resumed one, or a new one inserted before its run, as on a store replicas
  *   share, so that a message sent to two replicas runs once) gets one update after the write that
  *   claimed its run (the insert, or the resuming WORKING), carrying all the writes' events, a
@@ -31,11 +29,12 @@ export class PendingWrites {
   /** The changes each write made, oldest first (a stored task's only). */
   #changes: TaskChanges[] | undefined
 
-  /** `followed`: a new task's writes keep their events, for the stream that follows it from its insert. */
-  constructor(stored?: TaskRecord, followed = false) {
+  constructor(stored?: TaskRecord) {
     this.stored = stored
-    if (stored) this.#decisions = []
-    if (stored || followed) this.#changes = []
+    if (stored) {
+      this.#decisions = []
+      this.#changes = []
+    }
   }
 
   /** Whether these are a new task's writes, stored by its insert. */
@@ -54,9 +53,9 @@ export class PendingWrites {
     if (!changes) return null
     const next = applied(record, changes)
     if (this.#changes) {
-      // A version per write, as if each were stored; a new task nobody follows stays at version 1.
+      // A version per write, as if each were stored; a new task stays at version 1 until its insert.
       next.version++
-      this.#decisions?.push(decide)
+      this.#decisions!.push(decide)
       this.#changes.push(changes)
     }
     return next
@@ -68,7 +67,7 @@ export class PendingWrites {
     return writeTask(store, stored, (current) => merged(current === stored ? this.#changes! : (this.#changes = redecided(current, this.#decisions!))))
   }
 
-  /** Publishes the stored writes' events (an update's, a followed insert's), each under its own version (the last is `written`'s). */
+  /** Publishes the stored update's events, each under its own version (the last is `written`'s). */
   publish(events: TaskEvents, written: TaskRecord): void {
     const writes = this.writes
     for (let i = 0; i < writes.length; i++) {

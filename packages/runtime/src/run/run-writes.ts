@@ -28,8 +28,8 @@ export abstract class RunWrites extends RunControl {
   protected writeCount = 0
   /** The first turn's writes until they are stored; a new task's from the start (its insert stores them). */
   #pending: PendingWrites | undefined
-  /** How the new task is inserted, when not by the store's create; let go once used. */
-  #insertWith: InsertTask | undefined
+  /** How the new task is inserted, when not by the store's create. */
+  readonly #insertWith: InsertTask | undefined
   /** The new task's insert, from its start until it is stored (kept if refused); later writes go after it. */
   #inserting: Promise<void> | undefined
   /** Set when the insert was refused: the sender is answered with its error (or the task that won). */
@@ -40,11 +40,10 @@ export abstract class RunWrites extends RunControl {
    */
   #storedWait: Waiter<TaskRecord> | undefined
 
-  /** `newTask`: the task is not stored yet (see TaskRun's options). */
-  constructor(core: ExchangeCore, record: TaskRecord, newTask?: { insert?: InsertTask | undefined; followed?: boolean | undefined }) {
+  constructor(core: ExchangeCore, record: TaskRecord, isNew: boolean, insertWith?: InsertTask) {
     super(core, record)
-    this.#insertWith = newTask?.insert
-    if (newTask) this.#pending = new PendingWrites(undefined, newTask.followed)
+    this.#insertWith = insertWith
+    if (isNew) this.#pending = new PendingWrites()
   }
 
   /**
@@ -135,7 +134,7 @@ export abstract class RunWrites extends RunControl {
     const pending = this.#pending
     if (!pending) return nothingPending
     this.#pending = undefined
-    return pending.inserts ? this.#insert(pending) : this.#update(pending)
+    return pending.inserts ? this.#insert() : this.#update(pending)
   }
 
   /**
@@ -168,19 +167,13 @@ export abstract class RunWrites extends RunControl {
     return true
   }
 
-  /**
-   * Inserts the new task in its latest state, then publishes its writes' events if a stream
-   * follows it. A refusal ends the run (its slot freed) and rejects, as {@link stored} does.
-   */
-  #insert(pending: PendingWrites): Promise<void> {
+  /** Inserts the new task in its latest state. A refusal ends the run (its slot freed) and rejects, as {@link stored} does. */
+  #insert(): Promise<void> {
     const record = this.latest
-    const insertWith = this.#insertWith
-    this.#insertWith = undefined
-    this.#inserting = (insertWith ? insertWith(record) : this.core.store.create(record)).then(
+    this.#inserting = (this.#insertWith ? this.#insertWith(record) : this.core.store.create(record)).then(
       () => {
         // Stored: later writes need not wait for it (a refusal is kept, for them to be told).
         this.#inserting = undefined
-        pending.publish(this.core.events, record)
         this.#storedWait?.resolve(record)
         this.#storedWait = undefined
       },

@@ -32,12 +32,11 @@ export class TaskRun extends RunWrites {
     /**
      * A new task, not stored yet: inserted by {@link insert} before the run starts, or else with
      * its first turn's writes. Made before the insert, so a cancel or a shutdown once the task is
-     * stored finds the run. `insert` stores it (default: the store's create); `followed`: a stream
-     * hears of it once inserted, and then of its first turn's writes (see run/pending-writes.ts).
+     * stored finds the run. `insert` stores it (default: the store's create).
      */
-    options: { new?: boolean; insert?: InsertTask | undefined; followed?: boolean } = {},
+    options: { new?: boolean; insert?: InsertTask } = {},
   ) {
-    super(core, record, options.new === true ? options : undefined)
+    super(core, record, options.new === true, options.insert)
     this.#new = options.new === true
     core.runs.set(record.id, this)
   }

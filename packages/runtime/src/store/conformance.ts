@@ -404,12 +404,6 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(store.noPushConfigsFor!('t2', 2)).toBe(false)
     })
 
-    it('noPushConfigsFor tells at once of the versions past 1 a new task is inserted at (a held run\'s first-turn writes)', async ({ skip }) => {
-      skip(!store.noPushConfigsFor, 'store does not implement noPushConfigsFor')
-      await store.create({ ...makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), version: 3 })
-      expect([2, 3].map((version) => store.noPushConfigsFor!('t1', version))).toEqual([true, true])
-    })
-
     it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
       await seed(store, [makeRecord({ id: 't1' })])
       await store.putPushConfig(makePushConfig('t1', 'c1'))

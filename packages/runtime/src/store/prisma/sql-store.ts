@@ -64,13 +64,6 @@ export class SqlStore implements Store {
    * (ids are made from the message and its sender, or are random UUIDs); sent again once if it is not.
    */
   protected async inserting(record: TaskRecord, taskJson: string, insert: () => Promise<boolean>): Promise<boolean> {
-    const stored = await this.#insertOnce(record, taskJson, insert)
-    // A new task has no push configs: the events of the first-turn writes its insert carries (its versions past 1) need no lookup.
-    if (stored) for (let version = 2; version <= record.version; version++) this.#unpushed.set(record.id, version, true)
-    return stored
-  }
-
-  async #insertOnce(record: TaskRecord, taskJson: string, insert: () => Promise<boolean>): Promise<boolean> {
     try {
       return await insert()
     } catch (error) {
