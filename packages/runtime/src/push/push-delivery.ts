@@ -24,7 +24,7 @@ export interface PushDelivery {
 
 /** What the exchange gives a delivery it did not build itself. */
 export interface PushDeliveryContext {
-  store: Pick<PushConfigStore, 'listPushConfigs' | 'pushConfigsFor' | 'queuePushOutbox' | 'outboxedFor'>
+  store: Pick<PushConfigStore, 'listPushConfigs' | 'queuePushOutbox' | 'outboxedFor'>
   logger: Logger
   /** The exchange's allowPrivatePush: internal push targets permitted. */
   allowPrivate: boolean

@@ -71,7 +71,7 @@ const MAX_TRACKED_CONFIGS = 4096
 const GUARD_SLACK_MS = 1000
 
 export class PushDispatcher implements PushDelivery {
-  readonly #store: Pick<PushConfigStore, 'listPushConfigs' | 'pushConfigsFor'>
+  readonly #store: Pick<PushConfigStore, 'listPushConfigs'>
   readonly #logger: Logger
   readonly #allowPrivate: boolean
   readonly #timeoutMs: number
@@ -139,7 +139,7 @@ export class PushDispatcher implements PushDelivery {
   async #dispatch(event: PushEvent): Promise<void> {
     let configs: PushConfigRecord[]
     try {
-      configs = await (this.#store.pushConfigsFor?.(event.taskId, event.version) ?? this.#store.listPushConfigs(event.taskId))
+      configs = await this.#store.listPushConfigs(event.taskId)
     } catch (error) {
       this.#log('error', `a2a: push config lookup failed for task ${scrub(event.taskId, 100)}: ${scrub(error)}`)
       return

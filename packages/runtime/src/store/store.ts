@@ -162,15 +162,9 @@ export interface PushConfigStore {
   /** The task's configs, oldest first (createdAt, then id). */
   listPushConfigs(taskId: string): Promise<PushConfigRecord[]>
   /**
-   * The configs the event of the task's write that made `version` goes to: the task's configs as
-   * that write saw them, or any time after. A store whose write learnt the task had none answers
-   * without another query. Absent: push deliveries ask listPushConfigs.
-   */
-  pushConfigsFor?(taskId: string, version: number): Promise<PushConfigRecord[]>
-  /**
    * True when the store can tell at once, without a query, that the event of the task's write
-   * that made `version` goes to no config (then {@link pushConfigsFor} need not be asked); false
-   * when it cannot tell so. Most events are of tasks without configs: this spares each a lookup.
+   * that made `version` goes to no config (the exchange then hands the event to no push delivery);
+   * false when it cannot tell so. Most events are of tasks without configs: this spares each a lookup.
    */
   noPushConfigsFor?(taskId: string, version: number): boolean
   /**

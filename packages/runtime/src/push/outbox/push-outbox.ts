@@ -213,7 +213,7 @@ export class PushOutbox implements PushDeliveryProvider {
       await this.#wake(written.map((configId) => ({ taskId: event.taskId, configId })))
       return
     }
-    const configs = await (context.store.pushConfigsFor?.(event.taskId, event.version) ?? context.store.listPushConfigs(event.taskId))
+    const configs = await context.store.listPushConfigs(event.taskId)
     if (configs.length === 0) return
     await this.start()
     const rows = configs.map((config) => ({

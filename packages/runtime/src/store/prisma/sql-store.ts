@@ -239,11 +239,6 @@ export class SqlStore implements Store {
     return this.#outboxed.take(taskId, version)
   }
 
-  /** The event's lookup, skipped when the write that made `version` saw no config (see updateTask). */
-  pushConfigsFor(taskId: string, version: number): Promise<PushConfigRecord[]> {
-    return this.noPushConfigsFor(taskId, version) ? Promise.resolve([]) : this.listPushConfigs(taskId)
-  }
-
   noPushConfigsFor(taskId: string, version: number): boolean {
     return this.#unpushed.take(taskId, version) === true
   }
