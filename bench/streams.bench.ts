@@ -10,8 +10,8 @@
  * under 40 KiB RSS per stream. BENCH_BURST_SERVERS picks the servers (default ours,sdk,raw).
  * The servers take turns for BENCH_BURST_ROUNDS rounds (default 3), a fresh process each: one
  * burst's p99 on a 2-core VM moves by a second between identical runs (the load generator shares
- * the cores), so each server's table column is its median round by p99, with every round's p99
- * beside it, and the goal is judged on that median.
+ * the cores), so each server's table column is its median round by p99 (the lower middle one for
+ * an even count), with every round's p99 beside it, and the goal is judged on that median.
  * Each server first serves BENCH_BURST_WARMUP streams end to end (default 50, 200 at a time).
  * That leaves the JIT's warm-up in every server's p99: with 2,000 and the accept queue raised,
  * raw node:http went from 1.5-1.8 s to 0.9-1.0 s, ours from 2.0-2.3 s to 1.8-2.2 s. But the heap
@@ -750,11 +750,16 @@ async function main(): Promise<void> {
   try {
     if (phases.has('burst')) {
       const targets = { ours: 'streams-server.ts', sdk: 'sdk-streams.ts', raw: 'raw-streams.ts' } as const
+      // Every name checked before the first burst, not after some have run.
+      const files = burstServers.map((name) => {
+        const file = targets[name as keyof typeof targets]
+        if (!file) throw new Error(`BENCH_BURST_SERVERS: unknown server ${name}; known: ${Object.keys(targets).join(', ')}`)
+        return file
+      })
       const rounds = new Map<string, BurstResult[]>(burstServers.map((name) => [name, []]))
       for (let round = 1; round <= burstRounds; round++) {
-        for (const name of burstServers) {
-          const file = targets[name as keyof typeof targets]
-          if (!file) throw new Error(`BENCH_BURST_SERVERS: unknown server ${name}; known: ${Object.keys(targets).join(', ')}`)
+        for (const [i, name] of burstServers.entries()) {
+          const file = files[i]!
           console.log(`streams: burst of ${streamCount} SendStreamingMessage on ${name} (round ${round} of ${burstRounds})`)
           const result = await runBurst(name, file)
           rounds.get(name)!.push(result)

@@ -58,11 +58,13 @@ export async function spawnServer(name: string, file: string, options: SpawnOpti
     env: { ...process.env, ...runtimeEnv(), ...options.env, NODE_ENV: 'production' },
   })
   const lines = createInterface({ input: child.stdout! })
+  // Anything a server prints but its port line is passed through, marked with its name.
+  const passThrough = (line: string) => console.error(`[${name}] ${line}`)
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} server printed no port within 30 s`)), 30_000)
     child.once('exit', (code) => reject(new Error(`${name} server exited early with code ${code}`)))
     const onLine = (line: string) => {
-      if (!line.startsWith('{')) return console.error(`[${name}] ${line}`)
+      if (!line.startsWith('{')) return passThrough(line)
       lines.off('line', onLine)
       clearTimeout(timer)
       try {
@@ -76,8 +78,7 @@ export async function spawnServer(name: string, file: string, options: SpawnOpti
     child.kill('SIGKILL')
     throw error
   })
-  // Anything else a server prints is passed through, marked with its name.
-  lines.on('line', (line) => console.error(`[${name}] ${line}`))
+  lines.on('line', passThrough)
   return { child, port }
 }
 
