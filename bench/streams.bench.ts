@@ -663,6 +663,9 @@ const somaxconn = (): string => {
 /** Connections the kernel queues for a server here: its backlog, capped at somaxconn. */
 const acceptQueue = (): number => Math.min(Number(somaxconn()) || Infinity, listenBacklog())
 
+/** A table row: its label, a server's cell, the target. */
+type Row = [string, (r: BurstResult) => string, string]
+
 /** Each server's rounds, as the table shows them: its median round by p99, with every round's p99. */
 function printBursts(rounds: BurstResult[][]): void {
   const byP99 = rounds.map((runs) => [...runs].sort((a, b) => a.p99 - b.p99))
@@ -676,11 +679,15 @@ function printBursts(rounds: BurstResult[][]): void {
     console.log(`note: the accept queue holds ${acceptQueue()} connections, fewer than the ${streamCount} issued at once; see the header of bench/streams.bench.ts`)
   }
   const perStream = (r: BurstResult) => (r.opened > 0 ? (r.rssOpen - r.rssBefore) / r.opened : Number.NaN)
-  const rows: [string, (r: BurstResult) => string, string][] = [
+  // The same burst on bare node:http, doing no A2A work, is this machine's floor for it.
+  const raw = results.find((r) => r.name === 'raw')
+  const againstRaw: Row[] = raw ? [["first event p99 / raw node:http's", (r) => `${(r.p99 / raw.p99).toFixed(2)}×`, '']] : []
+  const rows: Row[] = [
     ['streams with a first event', (r) => `${r.opened} / ${r.streams}`, ''],
     ['first event p50', (r) => `${r.p50.toFixed(0)} ms`, ''],
     ['first event p99 (median round)', (r) => `${r.p99.toFixed(0)} ms`, `< ${GOAL_FIRST_EVENT_P99_MS} ms`],
     [`first event p99, each of ${burstRounds} rounds`, (r) => `${p99s.get(r.name)} ms`, ''],
+    ...againstRaw,
     ['first event max', (r) => `${r.max.toFixed(0)} ms`, ''],
     ['TCP connect p99', (r) => `${r.connectP99.toFixed(0)} ms`, ''],
     ['server RSS idle → open', (r) => `${mb(r.rssBefore)} → ${mb(r.rssOpen)} MB`, ''],
