@@ -116,11 +116,14 @@ describe.each(stores)('on %s', (_, makeStore) => {
     await expect.poll(async () => (await server!.result('GetTask', { id: slow.id })).status.state).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('a stream stores the task before its first event and sends every event in order', async () => {
+  it("a stream's task is inserted before its run: its snapshot is the inserted task, then each event under its own version", async () => {
     const { writes } = await start([echo])
     const reply = await server!.stream('SendStreamingMessage', { message: userMessage('hello', { skill: 'echo' }) })
-    const events = (await reply.ended).map((event) => Object.keys(event.data.result)[0])
-    expect(events).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    const events = await reply.ended
+    expect(events.map((event) => Object.keys(event.data.result)[0])).toEqual(['task', 'artifactUpdate', 'statusUpdate'])
+    // The snapshot is the task as inserted (SUBMITTED, version 1), not a held task's final state.
+    expect(events[0]!.data.result.task.status.state).toBe('TASK_STATE_SUBMITTED')
+    expect(events.map((event) => event.id)).toEqual(['1', '2', '3'])
     // The run's two writes of its first turn are one update.
     expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
