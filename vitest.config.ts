@@ -1,5 +1,5 @@
 import { defaultServerConditions } from 'vite'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 // Inside this repository @a2a-agent/runtime resolves to its TypeScript source (the "@a2a-agent/source"
 // export condition): tests see an edit at once and need no build. Vitest also passes these conditions
@@ -11,20 +11,40 @@ const conditions = ['@a2a-agent/source', ...defaultServerConditions.filter((cond
 const inherited = process.env.NODE_OPTIONS ?? ''
 const NODE_OPTIONS = inherited.includes('--conditions=@a2a-agent/source') ? inherited : `${inherited} --conditions=@a2a-agent/source`.trim()
 
+// End-to-end tests: apps scaffolded and installed, real processes started, killed and restarted,
+// replicas on one database. Everything else (units, in-process HTTP, real databases) is the fast part.
+const endToEnd = [
+  'packages/create-a2a-agent/src/scaffold/e2e*.test.ts',
+  'packages/create-a2a-agent/src/build/pack.test.ts',
+  'packages/runtime/src/push/outbox/push-outbox.test.ts',
+  'examples/quickstart/src/agent.test.ts',
+  'test/published-packages.test.ts',
+  'test/schema-corpus.test.ts',
+  'test/generate-check.test.ts',
+  'test/invoices-postgresql.test.ts',
+  'test/invoices-readme.test.ts',
+  'test/readme-example.test.ts',
+  'test/replicas/**/*.test.ts',
+  '**/*.e2e.test.ts',
+]
+const everyTest = [
+  'packages/*/src/**/*.test.ts',
+  'generators/src/**/*.test.ts',
+  'examples/*/src/**/*.test.ts',
+  'examples/*/test/**/*.test.ts',
+  'test/**/*.test.ts',
+]
+
 export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
     env: { NODE_OPTIONS },
+    // Per-file durations (test-durations.json) and the slowest ten, after vitest's own summary.
+    reporters: ['default', './test/durations-reporter.ts'],
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'all',
-          include: ['packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-        },
-      },
+      { extends: true, test: { name: 'fast', include: everyTest, exclude: [...configDefaults.exclude, ...endToEnd] } },
       // The runtime's HTTP tests once more on a2aRouter/agentsRouter inside Express; the run above
       // mounts with a2aListener, as generated apps do (packages/runtime/src/testing/mount.ts).
       {
@@ -35,6 +55,7 @@ export default defineConfig({
           env: { NODE_OPTIONS, A2A_TEST_MOUNT: 'router' },
         },
       },
+      { extends: true, test: { name: 'e2e', include: endToEnd, exclude: configDefaults.exclude } },
     ],
   },
 })
