@@ -17,10 +17,13 @@ import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gat
 import { HttpRefusal } from './http-refusal.js'
 import { sendJson, sendJsonText } from './respond.js'
 import { answerText } from '../wire/json-safe.js'
+import { claimV03 } from '../compat-v03/rpc-v03.js'
 
 export interface RpcHttpOptions extends GateOptions {
   /** Longest string id an envelope may carry. */
   maxIdLength: number
+  /** A2A 0.3 requests are served (compat-v03/) instead of refused with -32009. */
+  v03?: boolean
   call: (
     principal: Principal,
     method: string,
@@ -48,11 +51,14 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
-    negotiate(options, request, response)
+    const v03 = options.v03 ? claimV03(options, request, response, envelope.method) : undefined
+    if (!v03) negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
-    const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
-    if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
+    const result = v03
+      ? await v03.run((method, params) => options.call(admitted.principal, method, params, reresolver(options, request), baseUrlOf(options, request)), envelope.params)
+      : await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
+    if (result instanceof StreamReply) return result.start(new SseWriter(response, v03 ? v03.framing(id) : rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
