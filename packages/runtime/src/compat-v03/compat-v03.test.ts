@@ -63,7 +63,7 @@ async function call03(method: string, params: unknown, options: { token?: string
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${options.token ?? 'alice'}`, ...options.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++counter, method, params }),
   })
-  const body = await response.json()
+  const body: any = await response.json()
   return { status: response.status, headers: response.headers, body: assertV03Response(method, body) }
 }
 
@@ -76,7 +76,7 @@ const result03 = async (method: string, params: unknown, options?: { token?: str
 /** A 0.3 streaming call; every event checked against the 0.3 schema. */
 async function stream03(method: string, params: unknown, token = 'alice') {
   const reply = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: ++counter, method, params }), { Authorization: `Bearer ${token}` })
-  return { reply, events: async () => (await reply.ended).map((event) => assertV03Response(method, event.data).result) }
+  return { reply, events: async () => (await reply.ended).map((event) => assertV03Response<any>(method, event.data).result) }
 }
 
 describe('A2A 0.3 compatibility (compat.v03)', () => {
@@ -191,7 +191,10 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     const { body } = await call03('tasks/pushNotificationConfig/list', { id: asked.id }, { token: 'bob' })
     expect(body.error).toMatchObject({ code: -32001 })
     const resubscribe = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), { Authorization: 'Bearer bob' })
-    expect(assertV03Response('tasks/resubscribe', resubscribe.body).error).toMatchObject({ code: -32001 })
+    // As 0.3 clients read a streaming method's error: the one event of an SSE answer.
+    const [event] = await resubscribe.ended
+    expect(resubscribe.headers.get('content-type')).toBe('text/event-stream')
+    expect(assertV03Response('tasks/resubscribe', event!.data).error).toMatchObject({ code: -32001 })
   })
 
   it('names what is wrong in a 0.3 request, and what to send instead', async () => {
@@ -224,7 +227,7 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     expect(await headerless.json()).toEqual(card)
     expect(headerless.headers.get('vary')).toContain('A2A-Version')
     const v1 = await fetch(`${server!.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
-    const v1Card = assertWire('AgentCard', await v1.json())
+    const v1Card: any = assertWire('AgentCard', await v1.json())
     expect(v1Card.supportedInterfaces).toContainEqual({ url: `${server!.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' })
     expect(v1Card.supportedInterfaces[0]!.protocolVersion).toBe('1.0')
   })
@@ -234,7 +237,7 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     const { body } = await call03('message/send', { message: message03('go', 'work') })
     expect(body.error).toMatchObject({ code: -32009, message: expect.stringContaining('A2A-Version: 1.0') })
     expect((await fetch(`${server.url}/.well-known/agent.json`)).status).toBe(404)
-    const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()
+    const card: any = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()
     expect(card.supportedInterfaces.map((face: any) => face.protocolVersion)).toEqual(['1.0', '1.0'])
   })
 

@@ -10,7 +10,7 @@ import { negotiateExtensions } from '../exchange/extensions.js'
 import type { GateOptions } from '../http/gate.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { JsonRpcId } from '../wire/json-rpc.js'
-import { rpcFraming, type SseFraming } from '../stream/sse-writer.js'
+import { rpcFraming, SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import type { StreamResponse } from '../wire/types.js'
 import { V03_METHODS, type Invoke, type V03Method } from './methods-v03.js'
 import { streamEventToV03, type StreamEnd } from './to-v03.js'
@@ -20,6 +20,10 @@ export interface V03Request {
   run(invoke: Invoke, params: unknown): Promise<unknown>
   /** The framing of a streaming answer's events, under the request's id. */
   framing(id: JsonRpcId): SseFraming
+  /** Whether the method streams: its errors are then sent as a stream's one event, as 0.3 clients read them. */
+  readonly streams: boolean
+  /** Answers an error of a streaming method before its first event: a stream of one error event. */
+  failStream(response: ServerResponse, id: JsonRpcId, error: A2AError): void
 }
 
 const V03_NAMES = Object.keys(V03_METHODS).join(', ')
@@ -54,6 +58,14 @@ class V03Answer implements V03Request {
 
   framing(id: JsonRpcId): SseFraming {
     return new V03Framing(rpcFraming(id), this.method.stream ?? 'terminal')
+  }
+
+  get streams(): boolean {
+    return this.method.stream !== undefined
+  }
+
+  failStream(response: ServerResponse, id: JsonRpcId, error: A2AError): void {
+    new SseWriter(response, this.framing(id)).fail(error)
   }
 }
 

@@ -17,7 +17,7 @@ import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gat
 import { HttpRefusal } from './http-refusal.js'
 import { sendJson, sendJsonText } from './respond.js'
 import { answerText } from '../wire/json-safe.js'
-import { claimV03 } from '../compat-v03/rpc-v03.js'
+import { claimV03, type V03Request } from '../compat-v03/rpc-v03.js'
 
 export interface RpcHttpOptions extends GateOptions {
   /** Longest string id an envelope may carry. */
@@ -45,13 +45,14 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
   let id: JsonRpcId = null
+  let v03: V03Request | undefined
   try {
     const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
-    const v03 = options.v03 ? claimV03(options, request, response, envelope.method) : undefined
+    v03 = options.v03 ? claimV03(options, request, response, envelope.method) : undefined
     if (!v03) negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
@@ -63,7 +64,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
-    if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))
+    if (error instanceof A2AError) return v03?.streams ? v03.failStream(response, id, error) : sendJson(response, 200, rpcError(id, error))
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))
   }
