@@ -1,0 +1,78 @@
+/**
+ * The invoices example with its one A2A 0.3 option on (`createApp({ v03: true })`, A2A_COMPAT_V03
+ * in main.ts): the official 0.3-era client (@a2a-js/sdk 0.3.14) finds each agent from its card and
+ * calls its skills, on the same tasks the 1.0 client reads, each owner seeing only their own.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GetTaskRequest, Task } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, DefaultAgentCardResolver as CardResolver03, JsonRpcTransportFactory as JsonRpcTransportFactory03, type Client as Client03 } from 'a2a-sdk-v03/client'
+import { assertWire } from '../packages/runtime/src/testing/wire-schema.js'
+import { assertWireV03 } from '../packages/runtime/src/testing/wire-schema-v03.js'
+import { createTestApp, type TestApp } from '../examples/invoices/test/support.js'
+
+let app: TestApp
+
+const bearer = (token: string): typeof fetch => (input, init) => {
+  const headers = new Headers(init?.headers)
+  headers.set('Authorization', `Bearer ${token}`)
+  return fetch(input, { ...init, headers })
+}
+
+function client03(token: string, agent: 'invoices' | 'reports'): Promise<Client03> {
+  const fetchImpl = bearer(token)
+  const factory = new ClientFactory03(
+    ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, {
+      transports: [new JsonRpcTransportFactory03({ fetchImpl })],
+      cardResolver: new CardResolver03({ fetchImpl }),
+    }),
+  )
+  return factory.createFromUrl(`${app.url}/a2a/${agent}/`)
+}
+
+let counter = 0
+async function callSkill(client: Client03, data: Record<string, unknown>): Promise<any> {
+  const result = await client.sendMessage({ message: { kind: 'message', messageId: `invoices-v03-${++counter}`, role: 'user', parts: [{ kind: 'data', data }] } })
+  // Checked as the 0.3 schema has a task; a bare message would fail here.
+  return assertWireV03('Task', result)
+}
+
+beforeAll(async () => {
+  app = await createTestApp({ v03: true })
+})
+afterAll(() => app?.close())
+
+describe('the invoices example with v03 on, through the official 0.3 client', () => {
+  it('serves each agent\'s 0.3 card, at agent.json and to the 0.3 client', async () => {
+    for (const agent of ['invoices', 'reports'] as const) {
+      const response = await fetch(`${app.url}/a2a/${agent}/.well-known/agent.json`)
+      expect(response.status).toBe(200)
+      const card = assertWireV03('AgentCard', (await response.json()) as any)
+      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${app.url}/a2a/${agent}`, securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } }, security: [{ bearer: [] }] })
+      const client = await client03(app.tokens.alice, agent)
+      expect((await client.getAgentCard()).url).toBe(`${app.url}/a2a/${agent}`)
+    }
+  })
+
+  it('runs entity.invoices for its owner only; the 1.0 client reads the same task', async () => {
+    const alice = await client03(app.tokens.alice, 'invoices')
+    const bob = await client03(app.tokens.bob, 'invoices')
+    const created = await callSkill(alice, { skill: 'entity.customers', operation: 'create', arguments: { name: 'Globex' } })
+    expect(created.status.state).toBe('completed')
+    const listed = await callSkill(alice, { skill: 'entity.customers', operation: 'list', arguments: {} })
+    expect(listed.artifacts[0].parts[0]).toMatchObject({ kind: 'data', data: { total: 1, data: [expect.objectContaining({ name: 'Globex' })] } })
+    await expect(bob.getTask({ id: listed.id })).rejects.toThrow(/Task not found/)
+    const bobs = await callSkill(bob, { skill: 'entity.customers', operation: 'list', arguments: {} })
+    expect(bobs.artifacts[0].parts[0].data).toMatchObject({ total: 0, data: [] })
+
+    const fetchImpl = bearer(app.tokens.alice)
+    const v1 = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      }),
+    ).createFromUrl(`${app.url}/a2a/invoices/`)
+    const same = assertWire('Task', Task.toJSON(await v1.getTask(GetTaskRequest.fromJSON({ id: listed.id }))) as any)
+    expect(same).toMatchObject({ id: listed.id, status: { state: 'TASK_STATE_COMPLETED' } })
+  })
+})
