@@ -3,7 +3,14 @@
  * checked against the official v0.3.0 JSON Schema (whole JSON-RPC envelopes), and the same tasks
  * are read over 1.0 (checked against the v1.0.0 schema). With compat off, 0.3 stays refused.
  */
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createAgentHost } from '../agents/agent-host.js'
+import { createHttpServer } from '../http/http-server.js'
+import { mounted } from '../testing/mount.js'
+import { tokenResolver } from '../testing/test-server.js'
 import { defineSkill } from '../skills/skill.js'
 import { openSse } from '../testing/sse-client.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
@@ -57,7 +64,7 @@ const message03 = (text: string, skill: string, extra: Record<string, unknown> =
 })
 
 /** A 0.3 request as 0.3 clients send it: no A2A-Version header. The answer is checked against the 0.3 schema. */
-async function call03(method: string, params: unknown, options: { token?: string; headers?: Record<string, string> } = {}) {
+async function call03(method: string, params: unknown, options: Call03Options = {}) {
   const response = await fetch(`${server!.url}/a2a`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${options.token ?? 'alice'}`, ...options.headers },
@@ -67,7 +74,12 @@ async function call03(method: string, params: unknown, options: { token?: string
   return { status: response.status, headers: response.headers, body: assertV03Response(method, body) }
 }
 
-const result03 = async (method: string, params: unknown, options?: { token?: string }) => {
+interface Call03Options {
+  token?: string
+  headers?: Record<string, string>
+}
+
+const result03 = async (method: string, params: unknown, options?: Call03Options) => {
   const { body } = await call03(method, params, options)
   if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`)
   return body.result
@@ -239,6 +251,64 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     expect((await fetch(`${server.url}/.well-known/agent.json`)).status).toBe(404)
     const card: any = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()
     expect(card.supportedInterfaces.map((face: any) => face.protocolVersion)).toEqual(['1.0', '1.0'])
+  })
+
+  it('reads A2A-Version: 0.3 as 0.3, and header-less 1.0 method names as 1.0 when the app assumes 1.0', async () => {
+    await start({ assumeVersionWhenAbsent: '1.0' })
+    const explicit = await result03('message/send', { message: message03('go', 'work') }, { headers: { 'A2A-Version': '0.3' } })
+    expect(explicit).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    expect(await result03('message/send', { message: message03('go', 'work') })).toMatchObject({ kind: 'task' })
+    const v1 = await fetch(`${server!.url}/a2a`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: 'Bearer alice' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: explicit.id } }),
+    })
+    expect(assertWire('Task', ((await v1.json()) as any).result)).toMatchObject({ id: explicit.id, status: { state: 'TASK_STATE_COMPLETED' } })
+  })
+
+  it('is per agent under an AgentHost: the opted-in agent serves 0.3 at its path and its agent.json, the other still refuses', async () => {
+    const host = createAgentHost({
+      resolvePrincipal: tokenResolver({ alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
+      agents: [
+        { id: 'old', skills: [work], compat: { v03: true }, card: { name: 'Old friends', description: 'speaks 0.3 too', version: '1.0.0' } },
+        { id: 'new', skills: [work], card: { name: 'New only', description: 'speaks 1.0', version: '1.0.0' } },
+      ],
+    })
+    const http = createHttpServer(mounted(host, express())).listen(0, '127.0.0.1')
+    await once(http, 'listening')
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+    try {
+      const send = async (agent: string, token = 'alice') => {
+        const response = await fetch(`${url}/a2a/${agent}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('go', 'work') } }),
+        })
+        return assertV03Response('message/send', (await response.json()) as any)
+      }
+      const task = (await send('old')).result
+      expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+      expect((await send('new')).error).toMatchObject({ code: -32009 })
+      const card = await fetch(`${url}/a2a/old/.well-known/agent.json`)
+      expect(assertWireV03('AgentCard', (await card.json()) as any)).toMatchObject({ name: 'Old friends', url: `${url}/a2a/old` })
+      // Not a card of the other agent: to a caller 404, to an anonymous one 401 as any other path of the host.
+      expect((await fetch(`${url}/a2a/new/.well-known/agent.json`, { headers: { Authorization: 'Bearer alice' } })).status).toBe(404)
+      expect((await fetch(`${url}/a2a/new/.well-known/agent.json`)).status).toBe(401)
+      // The old agent's task is not the new agent's, nor bob's.
+      const get = async (agent: string, token: string) =>
+        (await fetch(`${url}/a2a/${agent}`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, 'A2A-Version': '1.0' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: task.id } }),
+        }).then((response) => response.json())) as any
+      expect((await get('new', 'alice')).error).toMatchObject({ code: -32001 })
+      expect((await get('old', 'bob')).error).toMatchObject({ code: -32001 })
+      expect((await get('old', 'alice')).result).toMatchObject({ id: task.id })
+    } finally {
+      await host.shutdown({ timeoutMs: 1000 })
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    }
   })
 
   it('needs the JSON-RPC binding', async () => {
