@@ -5,30 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GetTaskRequest, Task } from '@a2a-js/sdk'
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
-import { ClientFactory as ClientFactory03, ClientFactoryOptions as ClientFactoryOptions03, DefaultAgentCardResolver as CardResolver03, JsonRpcTransportFactory as JsonRpcTransportFactory03, type Client as Client03 } from 'a2a-sdk-v03/client'
+import type { Client as Client03 } from 'a2a-sdk-v03/client'
+import { bearerFetch, connect03, connect10 } from '../packages/runtime/src/compat-v03/__fixture__/clients.js'
 import { assertWire } from '../packages/runtime/src/testing/wire-schema.js'
 import { assertWireV03 } from '../packages/runtime/src/testing/wire-schema-v03.js'
 import { createTestApp, type TestApp } from '../examples/invoices/test/support.js'
 
 let app: TestApp
 
-const bearer = (token: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers)
-  headers.set('Authorization', `Bearer ${token}`)
-  return fetch(input, { ...init, headers })
-}
-
-function client03(token: string, agent: 'invoices' | 'reports'): Promise<Client03> {
-  const fetchImpl = bearer(token)
-  const factory = new ClientFactory03(
-    ClientFactoryOptions03.createFrom(ClientFactoryOptions03.default, {
-      transports: [new JsonRpcTransportFactory03({ fetchImpl })],
-      cardResolver: new CardResolver03({ fetchImpl }),
-    }),
-  )
-  return factory.createFromUrl(`${app.url}/a2a/${agent}/`)
-}
+const client03 = (token: string, agent: 'invoices' | 'reports'): Promise<Client03> => connect03(`${app.url}/a2a/${agent}/`, bearerFetch(token))
 
 let counter = 0
 async function callSkill(client: Client03, data: Record<string, unknown>): Promise<any> {
@@ -65,13 +50,7 @@ describe('the invoices example with v03 on, through the official 0.3 client', ()
     const bobs = await callSkill(bob, { skill: 'entity.customers', operation: 'list', arguments: {} })
     expect(bobs.artifacts[0].parts[0].data).toMatchObject({ total: 0, data: [] })
 
-    const fetchImpl = bearer(app.tokens.alice)
-    const v1 = await new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    ).createFromUrl(`${app.url}/a2a/invoices/`)
+    const v1 = await connect10(`${app.url}/a2a/invoices/`, bearerFetch(app.tokens.alice))
     const same = assertWire('Task', Task.toJSON(await v1.getTask(GetTaskRequest.fromJSON({ id: listed.id }))) as any)
     expect(same).toMatchObject({ id: listed.id, status: { state: 'TASK_STATE_COMPLETED' } })
   })

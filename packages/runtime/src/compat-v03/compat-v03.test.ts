@@ -16,24 +16,8 @@ import { openSse } from '../testing/sse-client.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { assertWire, wireCheck } from '../testing/wire-schema.js'
 import { assertV03Response, assertWireV03 } from '../testing/wire-schema-v03.js'
+import { ask, work } from './__fixture__/skills.js'
 
-const work = defineSkill({
-  id: 'work',
-  description: 'works, emits an artifact, completes',
-  handler: async (ctx) => {
-    await ctx.working()
-    await ctx.artifact({ name: 'out', parts: 'done' })
-    await ctx.complete()
-  },
-})
-const ask = defineSkill({
-  id: 'ask',
-  description: 'asks once',
-  handler: async (ctx) => {
-    if (ctx.history.length === 1) return ctx.requireInput('which one?')
-    await ctx.complete(`you said ${ctx.text}`)
-  },
-})
 /** Sends the message's parts back as an artifact: the part forms travel both ways. */
 const copy = defineSkill({
   id: 'copy',
