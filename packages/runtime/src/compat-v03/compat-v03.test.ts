@@ -27,6 +27,9 @@ const copy = defineSkill({
   },
 })
 
+/** Answers with a direct message, no task. */
+const hello = defineSkill({ id: 'hello', description: 'says hello', handler: (ctx) => ctx.reply('hello') })
+
 let server: TestServer | undefined
 afterEach(async () => {
   await server?.close()
@@ -34,7 +37,7 @@ afterEach(async () => {
 })
 
 const start = async (options: Partial<TestServerOptions> = {}) =>
-  (server = await startTestServer({ skills: [work, ask, copy], compat: { v03: true }, allowPrivatePush: true, check: wireCheck, extendedCard: () => [], ...options }))
+  (server = await startTestServer({ skills: [work, ask, copy, hello], compat: { v03: true }, allowPrivatePush: true, check: wireCheck, extendedCard: () => [], ...options }))
 
 let counter = 0
 /** A 0.3 user message: kind, lowercase role, kind-tagged parts. */
@@ -81,6 +84,13 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     const task = await result03('message/send', { message: message03('go', 'work') })
     expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' }, artifacts: [{ name: 'out', parts: [{ kind: 'text', text: 'done' }] }] })
     expect(task.history[0]).toMatchObject({ kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'go' }] })
+  })
+
+  it('answers a direct reply as a 0.3 Message, over message/send and message/stream', async () => {
+    await start()
+    expect(await result03('message/send', { message: message03('hi', 'hello') })).toMatchObject({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'hello' }] })
+    const events = await (await stream03('message/stream', { message: message03('hi', 'hello') })).events()
+    expect(events).toEqual([expect.objectContaining({ kind: 'message', role: 'agent' })])
   })
 
   it('carries file parts (bytes and uri) in, and back out as 0.3 file parts', async () => {
@@ -235,6 +245,19 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     expect((await fetch(`${server.url}/.well-known/agent.json`)).status).toBe(404)
     const card: any = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json()
     expect(card.supportedInterfaces.map((face: any) => face.protocolVersion)).toEqual(['1.0', '1.0'])
+  })
+
+  it('holds 0.3 requests to the same limits and seats', async () => {
+    await start({ requestLimits: { maxPartsPerMessage: 2 }, maxStreamSeatsPerOwner: 1 })
+    const parts = [1, 2, 3].map((n) => ({ kind: 'text', text: String(n) }))
+    const many = await call03('message/send', { message: message03('', 'work', { parts }) })
+    expect(many.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('maxPartsPerMessage') })
+    const asked = await result03('message/send', { message: message03('?', 'ask') })
+    const { reply } = await stream03('tasks/resubscribe', { id: asked.id })
+    await reply.next()
+    const second = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), { Authorization: 'Bearer alice' })
+    expect(second.status).toBe(429)
+    reply.close()
   })
 
   it('reads A2A-Version: 0.3 as 0.3, and header-less 1.0 method names as 1.0 when the app assumes 1.0', async () => {
