@@ -260,6 +260,18 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     reply.close()
   })
 
+  it('negotiates extensions from X-A2A-Extensions, the 0.3 header, refusing a missing required one on unary and streaming calls alike', async () => {
+    const uri = 'https://extensions.example/trace/v1'
+    await start({ extensions: [{ uri, required: true }] })
+    const missing = await call03('message/send', { message: message03('go', 'work') })
+    expect(missing.body.error).toMatchObject({ code: -32008, message: expect.stringContaining(uri) })
+    const stream = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: message03('go', 'work') } }), { Authorization: 'Bearer alice' })
+    expect(assertV03Response<any>('message/stream', (await stream.ended)[0]!.data).error).toMatchObject({ code: -32008 })
+    const sent = await call03('message/send', { message: message03('go', 'work') }, { headers: { 'X-A2A-Extensions': uri } })
+    expect(sent.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    expect(sent.headers.get('x-a2a-extensions')).toBe(uri)
+  })
+
   it('reads A2A-Version: 0.3 as 0.3, and header-less 1.0 method names as 1.0 when the app assumes 1.0', async () => {
     await start({ assumeVersionWhenAbsent: '1.0' })
     const explicit = await result03('message/send', { message: message03('go', 'work') }, { headers: { 'A2A-Version': '0.3' } })

@@ -17,6 +17,8 @@ import { streamEventToV03, type StreamEnd } from './to-v03.js'
 import { requestedVersion } from './version-v03.js'
 
 export interface V03Request {
+  /** The extensions of the request (0.3 names them in X-A2A-Extensions): throws -32008 for a required one not asked for. */
+  negotiate(options: GateOptions, request: IncomingMessage, response: ServerResponse): void
   run(invoke: Invoke, params: unknown): Promise<unknown>
   /** The framing of a streaming answer's events, under the request's id. */
   framing(id: JsonRpcId): SseFraming
@@ -31,9 +33,9 @@ const V03_NAMES = Object.keys(V03_METHODS).join(', ')
 /**
  * The 0.3 reading of this request, or undefined when it is a 1.0 one (an `A2A-Version: 1.x`, or
  * no version on a 1.0 method name while the app assumes 1.0 for header-less requests). Throws
- * -32601 for a method 0.3 does not have, and -32008 for a required extension not asked for.
+ * -32601 for a method 0.3 does not have.
  */
-export function claimV03(options: GateOptions, request: IncomingMessage, response: ServerResponse, method: string): V03Request | undefined {
+export function claimV03(options: GateOptions, request: IncomingMessage, method: string): V03Request | undefined {
   const version = requestedVersion(request)
   if (version === '' ? !method.includes('/') && options.assumeVersionWhenAbsent !== undefined : !version.startsWith('0.')) return undefined
   const entry = Object.hasOwn(V03_METHODS, method) ? V03_METHODS[method]! : undefined
@@ -43,14 +45,17 @@ export function claimV03(options: GateOptions, request: IncomingMessage, respons
       : `A request without A2A-Version is A2A 0.3 here, whose methods are ${V03_NAMES}; for the 1.0 method ${method} send the header "A2A-Version: 1.0"`
     throw A2AError.methodNotFound(method, hint)
   }
-  // 0.3 clients name extensions in X-A2A-Extensions (the 1.0 header is read too).
-  const activated = negotiateExtensions(options.extensions, request.headers['x-a2a-extensions'] ?? request.headers['a2a-extensions'])
-  if (activated.length) response.setHeader('X-A2A-Extensions', activated.join(', '))
   return new V03Answer(entry)
 }
 
 class V03Answer implements V03Request {
   constructor(readonly method: V03Method) {}
+
+  negotiate(options: GateOptions, request: IncomingMessage, response: ServerResponse): void {
+    // The 1.0 header is read too, for clients that send it.
+    const activated = negotiateExtensions(options.extensions, request.headers['x-a2a-extensions'] ?? request.headers['a2a-extensions'])
+    if (activated.length) response.setHeader('X-A2A-Extensions', activated.join(', '))
+  }
 
   run(invoke: Invoke, params: unknown): Promise<unknown> {
     return this.method.run(invoke, params)

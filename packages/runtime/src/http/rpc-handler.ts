@@ -52,8 +52,9 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
-    v03 = options.v03 ? claimV03(options, request, response, envelope.method) : undefined
-    if (!v03) negotiate(options, request, response)
+    v03 = options.v03 ? claimV03(options, request, envelope.method) : undefined
+    if (v03) v03.negotiate(options, request, response)
+    else negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
     const result = v03
