@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { agentInterfaces } from '../card/agent-card.js'
 import { verifyCardSignature } from '../card/card-signing.js'
 import { generateSigningKey } from '../card/signing-keys.js'
 import { startTestServer, type TestServer } from '../testing/test-server.js'
@@ -11,9 +12,9 @@ const card: AgentCard = {
   name: 'Schemes',
   description: 'every kind of security scheme',
   version: '1.0.0',
+  // As an exchange with compat.v03 lists them: the 1.0 bindings, then the JSON-RPC endpoint for 0.3.
   supportedInterfaces: [
-    { url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-    { url: 'http://127.0.0.1:1/a2a/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ...agentInterfaces({ jsonRpc: 'http://127.0.0.1:1/a2a', rest: 'http://127.0.0.1:1/a2a/rest' }),
     { url: 'http://127.0.0.1:1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
   ],
   capabilities: { streaming: true, extendedAgentCard: true },
