@@ -138,9 +138,10 @@ describe('the official 0.3-era client (@a2a-js/sdk 0.3.14) against compat.v03', 
     expect(answered.status).toMatchObject({ state: 'completed', message: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'you said blue' }] } })
 
     const waiting = asTask03(await alice03.sendMessage(send03('?', { skill: 'ask' })))
+    const before = checked.v03
     const resubscribed = drain(alice03.resubscribeTask({ id: waiting.id }))
     // The subscription is open once the task's snapshot went out; the cancel then ends it.
-    await expect.poll(() => checked.v03).toBeGreaterThan(0)
+    await expect.poll(() => checked.v03).toBeGreaterThan(before)
     const canceled = await alice03.cancelTask({ id: waiting.id })
     expect(canceled).toMatchObject({ kind: 'task', status: { state: 'canceled' } })
     const events = await resubscribed
@@ -181,11 +182,12 @@ describe('one task, two generations', () => {
     const started = asTask03(await alice03.sendMessage(send03('?', { skill: 'ask' })))
     const read = Task.toJSON(await alice10.getTask(GetTaskRequest.fromJSON({ id: started.id }))) as any
     expect(read).toMatchObject({ id: started.id, contextId: started.contextId, status: { state: 'TASK_STATE_INPUT_REQUIRED' } })
-    const before = checked.v10
+    const before = { ...checked }
     const subscribed = drain(alice10.resubscribeTask(SubscribeToTaskRequest.fromJSON({ id: started.id })))
     // Meanwhile the 0.3 client follows the same task.
     const followed03 = drain(alice03.resubscribeTask({ id: started.id }))
-    await expect.poll(() => checked.v10).toBeGreaterThan(before)
+    // Both streams are open once each sent its snapshot; the cancel then ends both.
+    await expect.poll(() => checked.v10 > before.v10 && checked.v03 > before.v03).toBe(true)
     const canceled = Task.toJSON(await alice10.cancelTask(CancelTaskRequest.fromJSON({ id: started.id }))) as any
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
     const events = (await subscribed).map((event) => StreamResponse.toJSON(event) as any)
