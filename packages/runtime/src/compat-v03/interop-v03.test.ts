@@ -7,7 +7,7 @@
  */
 import { createParser } from 'eventsource-parser'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import type { Client as Client03 } from 'a2a-sdk-v03/client'
+import { JsonRpcTransport as JsonRpcTransport03, type Client as Client03 } from 'a2a-sdk-v03/client'
 import type { Task as Task03 } from 'a2a-sdk-v03'
 import { CancelTaskRequest, GetTaskRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
@@ -174,6 +174,20 @@ describe('the official 0.3-era client (@a2a-js/sdk 0.3.14) against compat.v03', 
       await expect(call).rejects.toThrow(/-32001|Task not found/)
     }
     expect((await alice03.getTask({ id: task.id })).status.state).toBe('input-required')
+  })
+})
+
+describe('the 0.3 client against an agent without compat', () => {
+  it('is refused with -32009 naming the header to send, and finds no agent.json', async () => {
+    const plain = await startTestServer({ skills: [work] })
+    try {
+      const transport = new JsonRpcTransport03({ endpoint: `${plain.url}/a2a`, fetchImpl: bearerFetch('alice') })
+      const refusal = transport.sendMessage(send03('go', { skill: 'work' }))
+      await expect(refusal).rejects.toThrow(/A2A-Version: 1\.0.*\(Code: -32009\)/)
+      expect((await fetch(`${plain.url}/.well-known/agent.json`)).status).toBe(404)
+    } finally {
+      await plain.close()
+    }
   })
 })
 
