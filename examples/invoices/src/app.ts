@@ -15,6 +15,8 @@ export interface AppOptions {
   signingKeys?: string
   /** Options both agents share, over the defaults below (tests lower limits, for one). */
   shared?: AgentHostOptions['shared']
+  /** Serve A2A 0.3 clients too (A2A_COMPAT_V03=true): the 0.3 methods, shapes and card beside 1.0, on the same tasks. */
+  v03?: boolean
 }
 
 const security = {
@@ -28,11 +30,11 @@ const security = {
  * agent (the hand-written `overdue` skill) at /a2a/reports; GET /a2a/agents lists them for the
  * caller. The entity tools are also served over MCP at /mcp.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared }: AppOptions): { listener: RequestListener; host: AgentHost } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared, v03 = false }: AppOptions): { listener: RequestListener; host: AgentHost } {
   const host = createAgentHost({
     resolvePrincipal,
     // Caps for unattended callers (see the runtime README's Limits): generous for people, firm for loops.
-    shared: { store, signingKeys, maxTurnsPerHour: 600, maxOccupiedTasksPerTenant: 20, maxStreamsPerKey: 20, ...shared },
+    shared: { store, signingKeys, maxTurnsPerHour: 600, maxOccupiedTasksPerTenant: 20, maxStreamsPerKey: 20, compat: { v03 }, ...shared },
     agents: [
       {
         id: 'invoices',

@@ -31,7 +31,8 @@ await store.ready().catch((error: Error) => {
   process.exit(1)
 })
 // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
-const { listener, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY })
+// A2A_COMPAT_V03=true serves A2A 0.3 clients too (requests without A2A-Version); see the runtime README.
+const { listener, host } = createApp({ db, store, resolvePrincipal, signingKeys: process.env.A2A_CARD_SIGNING_KEY, v03: process.env.A2A_COMPAT_V03 === 'true' })
 const server = createHttpServer(listener).listen(port, () => {
   const { port: bound } = server.address() as AddressInfo
   console.log(`Invoices agents on http://localhost:${bound}/a2a/invoices and /a2a/reports (listed at /a2a/agents), tools at /mcp (${devKeys ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-agent/runtime'
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
-import { createApp } from '../src/app.js'
+import { createApp, type AppOptions } from '../src/app.js'
 import { createDb, isPostgresql, type Db } from '../src/db.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
@@ -102,8 +102,8 @@ async function postgresqlDatabase(serverUrl: string): Promise<TestDatabase> {
   return { url: url.href, remove }
 }
 
-/** The app on a free port and its own database, with development keys for alice and bob. */
-export async function createTestApp(): Promise<TestApp> {
+/** The app on a free port and its own database, with development keys for alice and bob; `v03` as the app's option. */
+export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob', reader: 'key-alice-reader' }
   const serverUrl = process.env.DATABASE_URL
   const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
@@ -124,7 +124,7 @@ export async function createTestApp(): Promise<TestApp> {
   // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
   const resolvePrincipal: PrincipalResolver = (request) =>
     request.headers.authorization === `Bearer ${tokens.reader}` ? { owner: testOwners.alice, scopes: ['invoices:read'] } : sessions(request)
-  const { listener, host } = createApp({ db, store, resolvePrincipal })
+  const { listener, host } = createApp({ db, store, resolvePrincipal, v03 })
   const server = createHttpServer(listener).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo

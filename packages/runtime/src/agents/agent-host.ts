@@ -127,13 +127,13 @@ export class AgentHost {
     }
     const exchange = this.#exchanges.get(id)
     // Without a canUse hook every agent is for everyone: its card is as public as its options say.
-    const openCard = !this.#options.canUse && exchange !== undefined && sub === exchange.cardPath
+    const openCard = !this.#options.canUse && exchange !== undefined && (sub === exchange.cardPath || sub === exchange.v03CardPath)
     // Otherwise anonymous callers learn nothing: 401 whether or not the id exists.
     if (!principal && !openCard) return this.#unauthenticated(response, baseUrl)
     if (!exchange || (principal && !(await this.#usable(principal, id)))) return notFound(response)
-    if (sub === exchange.cardPath) {
+    if (sub === exchange.cardPath || sub === exchange.v03CardPath) {
       if (await this.isPaused(id)) return notFound(response)
-      await exchange.handleCard(request, response)
+      await (sub === exchange.cardPath ? exchange.handleCard(request, response) : exchange.handleV03Card(request, response))
     } else if (sub === '') {
       await exchange.handle(request, response)
     } else if (exchange.servesRest(pathname)) {

@@ -31,6 +31,8 @@ export function createCardHandler(
   publicUrl: string | undefined,
   maxAgeSeconds: number,
   gate?: CardGate,
+  /** A request header the card also depends on (A2A-Version, when the agent serves a 0.3 card too). */
+  varyOn?: string,
 ) {
   const cache = new Map<string, Promise<CachedCard>>()
   const modifiedAt = Math.floor(Date.now() / 1000) * 1000
@@ -64,7 +66,7 @@ export function createCardHandler(
     }
     const card = await cardFor(baseUrl)
     const cacheControl = gate ? `private, max-age=${maxAgeSeconds}` : `public, max-age=${maxAgeSeconds}`
-    const headers = { ETag: card.etag, 'Last-Modified': lastModified, 'Cache-Control': cacheControl, Vary: gate ? 'Host, Authorization' : 'Host' }
+    const headers = { ETag: card.etag, 'Last-Modified': lastModified, 'Cache-Control': cacheControl, Vary: `${gate ? 'Host, Authorization' : 'Host'}${varyOn ? `, ${varyOn}` : ''}` }
     const ifNoneMatch = request.headers['if-none-match']
     const unchanged = ifNoneMatch ? etagMatches(ifNoneMatch, card.etag) : notModifiedSince(request.headers['if-modified-since'], modifiedAt)
     if (unchanged) {

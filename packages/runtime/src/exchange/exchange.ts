@@ -43,6 +43,8 @@ import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
 import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
+import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
+import { wantsV03Card } from '../compat-v03/version-v03.js'
 
 export type { ExchangeOptions, ExtendedSkills }
 
@@ -55,6 +57,8 @@ export class Exchange {
   /** The base of the HTTP+JSON routes (`/message:send`, `/tasks/{id}`, …); undefined when turned off. */
   readonly restPath: string | undefined
   readonly cardPath = AGENT_CARD_PATH
+  /** The A2A 0.3 card (`/.well-known/agent.json`); undefined unless `compat.v03` is on. */
+  readonly v03CardPath: string | undefined
   /** Served when the card is signed. */
   readonly jwksPath: string | undefined
   readonly protectedResourcePath = PROTECTED_RESOURCE_PATH
@@ -71,6 +75,7 @@ export class Exchange {
   readonly #bodyLimits: { maxBodyBytes: number; bodyIdleTimeoutMs: number }
   readonly #allowedOrigins: ReadonlySet<string>
   readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
+  readonly #serveV03Card: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined
   readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
   readonly #serveProtectedResource: (request: IncomingMessage, response: ServerResponse) => void
   readonly #serveArtifact: (request: IncomingMessage, response: ServerResponse) => Promise<void>
@@ -103,6 +108,8 @@ export class Exchange {
     }
     if (options.jsonRpc === false && restPath === undefined) throw new Error('jsonRpc and rest are both off: the exchange would serve no binding')
     this.path = options.jsonRpc === false ? undefined : path
+    if (options.compat?.v03 && this.path === undefined) throw new Error('compat.v03 serves A2A 0.3 over JSON-RPC: it needs the JSON-RPC binding (jsonRpc is false)')
+    this.v03CardPath = options.compat?.v03 ? V03_CARD_PATH : undefined
     this.restPath = restPath
     this.#allowedOrigins = new Set(
       (options.allowedOrigins ?? []).map((origin) => {
@@ -207,7 +214,10 @@ export class Exchange {
       authenticated: async (request: IncomingMessage) => Boolean((await options.resolvePrincipal(request))?.owner),
       challenge: bearerChallenge,
     }
-    this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined)
+    // With a 0.3 card beside it, which card a request gets depends on its A2A-Version.
+    const varyOn = this.v03CardPath ? 'A2A-Version' : undefined
+    this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined, varyOn)
+    this.#serveV03Card = varyOn ? createCardHandler((base) => this.v03Card(base), this.#publicUrl, maxAge, gate || undefined, varyOn) : undefined
     const signer = this.#signer
     this.#serveJwks = signer && createDocumentHandler(() => signer.jwks, this.#publicUrl, maxAge)
     this.#serveProtectedResource = createDocumentHandler(
@@ -238,12 +248,19 @@ export class Exchange {
       jsonRpc: this.path === undefined ? undefined : `${baseUrl}${this.path}`,
       rest: this.restPath === undefined ? undefined : `${baseUrl}${this.restPath}`,
     })
+    // The same JSON-RPC endpoint, for 0.3 clients (requests without A2A-Version).
+    if (this.v03CardPath) interfaces.push({ url: `${baseUrl}${this.path}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' })
     return buildAgentCard(this.#options.card, this.#core.skills.values(), interfaces, this.capabilities)
   }
 
   /** The public card as served: signed when the exchange has signing keys. */
   signedCard(baseUrl: string): Promise<AgentCard> {
     return this.#sign(this.agentCard(baseUrl), baseUrl)
+  }
+
+  /** The A2A 0.3 card (compat.v03), signed anew when the exchange signs its cards. */
+  async v03Card(baseUrl: string): Promise<AgentCard> {
+    return this.#sign(cardToV03(this.agentCard(baseUrl)) as unknown as AgentCard, baseUrl)
   }
 
   /** The extended card for `principal`: the public card plus the hook's skills, signed like it. */
@@ -315,9 +332,9 @@ export class Exchange {
   }
 
   /** Built once, on first use: every field is fixed by then. */
-  #httpOptions: (GateOptions & { call: Exchange['call']; maxIdLength: number }) | undefined
+  #httpOptions: (GateOptions & { call: Exchange['call']; maxIdLength: number; v03: boolean }) | undefined
 
-  get #http(): GateOptions & { call: Exchange['call']; maxIdLength: number } {
+  get #http(): GateOptions & { call: Exchange['call']; maxIdLength: number; v03: boolean } {
     return (this.#httpOptions ??= {
       resolvePrincipal: this.#options.resolvePrincipal,
       allowedOrigins: this.#allowedOrigins,
@@ -325,6 +342,7 @@ export class Exchange {
       maxIdLength: this.#requestLimits.maxIdLength,
       requestLimits: this.#requestLimits,
       assumeVersionWhenAbsent: this.#options.assumeVersionWhenAbsent,
+      v03: this.v03CardPath !== undefined,
       extensions: this.#options.extensions ?? [],
       publicUrl: this.#publicUrl,
       logger: this.#core.logger,
@@ -352,9 +370,15 @@ export class Exchange {
     return this.#mcp
   }
 
-  /** Serves `/.well-known/agent-card.json`. */
+  /** Serves `/.well-known/agent-card.json`: with compat.v03, the 0.3 card to a request without `A2A-Version: 1.x`. */
   handleCard(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    return this.#serveCard(request, response)
+    return (this.#serveV03Card && wantsV03Card(request) ? this.#serveV03Card : this.#serveCard)(request, response)
+  }
+
+  /** Serves the 0.3 card at {@link v03CardPath}; 404 unless compat.v03 is on. */
+  async handleV03Card(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (this.#serveV03Card) return this.#serveV03Card(request, response)
+    response.writeHead(404).end()
   }
 
   /** Serves the card's public keys (a JWK Set) at {@link jwksPath}; 404 when the card is unsigned. */

@@ -55,6 +55,13 @@ export interface ExchangeOptions {
   maxListTasksBytes?: number
   /** Serve requests without A2A-Version as this version (e.g. "1.0" for plain curl). Default: refuse them. */
   assumeVersionWhenAbsent?: '1.0'
+  /**
+   * Earlier protocol generations served beside 1.0. `v03`: A2A 0.3 JSON-RPC clients (the 0.3
+   * methods and shapes, requests without A2A-Version read as 0.3, the 0.3 card at
+   * `/.well-known/agent.json` and, to header-less readers, at the card path) on the same tasks.
+   * Default off: such requests get -32009. See compat-v03/.
+   */
+  compat?: { v03?: boolean }
   /** Ceiling on one handler run; default 5 minutes. */
   taskTimeoutMs?: number
   /**

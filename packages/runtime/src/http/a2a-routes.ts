@@ -57,6 +57,7 @@ function exchangeRoutes(exchange: Exchange): Map<string, Serve> {
   // Keyed as requests are matched (one trailing slash dropped): a path configured as `/a2a/` is served too.
   if (exchange.path !== undefined) routes.set(trimmed(exchange.path), (request, response) => exchange.handle(request, response))
   routes.set(exchange.cardPath, (request, response) => exchange.handleCard(request, response))
+  if (exchange.v03CardPath) routes.set(exchange.v03CardPath, (request, response) => exchange.handleV03Card(request, response))
   routes.set(exchange.protectedResourcePath, async (request, response) => exchange.handleProtectedResource(request, response))
   if (exchange.jwksPath) routes.set(exchange.jwksPath, async (request, response) => exchange.handleJwks(request, response))
   return routes

@@ -112,10 +112,10 @@ export const baseUrlOf = (options: GateOptions, request: IncomingMessage): strin
 export const reresolver = (options: GateOptions, request: IncomingMessage) => async () => options.resolvePrincipal(request)
 
 /** The `?A2A-Version=` form, parsed only when the URL has a query at all. */
-const queryVersion = (url: string | undefined): string | undefined =>
+export const queryVersion = (url: string | undefined): string | undefined =>
   url?.includes('?') ? (new URL(url, 'http://localhost').searchParams.get('A2A-Version') ?? undefined) : undefined
 
-const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
+export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)
 
 function bodyAlreadyRead(request: IncomingMessage): boolean {
   return request.readableEnded && (request as { body?: unknown }).body !== undefined

@@ -17,10 +17,13 @@ import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gat
 import { HttpRefusal } from './http-refusal.js'
 import { sendJson, sendJsonText } from './respond.js'
 import { answerText } from '../wire/json-safe.js'
+import { claimV03, type V03Request } from '../compat-v03/rpc-v03.js'
 
 export interface RpcHttpOptions extends GateOptions {
   /** Longest string id an envelope may carry. */
   maxIdLength: number
+  /** A2A 0.3 requests are served (compat-v03/) instead of refused with -32009. */
+  v03?: boolean
   call: (
     principal: Principal,
     method: string,
@@ -42,22 +45,27 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
   let id: JsonRpcId = null
+  let v03: V03Request | undefined
   try {
     const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
-    negotiate(options, request, response)
+    v03 = options.v03 ? claimV03(options, request, envelope.method) : undefined
+    if (v03) v03.negotiate(options, request, response)
+    else negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
-    const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
-    if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
+    const result = v03
+      ? await v03.run((method, params) => options.call(admitted.principal, method, params, reresolver(options, request), baseUrlOf(options, request)), envelope.params)
+      : await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
+    if (result instanceof StreamReply) return result.start(new SseWriter(response, v03 ? v03.framing(id) : rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
-    if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))
+    if (error instanceof A2AError) return v03?.streams ? v03.failStream(response, id, error) : sendJson(response, 200, rpcError(id, error))
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))
   }

@@ -40,7 +40,11 @@ function compile(): Map<string, ValidateFunction> {
 /** Throws, naming every violation, unless `value` is a valid `type` on the wire. Returns the value. */
 export function assertWire<T>(type: WireType, value: T): T {
   validators ??= compile()
-  const validate = validators.get(type)
+  return assertValid(validators.get(type), type, value)
+}
+
+/** Throws, naming every violation, unless `validate` (the schema's definition `type`) passes `value`. Shared with the 0.3 check. */
+export function assertValid<T>(validate: ValidateFunction | undefined, type: string, value: T): T {
   if (!validate) throw new Error(`The A2A schema has no definition ${type}`)
   if (!validate(value)) {
     const problems = validate.errors!.map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
