@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
+import { noteMethod, noteOutcome, requestNote, type RequestNote } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkEnvelopeLimits } from '../wire/limits.js'
@@ -42,19 +43,23 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
   let id: JsonRpcId = null
+  let note: RequestNote | undefined
   try {
     const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
+    note = noteMethod(response, 'jsonrpc', envelope.method, envelope.params)
     negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
+    noteOutcome(note, { result })
     if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
+    noteOutcome(note ?? requestNote(response), { error })
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))

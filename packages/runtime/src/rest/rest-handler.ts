@@ -13,6 +13,7 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../http/rpc-handler.js'
 import { scrub } from '../log/logger.js'
+import { noteMethod, noteOutcome, requestNote, type RequestNote } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -36,6 +37,7 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     return undefined
   }
   const verb = request.method ?? 'GET'
+  let note: RequestNote | undefined
   try {
     const match = matchRoute(verb, pathname)
     if (!match) {
@@ -46,18 +48,22 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
       return refuse(405, A2AError.invalidRequest(`${verb} is not served on ${pathname}; use ${match.allow.join(' or ')}`), { Allow: match.allow.join(', ') })
     }
     const { route } = match
+    note = noteMethod(response, 'http+json', route.method, undefined)
     const admitted = await admit(options, request, refuse, route.body === 'required' || (route.body === 'optional' && hasBody(request)))
     if (!admitted) return
     const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method, admitted.repeated)
     negotiate(options, request, response)
     const query = body === undefined ? queryOf(request.url) : NO_QUERY
     const params = routeParams(match, query, body)
+    if (note) note.params = params
     // As on JSON-RPC: decoding a large body was one stage, the method's work is the next.
     if (admitted.text !== undefined && admitted.text.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, route.method, params, reresolver(options, request), baseUrlOf(options, request))
+    noteOutcome(note, { result })
     if (result instanceof StreamReply) return result.start(new SseWriter(response, restFraming))
     sendJson(response, 200, result)
   } catch (error) {
+    noteOutcome(note ?? requestNote(response), { error })
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return refuse(restStatus(error), error)
     options.logger.error(`a2a: internal error answering ${scrub(verb)} ${scrub(pathname)}: ${scrub(error)}`)
