@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
-import { noteMethod, noteOutcome, requestNote, type RequestNote } from '../log/request-log.js'
+import { noteBinding, noteOutcome, requestNote } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkEnvelopeLimits } from '../wire/limits.js'
@@ -33,24 +33,28 @@ export interface RpcHttpOptions extends GateOptions {
 
 /** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it. */
 const refuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+  noteOutcome(requestNote(response), { error })
   sendJson(response, status, rpcError(null, error), headers)
   return undefined
 }
 
 export async function handleRpc(options: RpcHttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const note = noteBinding(response, 'jsonrpc')
   const refuse = refuser(response)
   if (request.method !== 'POST') {
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
   let id: JsonRpcId = null
-  let note: RequestNote | undefined
   try {
     const admitted = await admit(options, request, refuse, true, 'params')
     if (!admitted) return
     const envelope = decodeEnvelope(admitted.text!, admitted.repeated)
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
-    note = noteMethod(response, 'jsonrpc', envelope.method, envelope.params)
+    if (note) {
+      note.method = envelope.method
+      note.params = envelope.params
+    }
     negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
@@ -59,7 +63,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     if (result instanceof StreamReply) return result.start(new SseWriter(response, rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
-    noteOutcome(note ?? requestNote(response), { error })
+    if (!(error instanceof HttpRefusal)) noteOutcome(note, { error })
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))

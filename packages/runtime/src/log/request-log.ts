@@ -29,13 +29,10 @@ const notes = new WeakMap<ServerResponse, RequestNote>()
 /** The note of the request `response` answers, when it is observed. */
 export const requestNote = (response: ServerResponse): RequestNote | undefined => notes.get(response)
 
-/** Notes the method a binding decoded; returns the note to complete with {@link noteOutcome}. */
-export function noteMethod(response: ServerResponse, binding: string, method: string, params: unknown): RequestNote | undefined {
+/** Notes the binding answering the request; returns the note for the method, outcome and params. */
+export function noteBinding(response: ServerResponse, binding: string): RequestNote | undefined {
   const note = notes.get(response)
-  if (!note) return undefined
-  note.binding = binding
-  note.method = method
-  note.params = params
+  if (note) note.binding = binding
   return note
 }
 

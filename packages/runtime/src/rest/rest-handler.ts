@@ -13,7 +13,7 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../http/rpc-handler.js'
 import { scrub } from '../log/logger.js'
-import { noteMethod, noteOutcome, requestNote, type RequestNote } from '../log/request-log.js'
+import { noteBinding, noteOutcome } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -32,12 +32,13 @@ const restFraming: SseFraming = {
 
 /** Serves one request whose path below the binding's base is `pathname` (query excluded). */
 export async function handleRest(options: RestHttpOptions, request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
+  const note = noteBinding(response, 'http+json')
   const refuse = (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+    noteOutcome(note, { error })
     sendJson(response, status, restErrorBody(error, status), headers)
     return undefined
   }
   const verb = request.method ?? 'GET'
-  let note: RequestNote | undefined
   try {
     const match = matchRoute(verb, pathname)
     if (!match) {
@@ -48,7 +49,7 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
       return refuse(405, A2AError.invalidRequest(`${verb} is not served on ${pathname}; use ${match.allow.join(' or ')}`), { Allow: match.allow.join(', ') })
     }
     const { route } = match
-    note = noteMethod(response, 'http+json', route.method, undefined)
+    if (note) note.method = route.method
     const admitted = await admit(options, request, refuse, route.body === 'required' || (route.body === 'optional' && hasBody(request)))
     if (!admitted) return
     const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method, admitted.repeated)
@@ -63,7 +64,6 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     if (result instanceof StreamReply) return result.start(new SseWriter(response, restFraming))
     sendJson(response, 200, result)
   } catch (error) {
-    noteOutcome(note ?? requestNote(response), { error })
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return refuse(restStatus(error), error)
     options.logger.error(`a2a: internal error answering ${scrub(verb)} ${scrub(pathname)}: ${scrub(error)}`)
