@@ -18,6 +18,7 @@ import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { prepareSqlite } from '../store/prisma/sqlite.js'
 import { SqliteStore } from '../store/prisma/sqlite-store.js'
+import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { gate } from '../testing/gate.js'
 import { bindingClient, type BindingClient } from '../testing/binding-client.js'
 import { tokenResolver, userMessage } from '../testing/test-server.js'
@@ -175,5 +176,36 @@ describe('runs that outlive their request', () => {
     const spans = await spansWhen((all) => byName(all, 'run ask').length === 2)
     const runs = byName(spans, 'run ask').map((run) => [run.spanContext().traceId, run.attributes['a2a.task_state']])
     expect(runs).toEqual([[first, 'TASK_STATE_INPUT_REQUIRED'], [second, 'TASK_STATE_COMPLETED']])
+  })
+})
+
+describe('PostgresStore statements', () => {
+  it('are client spans under the span that sent them, and none without one', async () => {
+    const postgres = await openDatabase('postgres')
+    const pgStore = new PostgresStore(postgres.url, { max: 2, onConnectionError: () => {} })
+    try {
+      await pgStore.ready()
+      exporter.reset()
+      await pgStore.get('no-such-task')
+      expect(exporter.getFinishedSpans()).toEqual([])
+      const tracer = trace.getTracer('test')
+      await tracer.startActiveSpan('parent', async (parent) => {
+        await pgStore.get('no-such-task')
+        parent.end()
+      })
+      const spans = exporter.getFinishedSpans()
+      const [parent] = byName(spans, 'parent')
+      const statements = spans.filter((span) => span.attributes['db.system'] === 'postgresql')
+      expect(statements.length).toBeGreaterThan(0)
+      for (const statement of statements) {
+        expect(parentOf(statement)).toBe(idOf(parent!))
+        expect(statement.kind).toBe(SpanKind.CLIENT)
+        expect(statement.name).toBe('SELECT postgresql')
+        expect(statement.attributes['db.query.text']).toMatch(/^SELECT /)
+      }
+    } finally {
+      await pgStore.close()
+      await postgres.close()
+    }
   })
 })
