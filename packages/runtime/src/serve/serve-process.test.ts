@@ -2,7 +2,8 @@
  * serve() in a real process, as a scaffolded app runs: on a SQLite file without the store's
  * tables it exits 1 with one line naming the command to run (the SqliteStore constructor's throw
  * included); on a migrated one it logs JSON lines under NODE_ENV=production, and SIGTERM turns
- * /readyz to 503 before the server stops, then exits 0.
+ * /readyz to 503 before the server stops, then exits 0; OTEL_TRACES_EXPORTER turns the app's
+ * OpenTelemetry Node SDK on, and the caller's trace goes on in the spans it exports.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -73,4 +74,24 @@ it('logs JSON in production; SIGTERM answers /readyz 503 first, then stops and e
   expect(await app.exited).toBe(0)
   expect(lines().map((line) => line.msg)).toEqual(expect.arrayContaining(['signal received', 'shutting down: /readyz answers 503', 'stopped']))
   expect(app.stderr()).toBe('')
+}, 60_000)
+
+it('OTEL_TRACES_EXPORTER starts the Node SDK: the spans of a request continue the caller\'s trace', async () => {
+  const app = start({ DATABASE_URL: database.url, NODE_ENV: 'production', OTEL_TRACES_EXPORTER: 'console', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'sqlite-app-test' })
+  // The console exporter prints spans as objects between the JSON log lines.
+  await expect.poll(() => /"url":"http:\/\/localhost:\d+"/.test(app.stdout()), { timeout: 30_000 }).toBe(true)
+  const url = /"url":"(http:\/\/localhost:\d+)"/.exec(app.stdout())![1]!.replace('localhost', '127.0.0.1')
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+  const sent = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', messageId: 'm-otel', parts: [{ text: 'hi' }] } } }),
+  })
+  expect(sent.status).toBe(200)
+  await expect.poll(() => app.stdout().includes("name: 'A2A SendMessage'"), { timeout: 10_000 }).toBe(true)
+  await expect.poll(() => app.stdout().includes("name: 'run echo'"), { timeout: 10_000 }).toBe(true)
+  expect(app.stdout()).toContain(`traceId: '${traceId}'`)
+  expect(app.stdout()).toContain("'service.name': 'sqlite-app-test'")
+  app.child.kill('SIGTERM')
+  expect(await app.exited).toBe(0)
 }, 60_000)
