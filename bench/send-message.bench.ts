@@ -11,6 +11,7 @@
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
  *   BENCH_ROUNDS=3 BENCH_SECONDS=4 npm run bench:send-message   # medians of 3 rounds (ours-bare/raw: of the 3 pairs), for a busy machine
  *   BENCH_ONLY=ours-bare BENCH_PLAN=SendMessage:JSON-RPC BENCH_SERVER_ARGS=--cpu-prof npm run bench:send-message
+ *   BENCH_LOG=info npm run bench:send-message       # ours through pino at that level (request lines to /dev/null)
  *
  * The generated-app mount against the bare one (issue 13 §1: ours/ours-bare ≥ 0.90) is measured
  * back to back in each round and judged as the median of the rounds' pairs, with the same share by

@@ -47,6 +47,9 @@ it('the invoices README: the first command starts the agent, and its curl comman
     exited.catch(() => {}) // also ends when the finally block stops it
     const card = () => fetch(`http://127.0.0.1:${port}/a2a/invoices/.well-known/agent-card.json`).then((response) => response.ok, () => false)
     await Promise.race([expect.poll(card, { timeout: 180_000, interval: 250 }).toBe(true), exited])
+    // serve()'s probes: the process is up, and ready (its database answers, its tables are current).
+    expect(await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status)).toBe(200)
+    expect(await fetch(`http://127.0.0.1:${port}/readyz`).then((response) => response.json())).toEqual({ status: 'ready' })
     const curl = async (command: string) => {
       const { stdout } = await promisify(execFile)('sh', ['-c', command.replaceAll('localhost:3000', `127.0.0.1:${port}`)])
       return JSON.parse(stdout).result.task

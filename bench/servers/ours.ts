@@ -9,12 +9,17 @@
 import type { RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { a2aListener, createExchange, createHttpServer, defineSkill } from '@a2a-agent/runtime'
+import { pino } from 'pino'
+import { a2aListener, createExchange, createHttpServer, defineSkill, setDefaultLogger } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { BENCH_TOKEN, LIGHT_TOKEN } from './shared.js'
 import { doneSkill } from './done-skill.mjs'
 
 const done = doneSkill(defineSkill)
+
+// BENCH_LOG=<level>: the runtime logs through pino at that level, as serve() sets it, to /dev/null
+// (info: one line per request; warn: request lines off, what an app at LOG_LEVEL=warn pays).
+if (process.env.BENCH_LOG) setDefaultLogger(pino({ level: process.env.BENCH_LOG }, pino.destination('/dev/null')))
 
 const exchange = createExchange({
   skills: [done],

@@ -12,6 +12,8 @@ import { Router, type RequestHandler, type Response } from 'express'
 import type { AgentHost } from './agents/agent-host.js'
 import type { Exchange } from './exchange/exchange.js'
 import { a2aRoutes, mcpRoute, routePath, type A2aRoutes } from './http/a2a-routes.js'
+import { consoleLogger } from './log/logger.js'
+import { observeRequest } from './log/request-log.js'
 
 export interface A2aRouterOptions {
   /** The MCP mount for the exchange's tools: its path (default `/mcp`), or false for none. */
@@ -50,5 +52,5 @@ const serving =
     const serve = routes(request)
     if (!serve) return next()
     unbranded(response)
-    serve(request, response).catch(next)
+    observeRequest(serve, request, response, consoleLogger).catch(next)
   }

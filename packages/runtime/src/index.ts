@@ -83,6 +83,14 @@ export type { ProtectedResourceOptions } from './card/protected-resource.js'
 export { A2AError, isA2AError } from './wire/a2a-error.js'
 export type { A2AErrorReason, FieldViolation, JsonRpcErrorObject } from './wire/a2a-error.js'
 export type { Logger } from './log/logger.js'
+export { setDefaultLogger } from './log/logger.js'
+
+// Start-up, health, logs
+export { serve, StartupError } from './serve/serve.js'
+export type { ServedApp, ServeOptions, Serving } from './serve/serve.js'
+export { HEALTH_PATH, READY_PATH, Readiness, withHealthRoutes } from './serve/health.js'
+export type { ReadinessOptions } from './serve/health.js'
+export { createLogger } from './serve/pino-logger.js'
 export { isPaused, isTerminal, TASK_STATES } from './wire/types.js'
 export type {
   AgentCard,

@@ -37,9 +37,11 @@ describe('create-a2a-agent with flags', () => {
     expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
     expect(stderr()).toBe('')
     expect(files(dir)).toEqual([
+      '.dockerignore',
       '.env',
       '.env.example',
       '.gitignore',
+      'Dockerfile',
       'README.md',
       'package.json',
       'prisma.config.ts',
@@ -70,7 +72,7 @@ describe('create-a2a-agent with flags', () => {
     expect(pkg.dependencies['@a2a-agent/runtime']).toBe('^0.1.0')
     expect(pkg.dependencies['better-sqlite3']).toBe('12.11.1')
     expect(pkg.overrides).toEqual({ 'better-sqlite3': '$better-sqlite3' })
-    expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, prisma: false, '@prisma/engines': false, '@prisma/client': false })
+    expect(pkg.allowScripts).toEqual({ 'better-sqlite3': true, prisma: false, '@prisma/engines': false, '@prisma/client': false, protobufjs: false })
     expect(read(dir, 'prisma/schema.prisma')).toMatch(/provider = "sqlite"[\s\S]*model Note \{[\s\S]*userId +String/)
     expect(read(dir, 'prisma.config.ts')).toContain("import { prismaConfig } from '@a2a-agent/runtime/prisma-config'")
     expect(read(dir, 'prisma.config.ts')).toContain("defaultUrl: 'file:./dev.db',")
@@ -81,7 +83,7 @@ describe('create-a2a-agent with flags', () => {
     for (const path of files(dir).filter((path) => path !== '.env')) expect(read(dir, path)).not.toMatch(/key-alice|dev-alice-/)
     expect(read(dir, 'src/main.ts')).toContain('withDevKeys(apiKeyResolver(db))')
     expect(read(dir, 'src/entities.ts')).toContain("notes: {\n    model: 'Note',\n    ownerField: 'userId',")
-    expect(stdout()).toContain('(sqlite, example notes entity): 15 files.')
+    expect(stdout()).toContain('(sqlite, example notes entity): 17 files.')
     expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/)
   })
 
@@ -92,7 +94,7 @@ describe('create-a2a-agent with flags', () => {
     expect(files(dir)).toEqual(files(join(root, 'app-1')))
     expect(read(dir, '.env')).toMatch(/^DATABASE_URL=postgresql:\/\/postgres@localhost:5432\/app_2$/m)
     const pkg = JSON.parse(read(dir, 'package.json'))
-    expect(Object.keys(pkg.dependencies)).toEqual(['@a2a-agent/runtime', '@prisma/adapter-pg', '@prisma/client', 'express', 'pg'])
+    expect(Object.keys(pkg.dependencies)).toEqual(['@a2a-agent/runtime', '@opentelemetry/sdk-node', '@prisma/adapter-pg', '@prisma/client', 'express', 'pg', 'tsx'])
     expect(pkg.overrides).toBeUndefined()
     const schema = read(dir, 'prisma/schema.prisma')
     expect(schema).toContain('provider = "postgresql"')

@@ -14,6 +14,7 @@ import { bearerChallenge } from '../card/protected-resource.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { sendJson } from '../http/respond.js'
 import { requestPath } from '../http/request-path.js'
+import { requestNote } from '../log/request-log.js'
 import { MemoryStore } from '../store/memory-store.js'
 
 /** One hosted agent: its id (a URL segment) and its own exchange options. */
@@ -126,6 +127,8 @@ export class AgentHost {
       return true
     }
     const exchange = this.#exchanges.get(id)
+    const note = requestNote(response)
+    if (note && exchange) note.agent = id
     // Without a canUse hook every agent is for everyone: its card is as public as its options say.
     const openCard = !this.#options.canUse && exchange !== undefined && (sub === exchange.cardPath || sub === exchange.v03CardPath)
     // Otherwise anonymous callers learn nothing: 401 whether or not the id exists.

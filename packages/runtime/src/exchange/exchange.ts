@@ -21,6 +21,7 @@ import { entitySkillDescriptions, entitySkills } from '../entity/entity-skills.j
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger } from '../log/logger.js'
+import { methodSpan, tracingOn } from '../trace/tracing.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
 import { createArtifactHandler } from '../artifacts/artifact-handler.js'
 import { MemoryArtifactFiles } from '../artifacts/artifact-files.js'
@@ -305,7 +306,7 @@ export class Exchange {
     const viewer = (this.#core.viewerOf ?? viewerOf)(principal)
     // Each shape written out whole: a field set afterwards gives every caller an out-of-object property store.
     const caller: Caller = reresolve ? { principal, viewer, baseUrl: base, reresolve } : { principal, viewer, baseUrl: base }
-    return handler(this.#core, caller, params)
+    return tracingOn() ? methodSpan(method, () => handler(this.#core, caller, params)) : handler(this.#core, caller, params)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */

@@ -10,11 +10,15 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
+import { observeRequest } from '../log/request-log.js'
 import { a2aRoutes, type A2aRoutesOptions } from './a2a-routes.js'
 import { sendJson } from './respond.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
-  /** Where a handler's unexpected failure is logged; default the console. */
+  /**
+   * Where a handler's unexpected failure is logged, and one line per request when it has `info`
+   * (a pino logger) at that level; default the runtime's (the console, or what `serve()` set).
+   */
   logger?: Logger
 }
 
@@ -30,7 +34,7 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   return (request, response) => {
     const serve = route(request)
     if (!serve) return rest(request, response)
-    serve(request, response).catch((error: unknown) => failed(logger, request, response, error))
+    observeRequest(serve, request, response, logger).catch((error: unknown) => failed(logger, request, response, error))
   }
 }
 

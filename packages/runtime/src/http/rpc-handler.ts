@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal } from '../auth/principal.js'
 import { scrub } from '../log/logger.js'
+import { noteBinding, noteOutcome, requestNote } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkEnvelopeLimits } from '../wire/limits.js'
@@ -35,11 +36,13 @@ export interface RpcHttpOptions extends GateOptions {
 
 /** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it. */
 const refuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+  noteOutcome(requestNote(response), { error })
   sendJson(response, status, rpcError(null, error), headers)
   return undefined
 }
 
 export async function handleRpc(options: RpcHttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const note = noteBinding(response, 'jsonrpc')
   const refuse = refuser(response)
   if (request.method !== 'POST') {
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
@@ -53,6 +56,10 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     checkEnvelopeLimits(envelope, options.maxIdLength)
     id = envelope.id
     v03 = options.v03 ? claimV03(options, request, envelope.method) : undefined
+    if (note) {
+      note.method = envelope.method
+      note.params = envelope.params
+    }
     if (v03) v03.negotiate(options, request, response)
     else negotiate(options, request, response)
     // Decoding a large body was one stage; the method's work comes in the next turn.
@@ -60,9 +67,11 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     const result = v03
       ? await v03.run((method, params) => options.call(admitted.principal, method, params, reresolver(options, request), baseUrlOf(options, request)), envelope.params)
       : await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
+    noteOutcome(note, { result })
     if (result instanceof StreamReply) return result.start(new SseWriter(response, v03 ? v03.framing(id) : rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
+    if (!(error instanceof HttpRefusal)) noteOutcome(note, { error })
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
     if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return v03?.streams ? v03.failStream(response, id, error) : sendJson(response, 200, rpcError(id, error))

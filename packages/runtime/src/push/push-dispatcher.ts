@@ -277,7 +277,7 @@ export class PushDispatcher implements PushDelivery {
   }
 
   // A throwing host logger must not break the dispatcher's bookkeeping.
-  #log(level: keyof Logger, line: string): void {
+  #log(level: 'warn' | 'error', line: string): void {
     try {
       this.#logger[level](line)
     } catch {

@@ -13,6 +13,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { scrub } from '../log/logger.js'
+import { childSpan, injectTraceContext, recordingParent, SpanKind } from '../trace/tracing.js'
 import {
   PUSH_FIX,
   PushUrlError,
@@ -93,15 +94,32 @@ export async function deliverWebhook(
   if (target.token !== undefined) headers['X-A2A-Notification-Token'] = target.token
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  const attributes = { 'http.request.method': 'POST', 'server.address': host, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) }
+  // The receiver gets the run's trace context, this delivery's span as the parent.
+  return childSpan('push delivery', attributes, () => {
+    injectTraceContext(headers)
+    return post(send, url, host, headers, payload, timeoutMs, options)
+  }, SpanKind.CLIENT)
+}
 
+function post(
+  send: typeof httpRequest,
+  url: URL,
+  host: string,
+  headers: Record<string, string | number>,
+  payload: Buffer,
+  timeoutMs: number,
+  options: DeliverOptions,
+): Promise<{ status: number }> {
   return new Promise((resolve, reject) => {
     let settled = false
     const settle = (outcome: { status: number } | Error) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
-      if (outcome instanceof Error) reject(outcome)
-      else resolve(outcome)
+      if (outcome instanceof Error) return reject(outcome)
+      recordingParent()?.setAttribute('http.response.status_code', outcome.status)
+      resolve(outcome)
     }
     const req = send(
       {

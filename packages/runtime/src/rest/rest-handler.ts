@@ -13,6 +13,7 @@ import { HttpRefusal } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../http/rpc-handler.js'
 import { scrub } from '../log/logger.js'
+import { noteBinding, noteOutcome } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -31,7 +32,9 @@ const restFraming: SseFraming = {
 
 /** Serves one request whose path below the binding's base is `pathname` (query excluded). */
 export async function handleRest(options: RestHttpOptions, request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
+  const note = noteBinding(response, 'http+json')
   const refuse = (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+    noteOutcome(note, { error })
     sendJson(response, status, restErrorBody(error, status), headers)
     return undefined
   }
@@ -46,15 +49,18 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
       return refuse(405, A2AError.invalidRequest(`${verb} is not served on ${pathname}; use ${match.allow.join(' or ')}`), { Allow: match.allow.join(', ') })
     }
     const { route } = match
+    if (note) note.method = route.method
     const admitted = await admit(options, request, refuse, route.body === 'required' || (route.body === 'optional' && hasBody(request)))
     if (!admitted) return
     const body = admitted.text === undefined ? undefined : decodeBody(admitted.text, route.method, admitted.repeated)
     negotiate(options, request, response)
     const query = body === undefined ? queryOf(request.url) : NO_QUERY
     const params = routeParams(match, query, body)
+    if (note) note.params = params
     // As on JSON-RPC: decoding a large body was one stage, the method's work is the next.
     if (admitted.text !== undefined && admitted.text.length >= LARGE_TEXT) await nextTurn()
     const result = await options.call(admitted.principal, route.method, params, reresolver(options, request), baseUrlOf(options, request))
+    noteOutcome(note, { result })
     if (result instanceof StreamReply) return result.start(new SseWriter(response, restFraming))
     sendJson(response, 200, result)
   } catch (error) {

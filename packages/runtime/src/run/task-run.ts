@@ -7,6 +7,7 @@
 import type { Principal } from '../auth/principal.js'
 import type { ExchangeCore } from '../exchange/core.js'
 import { scrub } from '../log/logger.js'
+import { context, settleSpan, startRunSpan } from '../trace/tracing.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import { isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
@@ -107,6 +108,13 @@ export class TaskRun extends RunWrites {
   #runHandler(): Promise<void> {
     this.startPending()
     armDeadline(this, this.core.limits.taskTimeoutMs)
+    const traced = startRunSpan(this.skill.id, this.id)
+    if (!traced) return this.#handle()
+    const handled = context.with(traced.context, () => this.#handle()).finally(() => traced.span.setAttribute('a2a.task_state', this.latest.task.status.state))
+    return settleSpan(traced.span, handled)
+  }
+
+  #handle(): Promise<void> {
     let result: SkillResult | Promise<SkillResult>
     try {
       result = this.skill.handler(createTaskContext(this))

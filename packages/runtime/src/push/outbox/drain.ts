@@ -88,7 +88,7 @@ async function attempt(row: OutboxRow, context: DrainContext): Promise<Failure |
 }
 
 // A throwing host logger must not fail a delivery that succeeded.
-function log(logger: Logger, level: keyof Logger, line: string): void {
+function log(logger: Logger, level: 'warn' | 'error', line: string): void {
   try {
     logger[level](line)
   } catch {

@@ -287,7 +287,7 @@ export class PushOutbox implements PushDeliveryProvider {
     }
   }
 
-  #log(level: keyof Logger, line: string): void {
+  #log(level: 'warn' | 'error', line: string): void {
     try {
       this.#logger[level](line)
     } catch {

@@ -6,6 +6,7 @@
  * @module
  */
 import { PgExecutor, type PgPool } from './pg-executor.js'
+import { tracedExecutor } from './traced-executor.js'
 import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
 import { PgReads } from './pg-reads.js'
 import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
@@ -106,7 +107,7 @@ export class PostgresStore extends SqlStore {
     const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
     const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
-    super(checked)
+    super(tracedExecutor(checked, 'postgresql'))
     this.#checked = checked
     this.#executor = executor
     this.claimNewTask = options.insertBeforeRun ? undefined : (record, unlessAccepted) => this.#claimNewTask(record, unlessAccepted)

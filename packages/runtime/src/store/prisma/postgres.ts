@@ -4,6 +4,7 @@
  * @module
  */
 import { createRequire } from 'node:module'
+import { consoleLogger, scrub } from '../../log/logger.js'
 
 /** node-postgres's own default: enough for one process on a small database server. */
 export const DEFAULT_POOL_SIZE = 10
@@ -102,14 +103,14 @@ export interface PgModule {
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown }
 }
 
-/** One stderr line per 10 s at most: a failover cuts every connection of a pool at once. */
+/** One error line (the runtime's logger) per 10 s at most: a failover cuts every connection of a pool at once. */
 export function throttledLog(what: string, recovery = 'the pool opens a new one at the next query'): (error: Error) => void {
   let quietUntil = 0
   let missed = 0
   return (error) => {
     if (Date.now() < quietUntil) return void missed++
     const more = missed > 0 ? ` (and ${missed} more since the last report)` : ''
-    console.error(`a2a: ${what}: ${error.message}${more}; ${recovery}`)
+    consoleLogger.error(`a2a: ${what}: ${scrub(error.message)}${more}; ${recovery}`)
     quietUntil = Date.now() + 10_000
     missed = 0
   }

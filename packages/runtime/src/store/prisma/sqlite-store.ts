@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './sqlite-executor.js'
 import { SqlStore } from './sql-store.js'
+import { tracedExecutor } from './traced-executor.js'
 import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from './schema-check.js'
 import type { StoreCapabilities } from '../store.js'
 
@@ -84,7 +85,7 @@ export class SqliteStore extends SqlStore {
     const db = openFile(Database, file, url)
     checkSchema(db)
     const executor = new SqliteExecutor(db, file, options.busyTimeoutMs ?? 5000)
-    super(executor)
+    super(tracedExecutor(executor, 'sqlite'))
     this.#db = db
     this.#executor = executor
   }
