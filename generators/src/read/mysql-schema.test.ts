@@ -1,7 +1,8 @@
+import wasm from '@prisma/prisma-schema-wasm/src/prisma_schema_build.js'
 import { describe, expect, it } from 'vitest'
-import { planFrom } from '../plan/plan.js'
-import { parseSchema } from './prisma-schema.js'
-import { resolve } from '../testing.js'
+import { DEFAULT_OPTIONS, planFrom } from '../plan/plan.js'
+import { DATASOURCE, resolve } from '../testing.js'
+import { datasourceProvider, parseSchema } from './prisma-schema.js'
 
 /** A MySQL schema as a MySQL team writes it: native types, a full-text index, index prefix lengths. */
 const MYSQL_SCHEMA = `generator client {
@@ -65,11 +66,24 @@ describe('a MySQL schema', () => {
     expect(indexes?.find((index) => index.model === 'Article' && index.type === 'unique')?.fields).toEqual([{ name: 'slug', length: 100 }, { name: 'userId' }])
   })
 
-  it('plans the entity and an a2a.prisma that validates beside the MySQL datasource, unedited', async () => {
-    const plan = await planFrom(resolve(MYSQL_SCHEMA, articles))
+  it('plans the entity and an a2a.prisma with MySQL column types that validates beside the MySQL datasource, as prisma format writes it', async () => {
+    expect(datasourceProvider([['prisma/schema.prisma', MYSQL_SCHEMA]])).toBe('mysql')
+    const plan = await planFrom(resolve(MYSQL_SCHEMA, articles), { ...DEFAULT_OPTIONS, provider: 'mysql' })
     expect(plan.notes).toContain('articles: the @@fulltext index on title, body is ignored: list filters by equality, never by full-text search')
     const a2a = plan.files.find((file) => file.path === 'prisma/a2a.prisma')!.content
-    const { models } = parseSchema([['prisma/schema.prisma', MYSQL_SCHEMA], ['prisma/a2a.prisma', a2a]], 'prisma')
-    expect(models.map((model) => model.name)).toContain('A2ATask')
+    const files: [string, string][] = [['prisma/schema.prisma', MYSQL_SCHEMA], ['prisma/a2a.prisma', a2a]]
+    const { models } = parseSchema(files, 'prisma')
+    // A webhook's URL or token may pass MySQL's VARCHAR(191), the String default there.
+    const push = models.find((model) => model.name === 'A2APushConfig')!.fields
+    expect(push.filter((field) => field.nativeType?.[0] === 'Text').map((field) => field.name)).toEqual(['url', 'token'])
+    const params = { textDocument: { uri: 'file:/prisma/a2a.prisma' }, options: { tabSize: 2, insertSpaces: true } }
+    const formatted = JSON.parse(wasm.format(JSON.stringify(files), JSON.stringify(params))) as [string, string][]
+    expect(formatted.find(([path]) => path === 'prisma/a2a.prisma')?.[1]).toBe(a2a)
+  })
+
+  it('keeps a2a.prisma free of MySQL types on the other databases', async () => {
+    expect(datasourceProvider([['prisma/schema.prisma', DATASOURCE]])).toBe('sqlite')
+    const a2a = (await planFrom([])).files.find((file) => file.path === 'prisma/a2a.prisma')!.content
+    expect(a2a).not.toContain('@db.')
   })
 })

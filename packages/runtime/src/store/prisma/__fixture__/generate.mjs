@@ -15,8 +15,8 @@ const here = new URL('./', import.meta.url)
 const template = new URL('../../../../../../templates/entity/a2a.prisma.hbs', import.meta.url)
 const prisma = require.resolve('prisma/build/index.js')
 
-// The generator's own options (generators/src/plan/templates.ts); the template takes no values.
-const models = Handlebars.compile(readFileSync(template, 'utf8'), { noEscape: true, strict: true })({})
+// The generator's own options (generators/src/plan/plan.ts): MySQL gets its own column types.
+const modelsFor = (name) => Handlebars.compile(readFileSync(template, 'utf8'), { noEscape: true, strict: true })({ mysql: name === 'mysql' })
 
 // Every prisma command reads env("DATABASE_URL"); unset, the CLI falls back to downloading engines.
 // `migrate diff` opens the adapter, so the PostgreSQL one needs a reachable server (the tests' own).
@@ -31,6 +31,7 @@ async function prepare(name, url) {
   const dir = new URL(`${name}/`, here)
   const stamp = new URL('generated/inputs.sha256', dir)
   const a2a = new URL('a2a.prisma', dir)
+  const models = modelsFor(name)
   if (!existsSync(a2a) || readFileSync(a2a, 'utf8') !== models) writeFileSync(a2a, models)
   const hash = createHash('sha256')
   for (const file of ['schema.prisma', 'a2a.prisma', 'prisma.config.ts']) hash.update(readFileSync(new URL(file, dir)))

@@ -49,8 +49,8 @@ CREATE TABLE `A2APushConfig` (
     `taskId` VARCHAR(191) NOT NULL,
     `id` VARCHAR(191) NOT NULL,
     `owner` VARCHAR(191) NOT NULL,
-    `url` VARCHAR(191) NOT NULL,
-    `token` VARCHAR(191) NULL,
+    `url` TEXT NOT NULL,
+    `token` TEXT NULL,
     `authentication` JSON NULL,
     `createdAt` DATETIME(3) NOT NULL,
 
