@@ -3,14 +3,12 @@
  * PostgreSQL share; MySQL differs in four places, each rewritten here: identifiers are quoted with
  * backticks, `ON CONFLICT DO NOTHING` is `INSERT IGNORE`, an upsert is `ON DUPLICATE KEY UPDATE`
  * with `VALUES(col)` for `excluded.col`, and a table-less SELECT with a WHERE names `FROM DUAL`.
- * `UPDATE … RETURNING` has no counterpart: the executor runs the update, then reads the row back
- * in the same transaction (see {@link returningParts}).
+ * sql.ts applies it to every statement sent through a MySQL client. `UPDATE … RETURNING` has no
+ * counterpart: PrismaExecutor runs the update, then reads the row back in the same transaction
+ * (statements.returningParts).
  * @module
  */
 import { Sql } from 'sql-template-tag'
-import { returningParts } from './statements.js'
-
-export { returningParts }
 
 /** Rewritten texts by original text: the statements have a few dozen shapes, each rewritten once. */
 const rewritten = new Map<string, string[]>()
@@ -27,8 +25,9 @@ function rewrite(pieces: readonly string[]): string[] {
   // The statements quote only identifiers (every value is bound), so each `"` is an identifier's.
   let strings = pieces.map((piece) => piece.replaceAll('"', '`'))
   const last = strings.length - 1
-  if (/\s*ON CONFLICT DO NOTHING\s*$/.test(strings[last]!)) {
-    strings[last] = strings[last]!.replace(/\s*ON CONFLICT DO NOTHING\s*$/, '')
+  const ignore = /\s*ON CONFLICT(\s*\([^)]*\))? DO NOTHING\s*$/
+  if (ignore.test(strings[last]!)) {
+    strings[last] = strings[last]!.replace(ignore, '')
     strings[0] = strings[0]!.replace(/^(\s*)INSERT INTO/, '$1INSERT IGNORE INTO')
   }
   strings = strings.map((piece) =>
