@@ -66,6 +66,8 @@ export interface PlanOptions {
   appImport: string
   /** Where `a2a.prisma` goes: the schema folder. */
   schemaDir: string
+  /** The datasource's provider: `mysql` gives a2a.prisma the column types MySQL needs. */
+  provider?: string
 }
 
 export const DEFAULT_OPTIONS: PlanOptions = {
@@ -93,6 +95,7 @@ export async function plan(input: PlanInput): Promise<Plan> {
     ...DEFAULT_OPTIONS,
     ...definedOnly({ outDir: input.outDir, testDir: input.testDir, runtimeImport: input.runtimeImport, dbImport: input.dbImport }),
     schemaDir,
+    ...definedOnly({ provider: schema.provider }),
   })
   if (inputs === undefined) return planned
   // The fingerprint leaves out the a2a.prisma this run writes into a schema folder (the manifest
@@ -154,7 +157,7 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
 
   if (entities.some((entity) => hooksOf(entity).length > 0)) add(posix.join(outDir, 'refusals.gen.ts'), render('refusals.gen.ts', { runtime }))
   add(barrel, entitiesFile(entities, runtime, importPath(barrel, options.dbImport)))
-  add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', {}))
+  add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', { mysql: options.provider === 'mysql' }))
   add(accessPath, accessFile(entities, { runtime, tools: importPath(accessPath, barrel), db: importPath(accessPath, options.dbImport) }))
   add(posix.join(posix.dirname(testDir), 'owners.gen.ts'), ownersFile(entities, importPath(supportPath, options.dbImport)))
   add(supportPath, supportFile(runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')

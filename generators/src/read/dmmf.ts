@@ -48,7 +48,19 @@ export interface DmmfEnum {
   documentation?: string
 }
 
+/**
+ * One `@id`, `@@id`, `@unique`, `@@unique`, `@@index` or `@@fulltext` (MySQL) of a model. A field's
+ * `length` is MySQL's index prefix (`@@index([slug(length: 100)])`): the column stays whole.
+ */
+export interface DmmfIndex {
+  model: string
+  type: 'id' | 'unique' | 'normal' | 'fulltext'
+  fields: { name: string; length?: number }[]
+}
+
 export interface Datamodel {
   models: DmmfModel[]
   enums: DmmfEnum[]
+  /** Every model's keys and indexes; absent from a hand-made datamodel. */
+  indexes?: DmmfIndex[]
 }

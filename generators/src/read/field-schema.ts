@@ -34,6 +34,15 @@ const NATIVE: Record<string, (args: string[]) => JsonSchema> = {
   Char: ([length]) => ({ maxLength: Number(length ?? 1) }),
   Uuid: () => ({ format: 'uuid' }),
   SmallInt: () => ({ minimum: -32768, maximum: 32767 }),
+  // MySQL's integer columns (Prisma's Int stays 32-bit signed, so UnsignedInt keeps INT's maximum).
+  TinyInt: () => ({ minimum: -128, maximum: 127 }),
+  UnsignedTinyInt: () => ({ minimum: 0, maximum: 255 }),
+  UnsignedSmallInt: () => ({ minimum: 0, maximum: 65535 }),
+  MediumInt: () => ({ minimum: -8388608, maximum: 8388607 }),
+  UnsignedMediumInt: () => ({ minimum: 0, maximum: 16777215 }),
+  UnsignedInt: () => ({ minimum: 0 }),
+  Year: () => ({ minimum: 1901, maximum: 2155 }),
+  // TinyText, Text, MediumText, LongText: no bound here (the database's are bytes, not characters).
 }
 
 export function fieldSchema(field: DmmfField, enumValues: string[] | undefined): JsonSchema {

@@ -16,6 +16,8 @@ export interface PrismaSchema {
   /** `[path, text]` of every file read, in `files` order. */
   sources: [string, string][]
   datamodel: Datamodel
+  /** The datasource's provider (`sqlite`, `postgresql`, `mysql`, …); absent without a datasource block. */
+  provider?: string
 }
 
 /** `path` is absolute or relative to `appRoot`; messages name files relative to the app root. */
@@ -29,7 +31,18 @@ export async function readPrismaSchema(appRoot: string, path: string): Promise<P
   const paths = info.isDirectory() ? await prismaFiles(absolute) : [absolute]
   if (paths.length === 0) throw new GeneratorError(`${shown}: the folder holds no .prisma files; add the app's models there, or pass --schema`, shown)
   const files = await Promise.all(paths.map(async (file) => [toPosix(relative(appRoot, file)), await readFile(file, 'utf8')] as [string, string]))
-  return { files: files.map(([name]) => name), sources: files, datamodel: parseSchema(files, shown) }
+  const datamodel = parseSchema(files, shown)
+  const provider = datasourceProvider(files)
+  return { files: files.map(([name]) => name), sources: files, datamodel, ...(provider !== undefined && { provider }) }
+}
+
+/** The `provider` of the schema's datasource block (the parser has validated there is at most one). */
+export function datasourceProvider(files: [string, string][]): string | undefined {
+  for (const [, text] of files) {
+    const provider = /^datasource\s+\w+\s*\{[^}]*?\bprovider\s*=\s*"(\w+)"/m.exec(text)?.[1]
+    if (provider !== undefined) return provider
+  }
+  return undefined
 }
 
 /** Parses `[path, text]` pairs; `shown` names the schema in errors. */

@@ -124,6 +124,11 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     .map((field) => resolveField(field, model, enums.get(field.type)))
   const keys = [owner.name, tenant?.name]
   const notes: string[] = []
+  for (const index of datamodel.indexes ?? []) {
+    if (index.model !== model.name || index.type !== 'fulltext') continue
+    // A search index (MySQL's @@fulltext) is the database's business; no tool argument reads it.
+    notes.push(`the @@fulltext index on ${index.fields.map((field) => field.name).join(', ')} is ignored: list filters by equality, never by full-text search`)
+  }
   const fields = columns.filter((field) => !hidden.includes(field.name))
   // A key into a model that is not an entity has no ownership check: agents may set it only when
   // the declaration says so (otherwise anyone could attach a row to another user's team).

@@ -37,6 +37,20 @@ export function isPostgresqlUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//.test(url)
 }
 
+/** Whether `url` names a MySQL or MariaDB database. */
+export function isMysqlUrl(url: string): boolean {
+  return /^(mysql|mariadb):\/\//.test(url)
+}
+
+/**
+ * Prisma 6.19's wasm schema engine (the one that runs through a driver adapter, with no engine
+ * download) has only the PostgreSQL and SQLite connectors: migrations on MySQL need the native
+ * schema engine. `prisma generate` never calls this; the schema commands fail here, saying so.
+ */
+async function mysqlMigrateAdapter(): Promise<never> {
+  throw new Error('Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector: prisma migrate and db push cannot run on a mysql:// DATABASE_URL without downloading the native schema engine. Apply the tables with your own migration tool (the models are in prisma/).')
+}
+
 /**
  * DATABASE_URL after loading `.env`; set to `defaultUrl` when neither had it, because the schema
  * reads `env("DATABASE_URL")` and Prisma falls back to downloading engines when it cannot.
@@ -47,7 +61,7 @@ export function databaseUrl(defaultUrl: string): string {
   return process.env.DATABASE_URL
 }
 
-/** The config for the database in DATABASE_URL (SQLite or PostgreSQL, by its scheme). */
+/** The config for the database in DATABASE_URL (SQLite, PostgreSQL or MySQL/MariaDB, by its scheme). */
 export function prismaConfig(options: PrismaConfigOptions): PrismaConfigInternal {
   const url = databaseUrl(options.defaultUrl)
   const schema = options.schema ?? 'prisma'
@@ -59,6 +73,6 @@ export function prismaConfig(options: PrismaConfigOptions): PrismaConfigInternal
       path: options.migrations ?? `${schema.replace(/\/[^/]*\.prisma$/, '')}/migrations`,
       ...(options.seed !== undefined && { seed: options.seed }),
     },
-    adapter: () => (isPostgresqlUrl(url) ? pgMigrateAdapter(url) : sqliteMigrateAdapter(url)),
+    adapter: () => (isPostgresqlUrl(url) ? pgMigrateAdapter(url) : isMysqlUrl(url) ? mysqlMigrateAdapter() : sqliteMigrateAdapter(url)),
   })
 }

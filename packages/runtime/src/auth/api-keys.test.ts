@@ -11,7 +11,7 @@ import { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './api-k
 
 const bearer = (key: string) => ({ headers: { authorization: `Bearer ${key}` } }) as IncomingMessage
 
-for (const provider of ['sqlite', 'postgres'] as const satisfies Provider[]) {
+for (const provider of ['sqlite', 'postgres', 'mysql'] as const satisfies Provider[]) {
   describe(`API keys on ${provider}`, () => {
     let database: TestDatabase
     beforeAll(async () => {

@@ -14,6 +14,7 @@ import type { SqlStore } from './sql-store.js'
 const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore }[] = [
   { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db) },
   { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db) },
+  { name: 'PrismaStore', provider: 'mysql', open: (database) => new PrismaStore(database.db) },
   { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url) },
   { name: 'PostgresStore', provider: 'postgres', open: (database) => new PostgresStore(database.url) },
 ]

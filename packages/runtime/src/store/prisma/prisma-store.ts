@@ -7,7 +7,9 @@
  * so call {@link prepareSqlite} once, and expect reads to see other transactions' uncommitted
  * writes (SqliteStore, on a connection of its own, is the faster choice there). PostgreSQL: text
  * and jsonb refuse U+0000, so a task or id holding it fails to store; tables outside `public` need
- * the schema on the connection's search_path (see sql.ts).
+ * the schema on the connection's search_path (see sql.ts). MySQL/MariaDB (@prisma/adapter-mariadb):
+ * the statements are rewritten to MySQL's syntax (mysql-dialect.ts); its default collation,
+ * utf8mb4_unicode_ci, compares ids and message ids case-insensitively.
  * @module
  */
 import type { PrismaTaskClient } from './client.js'

@@ -23,7 +23,8 @@ export function toRecord(row: TaskRow): TaskRecord {
     version: row.version,
     task: row.task as Task,
     messageIds: [...(row.messageIds as string[])],
-    ...(row.repliedWithMessage !== null ? { repliedWithMessage: row.repliedWithMessage } : {}),
+    // MySQL's BOOLEAN is TINYINT(1): a raw query reads it as 0 or 1.
+    ...(row.repliedWithMessage !== null ? { repliedWithMessage: Boolean(row.repliedWithMessage) } : {}),
     createdAt: row.createdAt.getTime(),
     updatedAt: row.updatedAt.getTime(),
     ...(row.runner !== null && row.leaseUntil !== null ? { lease: { runner: row.runner, until: row.leaseUntil.getTime() } } : {}),

@@ -119,7 +119,7 @@ describe('PostgresStore checks the database\'s schema before its first statement
   })
 })
 
-describe.each(['sqlite', 'postgres'] as const)('PrismaStore on %s checks the schema before its first statement', (provider) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('PrismaStore on %s checks the schema before its first statement', (provider) => {
   let database: TestDatabase
   beforeAll(async () => {
     database = await openDatabase(provider)
@@ -128,7 +128,7 @@ describe.each(['sqlite', 'postgres'] as const)('PrismaStore on %s checks the sch
 
   it('opens a fully migrated database, and refuses one without a table', async () => {
     await new PrismaStore(database.db).ready()
-    await database.db.$queryRawUnsafe('DROP TABLE "A2ATaskMessage"')
+    await database.db.$queryRawUnsafe(provider === 'mysql' ? 'DROP TABLE `A2ATaskMessage`' : 'DROP TABLE "A2ATaskMessage"')
     const store = new PrismaStore(database.db)
     const error = await rejection(store.get('any'))
     expect(error).toBeInstanceOf(TaskStoreSchemaError)

@@ -70,17 +70,25 @@ export const sqliteColumns = (required: RequiredSchema): Sql =>
   sql`SELECT m.name AS "table", c.name AS "column" FROM sqlite_master m JOIN pragma_table_info(m.name) c
     WHERE m.type = 'table' AND m.name IN (${tableNames(required)})`
 
+/** One catalog query: the columns of the required tables of the connection's database (MySQL, MariaDB). */
+export const mysqlColumns = (required: RequiredSchema): Sql =>
+  sql`SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
+    WHERE table_schema = DATABASE() AND table_name IN (${tableNames(required)})`
+
 /**
  * The columns of `required` on whichever database `db` reaches: PostgreSQL's catalog, else
- * SQLite's (a PrismaStore runs on either). A lost connection is thrown as itself.
+ * SQLite's, else MySQL's (a PrismaStore runs on any). A lost connection is thrown as itself.
  */
 export async function foundColumns(db: Executor, required: RequiredSchema): Promise<FoundColumn[]> {
   try {
     return await db.query<FoundColumn>(postgresColumns(required), { idempotent: true })
   } catch (error) {
     if (db.lostConnection?.(error)) throw error
-    // Not PostgreSQL; when SQLite's catalog does not answer either, PostgreSQL's error tells more.
-    return db.query<FoundColumn>(sqliteColumns(required), { idempotent: true }).catch(() => Promise.reject(error))
+    // Not PostgreSQL; when no other catalog answers either, PostgreSQL's error tells more.
+    return db
+      .query<FoundColumn>(sqliteColumns(required), { idempotent: true })
+      .catch(() => db.query<FoundColumn>(mysqlColumns(required), { idempotent: true }))
+      .catch(() => Promise.reject(error))
   }
 }
 

@@ -9,10 +9,14 @@
  * Tables are named without a schema, so on PostgreSQL they resolve through the connection's
  * search_path. PrismaPg's `schema` option qualifies only model queries: an app whose tables live
  * outside `public` also names the schema in the URL, `?options=-c%20search_path%3D<schema>`.
+ *
+ * On a MySQL or MariaDB client (@prisma/adapter-mariadb) each statement goes rewritten to MySQL's
+ * syntax (mysql-dialect.ts).
  * @module
  */
 import sql, { Sql, join } from 'sql-template-tag'
 import type { RawClient } from './client.js'
+import { toMysql } from './mysql-dialect.js'
 
 export { sql, join, type Sql }
 
@@ -30,14 +34,17 @@ export function shaped(shape: string, statement: Sql): Sql {
   return Object.defineProperties(statement, { text: { value: texts.text }, sql: { value: texts.sql } })
 }
 
-/** `statement` as the tag-function call Prisma's `$queryRaw` and `$executeRaw` expect. */
-const tagged = (statement: Sql): [TemplateStringsArray, ...unknown[]] => [
-  Object.assign([...statement.strings], { raw: statement.strings }),
-  ...statement.values,
-]
+/** Whether `db` (a client or one of its transactions) is on MySQL or MariaDB. */
+export const isMysql = (db: RawClient): boolean => (db as { _activeProvider?: string })._activeProvider === 'mysql'
+
+/** `statement` as the tag-function call Prisma's `$queryRaw` and `$executeRaw` expect, in `db`'s SQL. */
+function tagged(db: RawClient, shared: Sql): [TemplateStringsArray, ...unknown[]] {
+  const statement = isMysql(db) ? toMysql(shared) : shared
+  return [Object.assign([...statement.strings], { raw: statement.strings }), ...statement.values]
+}
 
 /** Rows of a SELECT or of a statement with RETURNING, typed as the caller knows them. */
-export const query = <Row>(db: RawClient, statement: Sql): PromiseLike<Row[]> => db.$queryRaw<Row[]>(...tagged(statement))
+export const query = <Row>(db: RawClient, statement: Sql): PromiseLike<Row[]> => db.$queryRaw<Row[]>(...tagged(db, statement))
 
 /** A statement without rows; resolves to the number of rows it changed. */
-export const execute = (db: RawClient, statement: Sql): PromiseLike<number> => db.$executeRaw(...tagged(statement))
+export const execute = (db: RawClient, statement: Sql): PromiseLike<number> => db.$executeRaw(...tagged(db, statement))

@@ -121,8 +121,26 @@ export function updateTask(change: TaskUpdate): Sql {
     ...(change.repliedWithMessage !== undefined ? [sql`"repliedWithMessage" = ${change.repliedWithMessage}`] : []),
     ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
-  const update = sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`
-  return shaped(`update ${updateShape(change, stamped)}`, update)
+  const guarded = sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion}`
+  const update = shaped(`update ${updateShape(change, stamped)}`, sql`${guarded} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`)
+  withoutReturning.set(update, { change, guarded })
+  return update
+}
+
+/** The update's parts, by the statement {@link updateTask} made, for {@link returningParts}. */
+const withoutReturning = new WeakMap<Sql, { change: TaskUpdate; guarded: Sql }>()
+
+/**
+ * For a database without UPDATE … RETURNING (MySQL): the update alone, and the read of the row it
+ * wrote (by id and the version it made), both to run in one transaction; undefined for any
+ * statement but {@link updateTask}'s.
+ */
+export function returningParts(statement: Sql): { update: Sql; read: Sql } | undefined {
+  const parts = withoutReturning.get(statement)
+  if (!parts) return undefined
+  const { change, guarded } = parts
+  const version = change.expectedVersion + change.versions
+  return { update: guarded, read: sql`SELECT ${WRITTEN_COLUMNS}, ${pushed(change.id)} FROM "A2ATask" WHERE "id" = ${change.id} AND "version" = ${version}` }
 }
 
 /**

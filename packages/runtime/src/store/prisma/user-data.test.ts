@@ -15,14 +15,14 @@ const hook = (taskId: string, owner: string, extra: Partial<PushConfigRecord> = 
   ...extra,
 })
 
-describe('exportUser and eraseUser on sqlite', () => {
+describe.each(['sqlite', 'mysql'] as const)('exportUser and eraseUser on %s', (provider) => {
   let database: TestDatabase
   let store: PrismaStore
   let aliceKey: string
   let bobKey: string
   const resolve = (key: string) => apiKeyResolver(database.db)({ headers: { authorization: `Bearer ${key}` } } as never)
   beforeAll(async () => {
-    database = await openDatabase('sqlite')
+    database = await openDatabase(provider)
     store = new PrismaStore(database.db)
     await store.create(makeRecord({ id: 'a1', owner: 'alice', messageIds: ['m1'] }))
     await store.create(makeRecord({ id: 'a2', owner: 'alice', tenant: 'acme', scope: 'read', messageIds: ['m2'] }))

@@ -3,6 +3,8 @@
  * temporary folder, or a PostgreSQL database `a2a_store_<random>` on the server at
  * A2A_TEST_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; .ci/run starts it). Each
  * gets the schema SQL `npm run generate:fixtures` wrote, applied directly, and is removed on close.
+ * MySQL/MariaDB: a database `a2a_store_<random>` on A2A_TEST_MYSQL_URL (default
+ * mysql://root@127.0.0.1:3306/mysql), with the hand-written mysql/schema.sql.
  * @module
  */
 import { randomBytes } from 'node:crypto'
@@ -10,15 +12,18 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
+import { PrismaMariaDb } from '@prisma/adapter-mariadb'
 import { PrismaPg } from '@prisma/adapter-pg'
 import Database from 'better-sqlite3'
+import mariadb from 'mariadb'
 import pg from 'pg'
 import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
 import type { PrismaTaskClient, RawQueryClient } from '../client.js'
+import { PrismaClient as MysqlClient } from './mysql/generated/client/client.js'
 import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
 import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.js'
 
-export type Provider = 'sqlite' | 'postgres'
+export type Provider = 'sqlite' | 'postgres' | 'mysql'
 
 /** A generated client typed only as the store sees it: assigning one proves it fits, cast-free. */
 export type TestClient = PrismaTaskClient & PrismaApiKeyClient & RawQueryClient & { $disconnect(): Promise<void> }
@@ -40,7 +45,39 @@ export type RowLog = number[]
 const schemaSql = (provider: Provider) => readFile(new URL(`./${provider}/generated/schema.sql`, import.meta.url), 'utf8')
 
 export async function openDatabase(provider: Provider, rowLog?: RowLog): Promise<TestDatabase> {
-  return provider === 'sqlite' ? openSqlite(rowLog) : openPostgres(rowLog)
+  return provider === 'sqlite' ? openSqlite(rowLog) : provider === 'mysql' ? openMysql(rowLog) : openPostgres(rowLog)
+}
+
+async function openMysql(rowLog?: RowLog): Promise<TestDatabase> {
+  const server = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
+  const name = `a2a_store_${randomBytes(6).toString('hex')}`
+  const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) }
+  const admin = await mariadb.createConnection({ ...connection, multipleStatements: true }).catch((error: Error) => {
+    throw new Error(`MySQL/MariaDB at ${server.host} is not reachable (${error.message}); start it (service mariadb start) or set A2A_TEST_MYSQL_URL`)
+  })
+  try {
+    await admin.query(`CREATE DATABASE \`${name}\``)
+    await admin.query(`USE \`${name}\`; ${await readFile(new URL('./mysql/schema.sql', import.meta.url), 'utf8')}`)
+  } finally {
+    await admin.end()
+  }
+  const adapter = new PrismaMariaDb({ ...connection, database: name })
+  if (rowLog) countingRows(adapter, rowLog)
+  const db: TestClient = new MysqlClient({ adapter })
+  const url = new URL(server.href)
+  url.pathname = `/${name}`
+  return {
+    provider: 'mysql',
+    url: url.href,
+    db,
+    clear: () => clear(db),
+    async close() {
+      await db.$disconnect()
+      const drop = await mariadb.createConnection(connection)
+      await drop.query(`DROP DATABASE IF EXISTS \`${name}\``)
+      await drop.end()
+    },
+  }
 }
 
 async function openSqlite(rowLog?: RowLog): Promise<TestDatabase> {

@@ -15,29 +15,37 @@ const here = new URL('./', import.meta.url)
 const template = new URL('../../../../../../templates/entity/a2a.prisma.hbs', import.meta.url)
 const prisma = require.resolve('prisma/build/index.js')
 
-// The generator's own options (generators/src/plan/templates.ts); the template takes no values.
-const models = Handlebars.compile(readFileSync(template, 'utf8'), { noEscape: true, strict: true })({})
+// The generator's own options (generators/src/plan/plan.ts): MySQL gets its own column types.
+const modelsFor = (name) => Handlebars.compile(readFileSync(template, 'utf8'), { noEscape: true, strict: true })({ mysql: name === 'mysql' })
 
 // Every prisma command reads env("DATABASE_URL"); unset, the CLI falls back to downloading engines.
 // `migrate diff` opens the adapter, so the PostgreSQL one needs a reachable server (the tests' own).
 const providers = {
   sqlite: 'file::memory:',
   postgres: process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres',
+  // Client only: its tables are mysql/schema.sql (Prisma 6.19's wasm schema engine has no MySQL).
+  mysql: 'mysql://root@127.0.0.1:3306/mysql',
 }
 
 async function prepare(name, url) {
   const dir = new URL(`${name}/`, here)
   const stamp = new URL('generated/inputs.sha256', dir)
   const a2a = new URL('a2a.prisma', dir)
+  const models = modelsFor(name)
   if (!existsSync(a2a) || readFileSync(a2a, 'utf8') !== models) writeFileSync(a2a, models)
   const hash = createHash('sha256')
   for (const file of ['schema.prisma', 'a2a.prisma', 'prisma.config.ts']) hash.update(readFileSync(new URL(file, dir)))
   hash.update(require('prisma/package.json').version)
   const digest = hash.digest('hex')
-  const outputs = ['generated/client/client.ts', 'generated/schema.sql'].map((file) => new URL(file, dir))
+  const clientOnly = name === 'mysql'
+  const outputs = ['generated/client/client.ts', ...(clientOnly ? [] : ['generated/schema.sql'])].map((file) => new URL(file, dir))
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && outputs.every(existsSync)) return `${name}: up to date`
   const options = { cwd: dir, env: { ...process.env, DATABASE_URL: url } }
   await run(process.execPath, [prisma, 'generate'], options)
+  if (clientOnly) {
+    writeFileSync(stamp, digest)
+    return `${name}: generated`
+  }
   const { stdout } = await run(process.execPath, [prisma, 'migrate', 'diff', '--from-empty', '--to-schema-datamodel', '.', '--script'], options)
   writeFileSync(new URL('generated/schema.sql', dir), stdout)
   writeFileSync(stamp, digest)

@@ -1,0 +1,97 @@
+-- The tables of a2a.prisma as Prisma's native schema engine writes them for MySQL (String is
+-- VARCHAR(191), DateTime DATETIME(3), Json JSON, Bytes LONGBLOB, utf8mb4_unicode_ci), by hand:
+-- the wasm schema engine of Prisma 6.19 has no MySQL connector (see schema.prisma).
+CREATE TABLE `A2ATask` (
+    `id` VARCHAR(191) NOT NULL,
+    `contextId` VARCHAR(191) NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `tenant` VARCHAR(191) NULL,
+    `scope` VARCHAR(191) NULL,
+    `skill` VARCHAR(191) NOT NULL,
+    `version` INTEGER NOT NULL,
+    `task` JSON NOT NULL,
+    `messageIds` JSON NOT NULL,
+    `repliedWithMessage` BOOLEAN NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+    `updatedAt` DATETIME(3) NOT NULL,
+    `statusState` VARCHAR(191) NOT NULL,
+    `statusTime` DATETIME(3) NOT NULL,
+    `runner` VARCHAR(191) NULL,
+    `leaseUntil` DATETIME(3) NULL,
+
+    INDEX `A2ATask_owner_tenant_scope_statusTime_idx`(`owner`, `tenant`, `scope`, `statusTime`),
+    INDEX `A2ATask_owner_contextId_idx`(`owner`, `contextId`),
+    INDEX `A2ATask_statusState_leaseUntil_idx`(`statusState`, `leaseUntil`),
+    PRIMARY KEY (`id`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2ATaskEvent` (
+    `taskId` VARCHAR(191) NOT NULL,
+    `version` INTEGER NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `event` JSON NOT NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+
+    INDEX `A2ATaskEvent_createdAt_idx`(`createdAt`),
+    PRIMARY KEY (`taskId`, `version`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2ATaskMessage` (
+    `owner` VARCHAR(191) NOT NULL,
+    `messageId` VARCHAR(191) NOT NULL,
+    `taskId` VARCHAR(191) NOT NULL,
+
+    INDEX `A2ATaskMessage_taskId_idx`(`taskId`),
+    PRIMARY KEY (`owner`, `messageId`, `taskId`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2APushConfig` (
+    `taskId` VARCHAR(191) NOT NULL,
+    `id` VARCHAR(191) NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `url` TEXT NOT NULL,
+    `token` TEXT NULL,
+    `authentication` JSON NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+
+    PRIMARY KEY (`taskId`, `id`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2AApiKey` (
+    `id` VARCHAR(191) NOT NULL,
+    `hash` VARCHAR(191) NOT NULL,
+    `prefix` VARCHAR(191) NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `tenant` VARCHAR(191) NULL,
+    `scopes` VARCHAR(191) NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+    `lastUsedAt` DATETIME(3) NULL,
+    `revokedAt` DATETIME(3) NULL,
+
+    UNIQUE INDEX `A2AApiKey_hash_key`(`hash`),
+    INDEX `A2AApiKey_owner_idx`(`owner`),
+    PRIMARY KEY (`id`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2ALimitEntry` (
+    `key` VARCHAR(191) NOT NULL,
+    `id` VARCHAR(191) NOT NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+    `expiresAt` DATETIME(3) NOT NULL,
+
+    INDEX `A2ALimitEntry_key_expiresAt_idx`(`key`, `expiresAt`),
+    PRIMARY KEY (`key`, `id`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2AArtifactFile` (
+    `taskId` VARCHAR(191) NOT NULL,
+    `id` VARCHAR(191) NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `mediaType` VARCHAR(191) NOT NULL,
+    `filename` VARCHAR(191) NULL,
+    `bytes` LONGBLOB NOT NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+
+    INDEX `A2AArtifactFile_owner_idx`(`owner`),
+    PRIMARY KEY (`taskId`, `id`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
