@@ -164,6 +164,14 @@ describe('strings every store keeps alike', () => {
   })
 })
 
+describe('a body that is no JSON value', () => {
+  it.each(['"a":1,"b":2', '1,"a":{}', '}"a":1,"b"'])('answers %s with -32700, as JSON.parse refuses it', async (body) => {
+    const reply = await server.post(body, AUTH)
+    expect(reply.status).toBe(200)
+    expect(reply.body.error.code).toBe(-32700)
+  })
+})
+
 describe('fuzzed requests', () => {
   // A seeded generator, so a failure replays: random shapes around the limits and bad strings.
   const random = mulberry32(12)
