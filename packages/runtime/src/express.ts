@@ -11,7 +11,7 @@
 import { Router, type RequestHandler, type Response } from 'express'
 import type { AgentHost } from './agents/agent-host.js'
 import type { Exchange } from './exchange/exchange.js'
-import { a2aRoutes, mcpRoute, routePath, type A2aRoutes } from './http/a2a-routes.js'
+import { a2aRoutes, answeredRefusal, mcpRoute, routePath, type A2aRoutes } from './http/a2a-routes.js'
 
 export interface A2aRouterOptions {
   /** The MCP mount for the exchange's tools: its path (default `/mcp`), or false for none. */
@@ -43,12 +43,12 @@ export function agentsRouter(host: AgentHost): Router {
  */
 const unbranded = (response: Response): void => response.removeHeader('X-Powered-By')
 
-/** The runtime's routes as one middleware: unbranded, and a rejection goes to the app's error handling. */
+/** The runtime's routes as one middleware: unbranded, and a rejection other than a refusal goes to the app's error handling. */
 const serving =
   (routes: A2aRoutes): RequestHandler =>
   (request, response, next) => {
     const serve = routes(request)
     if (!serve) return next()
     unbranded(response)
-    serve(request, response).catch(next)
+    serve(request, response).catch((error: unknown) => answeredRefusal(response, error) || next(error))
   }

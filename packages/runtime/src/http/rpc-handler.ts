@@ -14,7 +14,7 @@ import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } fr
 import { StreamReply } from '../exchange/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gate.js'
-import { HttpRefusal } from './http-refusal.js'
+import { refusalOf } from './http-refusal.js'
 import { sendJson, sendJsonText } from './respond.js'
 import { answerText } from '../wire/json-safe.js'
 
@@ -30,14 +30,14 @@ export interface RpcHttpOptions extends GateOptions {
   ) => Promise<unknown>
 }
 
-/** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it. */
-const refuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
-  sendJson(response, status, rpcError(null, error), headers)
+/** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it (`id` once the envelope named one). */
+export const rpcRefuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}, id: JsonRpcId = null) => {
+  sendJson(response, status, rpcError(id, error), headers)
   return undefined
 }
 
 export async function handleRpc(options: RpcHttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const refuse = refuser(response)
+  const refuse = rpcRefuser(response)
   if (request.method !== 'POST') {
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
@@ -56,7 +56,8 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     sendRpcResult(response, id, result)
   } catch (error) {
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
-    if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
+    const refusal = refusalOf(error)
+    if (refusal) return refuse(refusal.status, refusal.error, refusal.headers, id)
     if (error instanceof A2AError) return sendJson(response, 200, rpcError(id, error))
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))
