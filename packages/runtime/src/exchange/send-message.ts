@@ -19,6 +19,7 @@ import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { routeMessage } from '../skills/router.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store, TaskRecord } from '../store/store.js'
+import { RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { extended } from '../wire/copy.js'
@@ -143,7 +144,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.
     final = (await core.store.get(record.id).catch(() => undefined)) ?? final
     if (run && final.task.status.state === 'TASK_STATE_SUBMITTED') {
-      throw new A2AError('INTERNAL', `Task ${record.id} could not be started: the agent's database is unreachable. Retry shortly`)
+      throw A2AError.unavailable(`Task ${record.id} could not be started: the agent's database is unreachable. Send the same message again (same messageId) in ${RETRY_AFTER_SECONDS} s`, RETRY_AFTER_SECONDS)
     }
   }
   if (final.repliedWithMessage && final.task.status.message) return { message: final.task.status.message }

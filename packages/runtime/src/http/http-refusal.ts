@@ -3,7 +3,7 @@
  * either binding, with the wire error its body carries and any headers the status calls for.
  * @module
  */
-import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../store/unavailable.js'
+import { isStoreUnavailable, RETRY_AFTER_SECONDS, storeUnavailable } from '../store/unavailable.js'
 import { A2AError } from '../wire/a2a-error.js'
 
 export class HttpRefusal extends Error {
@@ -33,6 +33,6 @@ export function refusalOf(error: unknown): HttpRefusal | undefined {
     if (error.reason !== 'UNAVAILABLE') return undefined
     return new HttpRefusal(503, error, { 'Retry-After': error.metadata?.retryAfter ?? String(RETRY_AFTER_SECONDS) })
   }
-  if (isStoreUnavailable(error)) return HttpRefusal.unavailable(`The agent lost its connection to its database while serving this request; send the same request again in ${RETRY_AFTER_SECONDS} s (a SendMessage repeated with its messageId is answered with the task it made, if it made one)`)
+  if (isStoreUnavailable(error)) return refusalOf(storeUnavailable())
   return undefined
 }

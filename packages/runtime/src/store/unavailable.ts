@@ -4,6 +4,7 @@
  * answered -31503 / HTTP 503 with Retry-After instead of -32603 (see A2AError.unavailable).
  * @module
  */
+import { A2AError } from '../wire/a2a-error.js'
 import { isConnectionLoss } from './prisma/pg-executor.js'
 
 /** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
@@ -30,3 +31,10 @@ function sqliteBusy(error: unknown): boolean {
   const { code, originalCode } = (error ?? {}) as { code?: unknown; originalCode?: unknown }
   return [code, originalCode].some((value) => typeof value === 'string' && value.startsWith('SQLITE_BUSY'))
 }
+
+/** -31503 for a request the store failed under for want of its database: sent again shortly, it may well succeed. */
+export const storeUnavailable = (): A2AError =>
+  A2AError.unavailable(
+    `The agent lost its connection to its database while serving this request; send the same request again in ${RETRY_AFTER_SECONDS} s (a SendMessage repeated with its messageId is answered with the task it made, if it made one)`,
+    RETRY_AFTER_SECONDS,
+  )
