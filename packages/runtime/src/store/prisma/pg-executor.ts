@@ -67,15 +67,21 @@ const lostCode = (code: unknown): boolean => typeof code === 'string' && (LOST_C
 
 /**
  * True when `error` says the statement's connection died (or none could be made), not that the SQL
- * failed: pg's errors, and Prisma's wrapping of them (`meta.driverAdapterError.cause`).
+ * failed: pg's errors, and Prisma's wrapping of them (`meta.driverAdapterError.cause`, or the
+ * adapter's own DriverAdapterError, whose `cause` is the plain `{ kind }` object).
  */
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false
   if (lostCode((error as { code?: unknown }).code) || LOST_MESSAGES.test(error.message)) return true
-  const adapted = (error as { meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } } }).meta?.driverAdapterError?.cause
-  if (adapted && (LOST_KINDS.has(String(adapted.kind)) || lostCode(adapted.code))) return true
-  return error.cause !== undefined && isConnectionLoss(error.cause)
+  type Adapted = { kind?: unknown; code?: unknown }
+  const adapted = (error as { meta?: { driverAdapterError?: { cause?: Adapted } } }).meta?.driverAdapterError?.cause
+  if (adapted && lostKind(adapted)) return true
+  const cause = error.cause as Adapted | undefined
+  if (cause !== null && typeof cause === 'object' && !(cause instanceof Error)) return lostKind(cause)
+  return cause !== undefined && isConnectionLoss(cause)
 }
+
+const lostKind = (adapted: { kind?: unknown; code?: unknown }): boolean => LOST_KINDS.has(String(adapted.kind)) || lostCode(adapted.code)
 
 /** A bound value as Prisma's adapter binds it: dates as UTC ISO text, which `timestamp(3)` takes without shifting. */
 const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)
