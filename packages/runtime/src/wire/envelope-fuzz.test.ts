@@ -78,8 +78,10 @@ const unactionable = (answer: Fuzzed): boolean =>
 
 async function send(server: TestServer, binding: Fuzzed['binding'], body: string): Promise<Fuzzed> {
   const url = binding === 'JSON-RPC' ? `${server.url}${server.exchange.path}` : `${server.url}${server.exchange.restPath}/message:send`
-  const response = await fetch(url, { method: 'POST', body, headers: AUTH })
-  const text = await response.text()
+  // A pooled connection the server closed as idle just as it was reused resets (the keep-alive
+  // race every HTTP client has): sent again once on a fresh one; a second reset is a failure.
+  const post = () => fetch(url, { method: 'POST', body, headers: AUTH }).then(async (response) => ({ response, text: await response.text() }))
+  const { response, text } = await post().catch(post)
   let parsed: any
   try {
     parsed = JSON.parse(text)
