@@ -11,6 +11,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 import { PostgresStore } from '../store/prisma/postgres-store.js'
 import { SqliteStore } from '../store/prisma/sqlite-store.js'
 import type { Store } from '../store/store.js'
+import { seededRandom } from '../testing/seeded-random.js'
 import { startTestServer, type TestServer } from '../testing/test-server.js'
 
 const echo = defineSkill({
@@ -38,14 +39,6 @@ const SEEDS = [
 const REST_SEED = '{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"hi"},{"data":{"a":[1,2]}}]},"configuration":{"historyLength":1}}'
 const PIECES = ['{', '}', '[', ']', ',', ':', '"', '\\', ' ', '1', 'a', 'null', '"k":', '\u0000', '\ud800', '😀', '{"a":', '[[', '"params"', '"message"']
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A seed mutated one to three times; the seeds themselves come out unchanged now and then. */
 function mutated(random: () => number, seed: string): string {
@@ -95,7 +88,7 @@ async function send(server: TestServer, binding: Fuzzed['binding'], body: string
 
 /** Sends `count` fuzzed bodies (plus FOUND), `parallel` at a time; the answers no client can act on. */
 async function fuzz(server: TestServer, count: number, seed: number): Promise<Fuzzed[]> {
-  const random = mulberry32(seed)
+  const random = seededRandom(seed)
   const bodies: [Fuzzed['binding'], string][] = FOUND.flatMap((body) => [['JSON-RPC', body] as const, ['HTTP+JSON', body] as const])
   for (let i = 0; i < count; i++) {
     bodies.push(random() < 0.8 ? ['JSON-RPC', mutated(random, SEEDS[Math.floor(random() * SEEDS.length)]!)] : ['HTTP+JSON', mutated(random, REST_SEED)])
