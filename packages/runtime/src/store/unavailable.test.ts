@@ -13,6 +13,7 @@ describe('isStoreUnavailable', () => {
     ['class 08', serverError('08006', 'connection failure')],
     ['a reset socket', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
     ['node-postgres\'s dropped connection', new Error('Connection terminated unexpectedly')],
+    ['a database closed to connections', serverError('55000', 'database "app" is not currently accepting connections')],
     // @prisma/adapter-pg throws this class (from its dependency @prisma/driver-adapter-utils); the storm's one -32603 on PrismaStore: the adapter's error carries the kind as a plain object.
     ['@prisma/adapter-pg\'s ConnectionClosed', new DriverAdapterError({ kind: 'ConnectionClosed' })],
     ['Prisma\'s P1001', Object.assign(new Error('Can\'t reach database server'), { code: 'P1001' })],

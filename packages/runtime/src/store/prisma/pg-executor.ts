@@ -55,10 +55,13 @@ const NAMED_STATEMENTS = 1000
  * SQLSTATE classes and driver messages of a connection that died under a statement: the server
  * going away (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), a connection
  * refused for now (53300 too many connections, as Prisma's TooManyConnections below), class 08
- * (connection exceptions), and node-postgres's and Node's own words for a dropped socket.
+ * (connection exceptions), a database closed to connections for now (ALLOW_CONNECTIONS false:
+ * 55000, told by its message, as that code has other meanings), and node-postgres's and Node's own
+ * words for a dropped socket.
  */
 const LOST_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'])
-const LOST_MESSAGES = /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed|Can't reach database server/i
+const LOST_MESSAGES =
+  /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed|Can't reach database server|is not currently accepting connections/i
 
 /** Prisma's driver-adapter error kinds for the same (@prisma/adapter-pg maps pg's errors to them). */
 const LOST_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
