@@ -8,12 +8,12 @@
  * prints `{"cut":"<taskId>"}` once its run is cut; `ask` pauses for a name, then writes three
  * status updates and completes; `spin` computes for SPIN_MS without awaiting, then completes; `done` completes at once. MAX_RUNS caps runs per owner. RUN_LEASE_MS and REPLICA_ID set the run
  * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
- * SqliteStore; STREAM_POLL_MS sets how often streams read the store without notifications. Prints `{"port":N}` once listening; SIGTERM shuts down as main.ts does.
+ * SqliteStore; STREAM_POLL_MS sets how often streams read the store without notifications; HOST=1 serves the agent behind a multi-agent host (createAgentHost, a2aListener) at /a2a/replica. Prints `{"port":N,"path":"<JSON-RPC path>"}` once listening; SIGTERM shuts down as main.ts does.
  * @module
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { createExchange, createToolRegistry, defineSkill } from '@a2a-agent/runtime'
+import { a2aListener, createAgentHost, createExchange, createHttpServer, createToolRegistry, defineSkill } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
 import { PrismaStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { entityTools } from '../../examples/invoices/src/a2a/entities.gen.js'
@@ -84,11 +84,10 @@ const done = defineSkill({ id: 'done', description: 'Completes at once.', handle
 const db = createDb(url)
 if (!isPostgresql(url)) await prepareSqlite(db)
 const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
-const exchange = createExchange({
+const options = {
   skills: [overdue(db), hold, queue, slow, tick, ask, spin, done],
   tools: createToolRegistry(entityTools(db)),
   store,
-  resolvePrincipal: apiKeyResolver(db),
   card: { name: 'Replica', description: 'examples/invoices as one of several replicas', version: '0.0.0' },
   maxConcurrentRunsPerOwner: Number(process.env.MAX_RUNS ?? -1),
   // Every task the tests made stays readable: none is trimmed by retention.
@@ -96,14 +95,20 @@ const exchange = createExchange({
   streamPollMs: Number(process.env.STREAM_POLL_MS ?? 200),
   ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
   ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
-})
+}
+const resolvePrincipal = apiKeyResolver(db)
 const app = express()
 app.disable('x-powered-by')
-app.use(a2aRouter(exchange))
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => say({ port: (server.address() as AddressInfo).port }))
+// HOST=1: the agent behind a multi-agent host at /a2a/replica, served by a2aListener as examples/invoices serves its agents.
+const host = process.env.HOST ? createAgentHost({ resolvePrincipal, agents: [{ id: 'replica', ...options }] }) : undefined
+const exchange = host ? host.agent('replica')! : createExchange({ ...options, resolvePrincipal })
+if (!host) app.use(a2aRouter(exchange))
+const server = (host ? createHttpServer(a2aListener(host, app)) : app).listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  say({ port: (server.address() as AddressInfo).port, path: host ? '/a2a/replica' : '/a2a' }),
+)
 
 process.once('SIGTERM', async () => {
-  await exchange.shutdown({ timeoutMs: 2000 })
+  await (host ?? exchange).shutdown({ timeoutMs: 2000 })
   if ('close' in store) await store.close()
   await db.$disconnect()
   server.closeAllConnections()

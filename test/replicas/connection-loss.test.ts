@@ -1,10 +1,11 @@
 /**
- * Connection loss never takes the process down: sustained SendMessage, GetTask and entity writes
- * against two replicas (PostgresStore, and PrismaStore through @prisma/adapter-pg) while every
- * backend of the test's own database is terminated every 500 ms for 30 s. No process exits, no
- * request gets HTTP 500 (a request may get a clean JSON-RPC -32603 or the resolver's 503 with
- * Retry-After), no request to either replica hangs, and every write that was
- * acknowledged is readable afterwards.
+ * Connection loss never takes the process down, and every answer under it is one a client can act
+ * on: sustained SendMessage, GetTask and entity writes against two replicas, each an agent behind
+ * a multi-agent host served by a2aListener as examples/invoices serves its agents, with a run cap
+ * (PostgresStore, and PrismaStore through @prisma/adapter-pg), while every backend of the test's
+ * own database is terminated every 500 ms for 30 s (STORM_MS). No process exits, no request gets a
+ * 5xx other than 503 with Retry-After, none gets -32603, no request to either replica hangs, every
+ * write that was acknowledged is readable afterwards, and no run slot is left counted.
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -20,9 +21,11 @@ describe('PostgreSQL connections cut under load', () => {
     await database?.drop()
   })
 
-  it('0 process exits, 0 HTTP 500s, every acknowledged write readable after', { timeout: STORM_MS + 150_000 }, async () => {
+  it('0 process exits, 0 5xx but 503 with Retry-After, 0 -32603, every acknowledged write readable after, 0 run slots held', { timeout: STORM_MS + 150_000 }, async () => {
     database = await createDatabase('postgres')
-    const replicas = await Promise.all([startReplica('direct', database), startReplica('prisma', database, { STORE: 'prisma' })])
+    // As examples/invoices serves its agents: behind a multi-agent host, from a2aListener; each with a run cap.
+    const served = { HOST: '1', MAX_RUNS: '16' }
+    const replicas = await Promise.all([startReplica('direct', database, served), startReplica('prisma', database, { STORE: 'prisma', ...served })])
     const exits: string[] = []
     for (const replica of replicas) void replica.exited.then((code) => exits.push(`${replica.name} exited: ${code}: ${replica.stderr.slice(-40, -14).join("\n")}`))
     const token = database.tokens.alice
@@ -37,6 +40,12 @@ describe('PostgreSQL connections cut under load', () => {
         count(`${method} ${reply.status}${reply.body?.error ? ` ${reply.body.error.code}` : ''}`)
         if (reply.status >= 500 && reply.status !== 503) failures.push(`${method} on ${replica.name}: HTTP ${reply.status} ${JSON.stringify(reply.body)}`)
         if (reply.status === 503 && !reply.headers.get('retry-after')) failures.push(`${method} on ${replica.name}: 503 without Retry-After`)
+        // A 503's body says when to retry (-31503, retryAfter in its data); -32603 says nothing a client can act on.
+        if (reply.body?.error?.code === -32603) {
+          // With what the replica logged of it: the failure it answered for.
+          const logged = replica.stderr.filter((line) => line.includes(`request ${reply.body.id}:`)).join(' ')
+          failures.push(`${method} on ${replica.name}: HTTP ${reply.status} -32603 ${JSON.stringify(reply.body.error).slice(0, 200)} ${logged.slice(0, 600)}`)
+        }
         return reply.status === 200 ? reply.body.result : undefined
       } catch (error) {
         // A request that waits out rpc's 20 s fails too, on PrismaStore as well: guardPool reclaims
@@ -89,6 +98,9 @@ describe('PostgreSQL connections cut under load', () => {
     expect(read.filter(([, state]) => state !== 'TASK_STATE_COMPLETED').slice(0, 5)).toEqual([])
     const names = new Set((await database.query<{ name: string }>('SELECT "name" FROM "Customer"')).map((row) => row.name))
     expect(acknowledged.customers.filter((name) => !names.has(name))).toEqual([])
+    // Every run has ended: no slot counts any more, including those whose release met a cut connection.
+    const slotsHeld = () => database.query<{ n: number }>(`SELECT count(*)::int AS n FROM "A2ALimitEntry" WHERE "key" LIKE 'runs owner %'`).then(([row]) => row!.n)
+    await expect.poll(slotsHeld, { timeout: 30_000, interval: 500 }).toBe(0)
     console.log(`connection storm: ${cuts} backends cut; answers ${JSON.stringify(Object.fromEntries(statuses))}`)
   })
 })

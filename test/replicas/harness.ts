@@ -110,6 +110,8 @@ function sqlite(): Omit<TestDatabase, 'tokens'> {
 export interface Replica {
   name: string
   base: string
+  /** The JSON-RPC endpoint's path: /a2a, or /a2a/replica behind a multi-agent host (HOST=1). */
+  path: string
   child: ChildProcess
   /** Task ids whose `slow` run started on this replica, in order. */
   ran: string[]
@@ -138,13 +140,15 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
   const stderr: string[] = []
   createInterface({ input: child.stderr! }).on('line', (line) => stderr.push(line))
   const lines = createInterface({ input: child.stdout! })
+  let path = '/a2a'
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`replica ${name} did not listen within 30 s: ${stderr.join('\n')}`)), 30_000)
     void exited.then((code) => reject(new Error(`replica ${name} exited (${code}) before listening: ${stderr.join('\n')}`)))
     lines.on('line', (line) => {
-      const parsed = JSON.parse(line) as { port?: number; ran?: string }
+      const parsed = JSON.parse(line) as { port?: number; path?: string; ran?: string }
       said.push(parsed)
       if (parsed.ran) ran.push(parsed.ran)
+      if (parsed.path) path = parsed.path
       if (parsed.port) {
         clearTimeout(timer)
         resolve(parsed.port)
@@ -154,6 +158,7 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
   const replica: Replica = {
     name,
     base: `http://127.0.0.1:${port}`,
+    path,
     child,
     ran,
     said,
@@ -189,8 +194,8 @@ export interface Reply {
 let ids = 0
 
 /** One JSON-RPC call over HTTP as `token`. */
-export async function rpc(replica: Pick<Replica, 'base'>, token: string, method: string, params: unknown): Promise<Reply> {
-  const response = await fetch(`${replica.base}/a2a`, {
+export async function rpc(replica: Pick<Replica, 'base'> & Partial<Pick<Replica, 'path'>>, token: string, method: string, params: unknown): Promise<Reply> {
+  const response = await fetch(`${replica.base}${replica.path ?? '/a2a'}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params }),

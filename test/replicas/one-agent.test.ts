@@ -53,6 +53,31 @@ it('the same message sent at once to two replicas makes one task, run once, both
   expect((await rpc(b!, token, 'SendMessage', first)).body.result.task.id).toBe(made)
 })
 
+it('recognises a message sent at once to two replicas before either takes a run slot: 20 identical pairs at once under a cap of 16, never one side refused', { timeout: 90_000 }, async () => {
+  // Runs outlast a round, so no slot frees while one is sent: a pair's two sides must agree.
+  const { replicas: [a, b], token } = await replicas(['a', 'b'], { SLOW_MS: '1500', MAX_RUNS: '16' })
+  const split: string[] = []
+  let answered = 0
+  for (let round = 0; round < 5; round++) {
+    const pairs = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const sent = message('slow', `round ${round} pair ${i}`)
+        return Promise.all([rpc(a!, token, 'SendMessage', sent), rpc(b!, token, 'SendMessage', sent)])
+      }),
+    )
+    for (const [onA, onB] of pairs) {
+      const [taskA, taskB] = [onA.body.result?.task.id, onB.body.result?.task.id]
+      if (taskA !== taskB) split.push(JSON.stringify([onA.body.result?.task.id ?? onA.body.error, onB.body.result?.task.id ?? onB.body.error]).slice(0, 300))
+      else if (taskA) answered++
+    }
+  }
+  expect(split.slice(0, 5), `${split.length} of 100 pairs split`).toEqual([])
+  // The cap still holds: at most 16 runs a round.
+  expect(answered).toBeGreaterThan(0)
+  expect(answered).toBeLessThanOrEqual(5 * 16)
+  expect(Object.values(await runsOf()).every((n) => n === 1)).toBe(true)
+})
+
 it('a replica killed between a new task\'s claim and its insert leaves neither: the message runs when sent again', { timeout: 60_000 }, async () => {
   database = await createDatabase('postgres')
   const token = database.tokens.alice

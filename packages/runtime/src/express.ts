@@ -11,7 +11,7 @@
 import { Router, type RequestHandler, type Response } from 'express'
 import type { AgentHost } from './agents/agent-host.js'
 import type { Exchange } from './exchange/exchange.js'
-import { a2aRoutes, mcpRoute, routePath, type A2aRoutes } from './http/a2a-routes.js'
+import { a2aRoutes, answeredRefusal, mcpRoute, routePath, type A2aRoutes } from './http/a2a-routes.js'
 import { consoleLogger } from './log/logger.js'
 import { observeRequest } from './log/request-log.js'
 
@@ -45,12 +45,12 @@ export function agentsRouter(host: AgentHost): Router {
  */
 const unbranded = (response: Response): void => response.removeHeader('X-Powered-By')
 
-/** The runtime's routes as one middleware: unbranded, and a rejection goes to the app's error handling. */
+/** The runtime's routes as one middleware: unbranded, and a rejection other than a refusal goes to the app's error handling. */
 const serving =
   (routes: A2aRoutes): RequestHandler =>
   (request, response, next) => {
     const serve = routes(request)
     if (!serve) return next()
     unbranded(response)
-    observeRequest(serve, request, response, consoleLogger).catch(next)
+    observeRequest(serve, request, response, consoleLogger).catch((error: unknown) => answeredRefusal(response, error) || next(error))
   }

@@ -51,6 +51,8 @@ export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-stor
  */
 export { PostgresStore, type PostgresStoreOptions } from './store/prisma/postgres-store.js'
 export { isConnectionLoss } from './store/prisma/pg-executor.js'
+/** Whether a store failure means the database is out of reach for now (answered -31503, HTTP 503 with Retry-After). */
+export { isStoreUnavailable } from './store/unavailable.js'
 /**
  * What a SqliteStore or PostgresStore reports when the database lacks tables or columns it uses
  * (`missing`): the app's prisma/a2a.prisma and migrations are older than its runtime.

@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mounted } from '../testing/mount.js'
 import { defineSkill } from '../skills/skill.js'
 import { tokenResolver, userMessage } from '../testing/test-server.js'
+import { PrismaPg } from '@prisma/adapter-pg'
+import { apiKeyResolver } from '../auth/api-keys.js'
+import { PrismaClient as PgClient } from '../store/prisma/__fixture__/postgres/generated/client/client.js'
 import { createAgentHost, type AgentHost, type AgentHostOptions } from './agent-host.js'
 
 const ledger = defineSkill({ id: 'ledger', description: 'books an entry', handler: (ctx) => ctx.complete(`booked ${ctx.text}`) })
@@ -135,5 +138,42 @@ describe('many agents in one app', () => {
     expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'Has Space', skills: [ledger], card }] })).toThrow('Agent id "Has Space"')
     expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'agents', skills: [ledger], card }] })).toThrow('not "agents"')
     expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'a', skills: [ledger], card }, { id: 'a', skills: [ledger], card }] })).toThrow('share the id')
+  })
+
+  it('refuses anonymous callers in the binding\'s own shape: JSON-RPC -31401, HTTP+JSON a google.rpc.Status', async () => {
+    await start()
+    const jsonRpc = await fetch(`${url}/a2a/books`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })
+    expect(jsonRpc.status).toBe(401)
+    expect(jsonRpc.headers.get('www-authenticate')).toContain('resource_metadata=')
+    expect(((await jsonRpc.json()) as any).error).toMatchObject({ code: -31401, message: expect.stringContaining('Authentication required') })
+    // An unknown agent's routes answer alike: anonymous callers learn nothing.
+    for (const path of ['/a2a/books/rest/tasks', '/a2a/nope/rest/tasks', '/a2a/agents']) {
+      const rest = await get(path)
+      expect(rest.status, path).toBe(401)
+      expect(((await rest.json()) as any).error, path).toMatchObject({ code: 401, status: 'UNAUTHENTICATED', message: expect.stringContaining('Authentication required') })
+    }
+  })
+
+  it('answers 503 with Retry-After, never 500, while the credentials cannot be checked for want of the database', async () => {
+    // A real client on a port where no PostgreSQL listens: every lookup is refused, as during a storm of cut connections.
+    const db = new PgClient({ adapter: new PrismaPg({ connectionString: 'postgresql://root@127.0.0.1:1/none' }) })
+    try {
+      await start({ resolvePrincipal: apiKeyResolver(db) })
+      const key = 'Bearer a2a_00000000000000000000000000000000'
+      const jsonRpc = await fetch(`${url}/a2a/books`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: key }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })
+      expect(jsonRpc.status).toBe(503)
+      expect(jsonRpc.headers.get('retry-after')).toBe('5')
+      const error = ((await jsonRpc.json()) as any).error
+      expect(error).toMatchObject({ code: -31503, message: expect.stringContaining('cannot reach its database') })
+      expect(error.data).toContainEqual(expect.objectContaining({ reason: 'UNAVAILABLE', metadata: { retryAfter: '5' } }))
+      for (const path of ['/a2a/books/rest/tasks', '/a2a/agents', '/a2a/books/.well-known/agent-card.json']) {
+        const rest = await fetch(`${url}${path}`, { headers: { Authorization: key } })
+        expect(rest.status, path).toBe(503)
+        expect(rest.headers.get('retry-after'), path).toBe('5')
+        expect(((await rest.json()) as any).error, path).toMatchObject({ code: 503, status: 'UNAVAILABLE' })
+      }
+    } finally {
+      await db.$disconnect()
+    }
   })
 })

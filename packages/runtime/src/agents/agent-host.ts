@@ -10,9 +10,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal, PrincipalResolver } from '../auth/principal.js'
 import { requestBaseUrl } from '../card/card-handler.js'
-import { bearerChallenge } from '../card/protected-resource.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
+import { resolveCaller, unauthenticated, type Refuse } from '../http/gate.js'
+import { HttpRefusal } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
+import { rpcRefuser } from '../http/rpc-handler.js'
+import { consoleLogger } from '../log/logger.js'
+import { restRefuser } from '../rest/rest-handler.js'
 import { requestPath } from '../http/request-path.js'
 import { requestNote } from '../log/request-log.js'
 import { MemoryStore } from '../store/memory-store.js'
@@ -120,9 +124,13 @@ export class AgentHost {
     const [id = '', ...rest] = pathname.slice(this.basePath.length + 1).split('/')
     const sub = rest.length ? `/${rest.join('/')}` : ''
     const baseUrl = this.#baseUrl(request)
+    // Refusals in the shape of the route's binding: JSON-RPC (and MCP, JSON-RPC too) at the agent's
+    // own path, a google.rpc.Status on HTTP+JSON and the host's other routes (the index too).
+    const refuse = id !== INDEX && (sub === '' || sub === '/mcp') ? rpcRefuser(response) : restRefuser(response)
     const principal = await this.#resolveOnce(request)
+    if (principal instanceof HttpRefusal) return answered(refuse(principal.status, principal.error, principal.headers))
     if (id === INDEX && sub === '') {
-      if (!principal) return this.#unauthenticated(response, baseUrl)
+      if (!principal) return this.#unauthenticated(refuse, baseUrl)
       sendJson(response, 200, { agents: await this.index(principal, baseUrl) }, { 'Cache-Control': 'private, no-store' })
       return true
     }
@@ -132,7 +140,7 @@ export class AgentHost {
     // Without a canUse hook every agent is for everyone: its card is as public as its options say.
     const openCard = !this.#options.canUse && exchange !== undefined && (sub === exchange.cardPath || sub === exchange.v03CardPath)
     // Otherwise anonymous callers learn nothing: 401 whether or not the id exists.
-    if (!principal && !openCard) return this.#unauthenticated(response, baseUrl)
+    if (!principal && !openCard) return this.#unauthenticated(refuse, baseUrl)
     if (!exchange || (principal && !(await this.#usable(principal, id)))) return notFound(response)
     if (sub === exchange.cardPath || sub === exchange.v03CardPath) {
       if (await this.isPaused(id)) return notFound(response)
@@ -160,10 +168,11 @@ export class AgentHost {
     return this.#options.canUse ? Boolean(await this.#options.canUse(principal, id)) : true
   }
 
-  #resolveOnce(request: IncomingMessage): Promise<Principal | null | undefined> {
-    const resolving = Promise.resolve(this.#options.resolvePrincipal(request)).then((principal) => (principal?.owner ? principal : null))
+  /** The caller, or the refusal a resolver that threw stands for (503 with Retry-After while the database is out of reach). */
+  #resolveOnce(request: IncomingMessage): Promise<Principal | null | undefined | HttpRefusal> {
+    const resolving = (async () => this.#options.resolvePrincipal(request))().then((principal) => (principal?.owner ? principal : null))
     this.#resolved.set(request, resolving)
-    return resolving
+    return resolveCaller(() => resolving, request, this.#options.shared?.logger ?? consoleLogger)
   }
 
   /** The exchange's resolver: the host's answer for this request once, then the app's resolver (streams re-check). */
@@ -178,11 +187,14 @@ export class AgentHost {
     return publicUrl?.replace(/\/+$/, '') ?? requestBaseUrl(request)
   }
 
-  #unauthenticated(response: ServerResponse, baseUrl: string): true {
-    sendJson(response, 401, { error: 'Authentication required: send the credentials you call the agents with' }, { 'WWW-Authenticate': bearerChallenge(baseUrl) })
-    return true
+  #unauthenticated(refuse: Refuse, baseUrl: string): true {
+    const refusal = unauthenticated(baseUrl)
+    return answered(refuse(refusal.status, refusal.error, refusal.headers))
   }
 }
+
+/** A refusal was sent: the request was the host's. */
+const answered = (_sent: undefined): true => true
 
 function notFound(response: ServerResponse): true {
   sendJson(response, 404, { error: 'No such agent' })

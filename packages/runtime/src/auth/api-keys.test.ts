@@ -140,11 +140,15 @@ describe('API keys while the database cannot be reached', () => {
     await database?.close()
   })
 
-  it('answers HTTP 503 with Retry-After, a short JSON-RPC -32603, instead of 500', async () => {
+  it('answers HTTP 503 with Retry-After and JSON-RPC -31503 (UNAVAILABLE, retryAfter in its data), instead of 500', async () => {
     const { key } = await createApiKey(database.db, { owner: 'alice' })
     const reply = await server.rpc('SendMessage', { message: userMessage('hi', { skill: 'echo' }) }, { headers: { Authorization: `Bearer ${key}` } })
     expect(reply.status).toBe(503)
     expect(reply.headers.get('retry-after')).toBe('5')
-    expect(reply.body.error).toMatchObject({ code: -32603, message: 'The agent cannot reach its database to check your credentials; retry shortly' })
+    expect(reply.body.error).toMatchObject({ code: -31503, message: 'The agent cannot reach its database to check your credentials; retry shortly' })
+    expect(reply.body.error.data).toEqual([
+      { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNAVAILABLE', domain: '@a2a-agent/runtime', metadata: { retryAfter: '5' } },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '5s' },
+    ])
   })
 })

@@ -8,9 +8,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { HttpRefusal } from '../http/http-refusal.js'
 import type { Delegate, RawClient } from '../store/prisma/client.js'
-import { isConnectionLoss } from '../store/prisma/pg-executor.js'
 import { query, sql } from '../store/prisma/sql.js'
-import { A2AError } from '../wire/a2a-error.js'
+import { isStoreUnavailable } from '../store/unavailable.js'
 import { type Principal, type PrincipalResolver, scopeKey } from './principal.js'
 
 /** An A2AApiKey row as Prisma returns it. */
@@ -133,17 +132,6 @@ export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiK
   }
 }
 
-/** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
-const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
-
-const unreachable = (error: unknown): boolean => {
-  const code = (error as { code?: unknown } | null)?.code
-  return isConnectionLoss(error) || (typeof code === 'string' && UNREACHABLE_CODES.has(code))
-}
-
-/** Seconds a caller is asked to wait while the database cannot be reached. */
-const RETRY_AFTER_SECONDS = '5'
-
 /**
  * The key lookup, tried again once when its connection died (a read: safe to repeat); a database
  * that stays unreachable answers HTTP 503 with Retry-After, not 500: the credentials may be fine.
@@ -152,12 +140,12 @@ async function lookUp<Row>(db: RawClient, statement: ReturnType<typeof sql>): Pr
   try {
     return await query<Row>(db, statement)
   } catch (error) {
-    if (!unreachable(error)) throw error
+    if (!isStoreUnavailable(error)) throw error
     try {
       return await query<Row>(db, statement)
     } catch (again) {
-      if (!unreachable(again)) throw again
-      throw new HttpRefusal(503, new A2AError('INTERNAL', 'The agent cannot reach its database to check your credentials; retry shortly'), { 'Retry-After': RETRY_AFTER_SECONDS })
+      if (!isStoreUnavailable(again)) throw again
+      throw HttpRefusal.unavailable('The agent cannot reach its database to check your credentials; retry shortly')
     }
   }
 }

@@ -13,6 +13,7 @@ import { bearerChallenge } from '../card/protected-resource.js'
 import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { bodyRefusal, readBody } from '../http/read-body.js'
 import { sendJson } from '../http/respond.js'
+import { resolveCaller } from '../http/gate.js'
 import { HttpRefusal } from '../http/http-refusal.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { checkBodyText, checkJsonLimits, DEFAULT_REQUEST_LIMITS, type RequestLimits } from '../wire/limits.js'
@@ -90,14 +91,8 @@ export function createMcpHandler(options: McpHandlerOptions): McpHttpHandler {
     if (!originAllowed(request.headers, allowed)) {
       return refuse(response, 403, TRANSPORT_ERROR, `Origin ${JSON.stringify(request.headers.origin)} may not call this server from a browser`)
     }
-    let principal: Principal | null | undefined
-    try {
-      principal = await resolvePrincipal(request)
-    } catch (error) {
-      if (error instanceof HttpRefusal) return refuse(response, error.status, error.error.code, error.error.message, error.headers)
-      logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
-      return refuse(response, 500, -32603, 'Internal error')
-    }
+    const principal = await resolveCaller(resolvePrincipal, request, logger)
+    if (principal instanceof HttpRefusal) return refuse(response, principal.status, principal.error.code, principal.error.message, principal.headers)
     if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
       return refuse(response, 401, TRANSPORT_ERROR, 'Authentication required: send credentials this server accepts', {
         'WWW-Authenticate': bearerChallenge(options.publicUrl ?? requestBaseUrl(request)),

@@ -19,6 +19,7 @@ import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { routeMessage } from '../skills/router.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store, TaskRecord } from '../store/store.js'
+import { RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { extended } from '../wire/copy.js'
@@ -143,7 +144,7 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.
     final = (await core.store.get(record.id).catch(() => undefined)) ?? final
     if (run && final.task.status.state === 'TASK_STATE_SUBMITTED') {
-      throw new A2AError('INTERNAL', `Task ${record.id} could not be started: the agent's database is unreachable. Retry shortly`)
+      throw A2AError.unavailable(`Task ${record.id} could not be started: the agent's database is unreachable. Send the same message again (same messageId) in ${RETRY_AFTER_SECONDS} s`, RETRY_AFTER_SECONDS)
     }
   }
   if (final.repliedWithMessage && final.task.status.message) return { message: final.task.status.message }
@@ -202,8 +203,18 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     return rejected
   }
   refuseUnacceptableOutput(core, route.skill, params)
-  const claiming = claimRun(core, caller.viewer.owner, id)
-  if (claiming) await claiming
+  // On a store that claims message ids the claim comes before the run slot: the same message sent
+  // at once to another replica waits at the claim there and is answered with this task, having
+  // taken no slot (it would otherwise hold one until refused, and push the owner past the cap).
+  // Awaited only on a store that claims: each await is a turn of the microtask queue.
+  const claimed = holdsClaimedTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
+  try {
+    const claiming = claimRun(core, caller.viewer.owner, id)
+    if (claiming) await claiming
+  } catch (error) {
+    claimed?.release()
+    throw error
+  }
   // Held by this replica's run from the first write: if the process stops, a sweep settles it.
   record.lease = freshLease(core)
   let undoTurn: (() => Promise<void>) | undefined
@@ -211,9 +222,7 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
   try {
     // Awaited only when a quota counts: each await is a turn of the microtask queue.
     if (core.quota?.counts) undoTurn = await core.quota.admitTurn(caller.viewer, id, true)
-    // Awaited only on a store that claims: each await is a turn of the microtask queue.
-    const claimed = holdsClaimedTasks(core, hooks) ? await claimNewTask(core.store, record, claims) : undefined
-    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed ?? insert })
+    run = new TaskRun(core, record, route.skill, caller.principal, userMessage, caller.baseUrl, { new: true, insert: claimed?.insert ?? insert })
     if (claimed || holdsNewTasks(core, hooks)) {
       // Inserted by the run, once, in its latest state: the answer waits for that insert.
       void run.start()
@@ -221,8 +230,11 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
     }
     await run.insert()
   } catch (error) {
-    // A run refused its insert has freed its slot already.
-    if (!run) core.slots.release(caller.viewer.owner, id)
+    // A run refused its insert has freed its slot (and its claim) already.
+    if (!run) {
+      core.slots.release(caller.viewer.owner, id)
+      claimed?.release()
+    }
     await undoTurn?.()
     throw error
   }
@@ -262,11 +274,14 @@ const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.
  * ends: a message given at once to another replica waits there at the claim, then is refused
  * (MessageIdTakenError, answered with the winner) and never starts its handler.
  */
-async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: boolean): Promise<InsertTask> {
+async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: boolean): Promise<{ insert: InsertTask; release(): void }> {
   const claim = await store.claimNewTask!(record, unlessAccepted)
   if (!claim) throw new MessageIdTakenError(record)
-  return async (latest) => {
-    if (!(await claim.insert(latest))) throw new MessageIdTakenError(record)
+  return {
+    insert: async (latest) => {
+      if (!(await claim.insert(latest))) throw new MessageIdTakenError(record)
+    },
+    release: () => claim.release(),
   }
 }
 

@@ -26,6 +26,12 @@ export interface StreamingOptions {
 }
 
 /** What a streaming method answers: the HTTP layer opens the SSE response and hands it over. */
+/**
+ * No deadline frees a stream seat (a stream lasts as long as its task's turn), so Retry-After is a
+ * short pause in which the caller's other streams may end; a client that cannot wait polls GetTask.
+ */
+const SEAT_RETRY = { 'Retry-After': '5' }
+
 export class StreamReply {
   constructor(readonly start: (sink: SseWriter) => void) {}
 }
@@ -85,13 +91,13 @@ class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
     this.#options = options
     const owner = caller.viewer.owner
     if (!options.seats.claim(owner, this)) {
-      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`))
+      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams: at most ${options.seats.limit} per caller; close one or poll GetTask`), SEAT_RETRY)
     }
     // Per API key as well, refused at its cap (a key shared by several processes of one caller).
     const key = caller.principal.credential ?? owner
     if (options.keySeats && !options.keySeats.claim(key, this)) {
       options.seats.release(owner, this)
-      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`))
+      throw new HttpRefusal(429, A2AError.unsupported(`Too many concurrent streams on this API key: at most ${options.keySeats.limit}; close one or poll GetTask`), SEAT_RETRY)
     }
     this.#key = options.keySeats ? key : undefined
   }

@@ -11,7 +11,7 @@ import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { observeRequest } from '../log/request-log.js'
-import { a2aRoutes, type A2aRoutesOptions } from './a2a-routes.js'
+import { a2aRoutes, answeredRefusal, type A2aRoutesOptions } from './a2a-routes.js'
 import { sendJson } from './respond.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
@@ -38,8 +38,9 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   }
 }
 
-/** A handler that threw after its own error handling: answered 500 if nothing was sent yet. */
+/** A handler that threw after its own error handling: a refusal answered as such, anything else 500 if nothing was sent yet. */
 function failed(logger: Logger, request: IncomingMessage, response: ServerResponse, error: unknown): void {
+  if (answeredRefusal(response, error)) return
   logger.error(`a2a: serving ${scrub(request.method)} ${scrub(request.url)} failed: ${scrub(error)}`)
   if (response.headersSent) return void response.destroy()
   sendJson(response, 500, { error: 'Internal server error' })

@@ -7,7 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
+import { restErrorBody } from '../rest/rest-errors.js'
+import { refusalOf } from './http-refusal.js'
 import { requestPath } from './request-path.js'
+import { sendJson } from './respond.js'
 
 export interface A2aRoutesOptions {
   /**
@@ -83,6 +86,18 @@ function hostRoutes(host: AgentHost, options: A2aRoutesOptions): A2aRoutes {
     const path = pathOf(request)
     return path.startsWith(prefix) ? hosted : exact.get(trimmed(path))
   }
+}
+
+/**
+ * The last resort's first check, on either mount: a refusal (or a store out of reach) that escaped
+ * its handler is still answered as what it is, e.g. 503 with Retry-After, in a google.rpc.Status
+ * body; true once answered. Handlers answer their own in their binding's shape: this is a guard.
+ */
+export function answeredRefusal(response: ServerResponse, error: unknown): boolean {
+  const refusal = response.headersSent ? undefined : refusalOf(error)
+  if (!refusal) return false
+  sendJson(response, refusal.status, restErrorBody(refusal.error, refusal.status), refusal.headers)
+  return true
 }
 
 /** The request's path as routes are matched: no query, one trailing slash dropped. */

@@ -15,7 +15,7 @@ import { scrub, type Logger } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkBodyText, type RequestLimits } from '../wire/limits.js'
 import type { AgentExtension } from '../wire/types.js'
-import { HttpRefusal } from './http-refusal.js'
+import { HttpRefusal, refusalOf } from './http-refusal.js'
 import { originAllowed } from './origin.js'
 import { bodyAtOnce, bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 
@@ -58,19 +58,11 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
     options.logger.error('a2a: the request body was consumed before the exchange ran; mount the exchange before body-parsing middleware such as express.json()')
     return refuse(500, A2AError.internal())
   }
-  let principal: Principal | null | undefined
-  try {
-    principal = await options.resolvePrincipal(request)
-  } catch (error) {
-    // A resolver's own refusal (apiKeyResolver: 503 while the database is unreachable) stands.
-    if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
-    options.logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
-    return refuse(500, A2AError.internal())
-  }
+  const principal = await resolveCaller(options.resolvePrincipal, request, options.logger)
+  if (principal instanceof HttpRefusal) return refuse(principal.status, principal.error, principal.headers)
   if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
-    return refuse(401, A2AError.unauthenticated('Authentication required: send credentials this agent accepts (see securitySchemes on its agent card)'), {
-      'WWW-Authenticate': bearerChallenge(baseUrlOf(options, request)),
-    })
+    const refusal = unauthenticated(baseUrlOf(options, request))
+    return refuse(refusal.status, refusal.error, refusal.headers)
   }
   if (!readsBody) return { principal, text: undefined, repeated: undefined }
   const contentType = request.headers['content-type']
@@ -94,6 +86,28 @@ export async function admit(options: GateOptions, request: IncomingMessage, refu
   const refusal = bodyRefusal(body, options)
   return refuse(refusal.status, A2AError.invalidRequest(refusal.message), { Connection: 'close' })
 }
+
+/**
+ * The caller's principal, or the refusal that stands for a resolver that threw: its own refusal
+ * (apiKeyResolver: 503 while the database is unreachable), 503 with Retry-After for a store it
+ * could not reach, else 500 (logged).
+ */
+export async function resolveCaller(resolve: PrincipalResolver, request: IncomingMessage, logger: Logger): Promise<Principal | null | undefined | HttpRefusal> {
+  try {
+    return await resolve(request)
+  } catch (error) {
+    const refusal = refusalOf(error)
+    if (refusal) return refusal
+    logger.error(`a2a: principal resolver threw: ${scrub(error)}`)
+    return new HttpRefusal(500, A2AError.internal())
+  }
+}
+
+/** The 401 for a request without credentials this agent accepts, with the challenge naming its metadata. */
+export const unauthenticated = (baseUrl: string): HttpRefusal =>
+  new HttpRefusal(401, A2AError.unauthenticated('Authentication required: send credentials this agent accepts (see securitySchemes on its agent card)'), {
+    'WWW-Authenticate': bearerChallenge(baseUrl),
+  })
 
 /**
  * The A2A-Version and A2A-Extensions service parameters: throws -32009 or -32008, and echoes the

@@ -15,7 +15,7 @@ import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } fr
 import { StreamReply } from '../exchange/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from './gate.js'
-import { HttpRefusal } from './http-refusal.js'
+import { refusalOf } from './http-refusal.js'
 import { sendJson, sendJsonText } from './respond.js'
 import { answerText } from '../wire/json-safe.js'
 import { claimV03, type V03Request } from '../compat-v03/rpc-v03.js'
@@ -34,16 +34,16 @@ export interface RpcHttpOptions extends GateOptions {
   ) => Promise<unknown>
 }
 
-/** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it. */
-const refuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+/** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it (`id` once the envelope named one). */
+export const rpcRefuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}, id: JsonRpcId = null) => {
   noteOutcome(requestNote(response), { error })
-  sendJson(response, status, rpcError(null, error), headers)
+  sendJson(response, status, rpcError(id, error), headers)
   return undefined
 }
 
 export async function handleRpc(options: RpcHttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const note = noteBinding(response, 'jsonrpc')
-  const refuse = refuser(response)
+  const refuse = rpcRefuser(response)
   if (request.method !== 'POST') {
     return refuse(405, A2AError.invalidRequest('The A2A endpoint takes JSON-RPC requests by POST'), { Allow: 'POST' })
   }
@@ -71,9 +71,10 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     if (result instanceof StreamReply) return result.start(new SseWriter(response, v03 ? v03.framing(id) : rpcFraming(id)))
     sendRpcResult(response, id, result)
   } catch (error) {
-    if (!(error instanceof HttpRefusal)) noteOutcome(note, { error })
+    const refusal = refusalOf(error)
+    if (refusal) return refuse(refusal.status, refusal.error, refusal.headers, id)
+    noteOutcome(note, { error })
     if (error instanceof EnvelopeError) return sendJson(response, 200, rpcError(error.id, error.error))
-    if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
     if (error instanceof A2AError) return v03?.streams ? v03.failStream(response, id, error) : sendJson(response, 200, rpcError(id, error))
     options.logger.error(`a2a: internal error answering request ${scrub(id)}: ${scrub(error)}`)
     sendJson(response, 200, rpcError(id, A2AError.internal()))

@@ -93,9 +93,12 @@ describe('checkPushUrl refuses internal targets', () => {
     expect((failure as Error).message).toMatch(/; (use a public https URL, or set allowPrivatePush|remove it and put)/)
   })
 
-  it('refuses an unresolvable name through the real resolver', async () => {
-    await expect(checkPushUrl('http://no-such-host.invalid/hook', { allowPrivate: false })).rejects.toThrow(
-      /does not resolve/,
+  // No test asks the system resolver about a name outside this machine: one without a reachable
+  // DNS server answers only after minutes. A resolver that never answers is refused after the timeout.
+  it('refuses a name whose lookup does not answer in time, instead of waiting for the resolver', async () => {
+    const silent: HostLookup = () => new Promise(() => {})
+    await expect(checkPushUrl('http://no-answer.test/hook', { allowPrivate: false, lookup: silent, lookupTimeoutMs: 50 })).rejects.toThrow(
+      'push URL host no-answer.test does not resolve (ETIMEOUT after 0.05 s); use a public https URL',
     )
   })
 

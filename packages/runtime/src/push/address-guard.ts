@@ -21,7 +21,15 @@ export interface CheckPushUrlOptions {
   allowPrivate: boolean
   /** Resolver seam for tests; defaults to the system resolver (getaddrinfo, /etc/hosts included). */
   lookup?: HostLookup
+  /** How long a name may take to resolve before it counts as not resolving; default 5 s. */
+  lookupTimeoutMs?: number
 }
+
+/**
+ * A resolver that cannot reach its DNS servers answers only after its retries (minutes on some
+ * systems); the request registering the URL should not wait that long for a refusal.
+ */
+const LOOKUP_TIMEOUT_MS = 5000
 
 export const PUSH_FIX = 'use a public https URL, or set allowPrivatePush for development and tests'
 
@@ -166,7 +174,7 @@ export async function checkPushUrl(url: string, options: CheckPushUrlOptions): P
   }
   let addresses: string[]
   try {
-    addresses = await (options.lookup ?? systemLookup)(host)
+    addresses = await withTimeout((options.lookup ?? systemLookup)(host), options.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS)
   } catch (error) {
     const code = (error as { code?: unknown }).code
     throw new PushUrlError(
@@ -181,4 +189,13 @@ export async function checkPushUrl(url: string, options: CheckPushUrlOptions): P
     }
   }
   return parsed
+}
+
+/** `lookup`, or a rejection with code ETIMEOUT once `ms` have passed without an answer. */
+function withTimeout(lookup: Promise<string[]>, ms: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms / 1000} s`), { code: `ETIMEOUT after ${ms / 1000} s` })), ms)
+  })
+  return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer))
 }

@@ -23,6 +23,7 @@ const MAPPING: Record<A2AErrorReason, [number, string]> = {
   EXTENSION_SUPPORT_REQUIRED: [400, 'FAILED_PRECONDITION'],
   VERSION_NOT_SUPPORTED: [400, 'UNIMPLEMENTED'],
   UNAUTHENTICATED: [401, 'UNAUTHENTICATED'],
+  UNAVAILABLE: [503, 'UNAVAILABLE'],
 }
 
 /** google.rpc.Code names of the transport refusals' statuses. */
@@ -35,6 +36,7 @@ const CODE_OF_STATUS: Record<number, string> = {
   415: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
   500: 'INTERNAL',
+  503: 'UNAVAILABLE',
 }
 
 export const restStatus = (error: A2AError): number => MAPPING[error.reason][0]

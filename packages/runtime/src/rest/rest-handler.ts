@@ -9,11 +9,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamReply } from '../exchange/streaming.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from '../http/gate.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { refusalOf } from '../http/http-refusal.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../http/rpc-handler.js'
 import { scrub } from '../log/logger.js'
-import { noteBinding, noteOutcome } from '../log/request-log.js'
+import { noteBinding, noteOutcome, requestNote } from '../log/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../run/turns.js'
 import { SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -30,14 +30,17 @@ const restFraming: SseFraming = {
   error: (error) => JSON.stringify(restErrorBody(error)),
 }
 
+/** A refusal as a `google.rpc.Status` body under `status`. */
+export const restRefuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+  noteOutcome(requestNote(response), { error })
+  sendJson(response, status, restErrorBody(error, status), headers)
+  return undefined
+}
+
 /** Serves one request whose path below the binding's base is `pathname` (query excluded). */
 export async function handleRest(options: RestHttpOptions, request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
   const note = noteBinding(response, 'http+json')
-  const refuse = (status: number, error: A2AError, headers: Record<string, string> = {}) => {
-    noteOutcome(note, { error })
-    sendJson(response, status, restErrorBody(error, status), headers)
-    return undefined
-  }
+  const refuse = restRefuser(response)
   const verb = request.method ?? 'GET'
   try {
     const match = matchRoute(verb, pathname)
@@ -64,7 +67,8 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
     if (result instanceof StreamReply) return result.start(new SseWriter(response, restFraming))
     sendJson(response, 200, result)
   } catch (error) {
-    if (error instanceof HttpRefusal) return refuse(error.status, error.error, error.headers)
+    const refusal = refusalOf(error)
+    if (refusal) return refuse(refusal.status, refusal.error, refusal.headers)
     if (error instanceof A2AError) return refuse(restStatus(error), error)
     options.logger.error(`a2a: internal error answering ${scrub(verb)} ${scrub(pathname)}: ${scrub(error)}`)
     refuse(500, A2AError.internal())

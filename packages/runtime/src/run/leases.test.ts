@@ -112,7 +112,7 @@ describe('run leases', () => {
     expect(task.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: expect.stringMatching(/could not start/) }] } })
   })
 
-  it('a blocking send whose run could not write nor settle answers -32603, and the sweep settles the task once the store is back', async () => {
+  it('a blocking send whose run could not write nor settle answers -31503 (HTTP 503, Retry-After), and the sweep settles the task once the store is back', async () => {
     class Unreachable extends MemoryStore {
       // Shared by replicas: the task is inserted before its run starts.
       override readonly capabilities = { filtersTenant: true, filtersScope: true }
@@ -133,8 +133,9 @@ describe('run leases', () => {
     const store = new Unreachable()
     await start([done], { store, runLeaseMs: LEASE_MS })
     const reply = await server!.rpc('SendMessage', { message: userMessage('go', { skill: 'done' }) })
-    expect(reply.status).toBe(200)
-    expect(reply.body.error).toMatchObject({ code: -32603, message: expect.stringMatching(/could not be started: the agent's database is unreachable/) })
+    expect(reply.status).toBe(503)
+    expect(reply.headers.get('retry-after')).toBe('5')
+    expect(reply.body.error).toMatchObject({ code: -31503, message: expect.stringMatching(/could not be started: the agent's database is unreachable/) })
     store.down = false
     const [id] = [...(await store.list({ owner: 'alice', pageSize: 10 })).records.map((r) => r.id)]
     await expect.poll(async () => (await store.get(id!))?.task.status.state, { timeout: 3 * LEASE_MS }).toBe('TASK_STATE_FAILED')

@@ -9,6 +9,7 @@
  */
 import type { LimitCounters } from '../limits/counters.js'
 import { scrub, type Logger } from '../log/logger.js'
+import { isStoreUnavailable } from '../store/unavailable.js'
 
 /** The agent-wide count: the store's counters and how long an entry counts unless released. */
 export interface SharedRunCount {
@@ -20,6 +21,9 @@ export interface SharedRunCount {
 }
 
 const keyOf = (owner: string) => `runs owner ${owner}`
+
+/** Pauses before each new try of a release that could not reach the database; the last repeats. */
+const RELEASE_RETRY_MS = [100, 500, 1000, 2000, 5000]
 
 export class RunSlots {
   readonly #inUse = new Map<string, number>()
@@ -62,11 +66,25 @@ export class RunSlots {
     if (this.#shared) this.releaseShared(owner, taskId, this.#shared.replica)
   }
 
-  /** Gives back the agent-wide place of a run of `runner`, another process (a sweep settled its task). */
+  /**
+   * Gives back the agent-wide place of a run of `runner`, another process (a sweep settled its
+   * task). A release that cannot reach the database (its connection cut, as in a failover) is
+   * tried again after growing pauses for as long as the entry would count anyway, so a slot is
+   * held only while the database stays out of reach, not for the entry's whole lifetime.
+   */
   releaseShared(owner: string, taskId: string, runner: string): void {
-    const shared = this.#shared
-    shared?.counters.release(keyOf(owner), `${runner} ${taskId}`).catch((error: unknown) => {
-      shared.logger.warn(`a2a: releasing the run slot of task ${taskId} failed (it stops counting after ${shared.ttlMs} ms): ${scrub(error)}`)
+    if (this.#shared) this.#releaseShared(owner, taskId, runner, this.#shared, 0, 0)
+  }
+
+  #releaseShared(owner: string, taskId: string, runner: string, shared: SharedRunCount, attempt: number, waitedMs: number): void {
+    shared.counters.release(keyOf(owner), `${runner} ${taskId}`).catch((error: unknown) => {
+      const pause = RELEASE_RETRY_MS[Math.min(attempt, RELEASE_RETRY_MS.length - 1)]!
+      if (!isStoreUnavailable(error) || waitedMs + pause >= shared.ttlMs) {
+        shared.logger.warn(`a2a: releasing the run slot of task ${taskId} failed (it stops counting after ${shared.ttlMs} ms): ${scrub(error)}`)
+        return
+      }
+      // Unref'd: a pending retry never holds a stopping process open; the entry's expiry bounds it then.
+      setTimeout(() => this.#releaseShared(owner, taskId, runner, shared, attempt + 1, waitedMs + pause), pause).unref()
     })
   }
 

@@ -140,14 +140,16 @@ async function subscribeThroughOutage(outageAt: 1 | 2) {
   }
 }
 
-it('answers a SubscribeToTask whose first store read fails with an internal error, not task not found', async () => {
+it('answers a SubscribeToTask whose first store read fails with -31503 UNAVAILABLE (retry), not task not found', async () => {
   const { events } = await subscribeThroughOutage(2)
   expect(events).toHaveLength(1)
-  expect(events[0]!.data.error).toMatchObject({ code: -32603 })
+  expect(events[0]!.data.error).toMatchObject({ code: -31503 })
 })
 
-it('answers a SubscribeToTask whose visibility check cannot read the store with an internal error before any stream opens', async () => {
+it('answers a SubscribeToTask whose visibility check cannot read the store with HTTP 503, Retry-After and -31503 before any stream opens', async () => {
   const { reply, events } = await subscribeThroughOutage(1)
   expect(events).toHaveLength(0)
-  expect(reply.body.error).toMatchObject({ code: -32603 })
+  expect(reply.status).toBe(503)
+  expect(reply.headers.get('retry-after')).toBe('5')
+  expect(reply.body.error).toMatchObject({ code: -31503 })
 })

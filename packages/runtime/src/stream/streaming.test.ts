@@ -185,6 +185,8 @@ describe('seats', () => {
     const refused = await server.stream('SendStreamingMessage', { message: userMessage('3', { skill: 'count' }) })
     expect(refused.status).toBe(429)
     expect(refused.body.error.message).toContain('at most 2')
+    // No deadline frees a seat, but a client is told when to look again.
+    expect(refused.headers.get('retry-after')).toBe('5')
     expect((await server.result('ListTasks', {})).totalSize).toBe(before)
     expect(server.exchange.activeRuns).toBe(2)
     expect((await server.stream('SendStreamingMessage', { message: userMessage('b', { skill: 'ask' }) }, { token: 'bob' })).status).toBe(200)

@@ -14,6 +14,7 @@ import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from './keep-aliv
 import type { SseWriter, StreamCloseListener } from './sse-writer.js'
 import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
+import { isStoreUnavailable, storeUnavailable } from '../store/unavailable.js'
 import { rememberedText, rememberText } from '../wire/json-safe.js'
 import { followStore, type StoreFollowed } from './store-follow.js'
 import { encodeEvent, type TaskEvent, type TaskEventListener } from './task-events.js'
@@ -154,7 +155,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
   #start(current: TaskRecord | null | undefined, options: FollowOptions): void {
     const sink = this.#sink!
     // A read that failed is not a task that is gone: the client must not give up on a live task.
-    if (current === null) return sink.fail(A2AError.internal())
+    if (current === null) return sink.fail(storeUnavailable())
     if (!current) return sink.fail(A2AError.taskNotFound(this.taskId))
     this.lastVersion = current.version
     // Held back until the run shows whether it makes a task or answers with a message.
@@ -195,7 +196,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
   /** Something unexpected broke the stream: logged, and the stream ends with an error event. */
   broke(error: unknown): void {
     this.core.logger.error(`a2a: stream of task ${this.taskId} broke: ${scrub(error)}`)
-    this.#sink?.fail(A2AError.internal())
+    this.#sink?.fail(isStoreUnavailable(error) ? storeUnavailable() : A2AError.internal())
   }
 
   #sendSnapshot(record: TaskRecord): void {

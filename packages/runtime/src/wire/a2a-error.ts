@@ -8,6 +8,9 @@
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo'
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest'
 export const ERROR_DOMAIN = 'a2a-protocol.org'
+export const RETRY_INFO_TYPE = 'type.googleapis.com/google.rpc.RetryInfo'
+/** The domain of the reasons this runtime adds (UNAVAILABLE): the specification defines none for a retryable failure. */
+export const RUNTIME_ERROR_DOMAIN = '@a2a-agent/runtime'
 
 /** Field violations one error lists; the rest are counted, so an error stays small whatever was sent. */
 export const MAX_LISTED_VIOLATIONS = 16
@@ -28,6 +31,8 @@ const CODES = {
   EXTENSION_SUPPORT_REQUIRED: -32008,
   VERSION_NOT_SUPPORTED: -32009,
   UNAUTHENTICATED: -31401,
+  // Outside both reserved ranges, beside -31401 and like it named after its HTTP status.
+  UNAVAILABLE: -31503,
 } as const
 
 export type A2AErrorReason = keyof typeof CODES
@@ -86,6 +91,11 @@ export class A2AError extends Error {
     if (SPEC_REASONS.has(this.reason)) {
       details.push({ '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ERROR_DOMAIN, ...(this.metadata ? { metadata: this.metadata } : {}) })
     }
+    if (this.reason === 'UNAVAILABLE') {
+      // The runtime's own reason, and when to try again: `retryAfter` seconds, as the Retry-After header says.
+      details.push({ '@type': ERROR_INFO_TYPE, reason: this.reason, domain: RUNTIME_ERROR_DOMAIN, ...(this.metadata ? { metadata: this.metadata } : {}) })
+      if (this.metadata?.retryAfter) details.push({ '@type': RETRY_INFO_TYPE, retryDelay: `${this.metadata.retryAfter}s` })
+    }
     if (this.fieldViolations?.length) details.push({ '@type': BAD_REQUEST_TYPE, fieldViolations: this.fieldViolations })
     return details
   }
@@ -134,6 +144,14 @@ export class A2AError extends Error {
 
   static unsupported(message: string): A2AError {
     return new A2AError('UNSUPPORTED_OPERATION', message)
+  }
+
+  /**
+   * -31503: the agent could not reach what it needs (its database) and the same request sent again
+   * after `retryAfterSeconds` may well succeed. Both bindings answer it with HTTP 503 and Retry-After.
+   */
+  static unavailable(message: string, retryAfterSeconds: number): A2AError {
+    return new A2AError('UNAVAILABLE', message, { metadata: { retryAfter: String(retryAfterSeconds) } })
   }
 
   static internal(): A2AError {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
+import { seededRandom } from '../testing/seeded-random.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { MAX_LISTED_VIOLATIONS } from './a2a-error.js'
 import { DEFAULT_REQUEST_LIMITS, requestLimits } from './limits.js'
@@ -164,9 +165,17 @@ describe('strings every store keeps alike', () => {
   })
 })
 
+describe('a body that is no JSON value', () => {
+  it.each(['"a":1,"b":2', '1,"a":{}', '}"a":1,"b"'])('answers %s with -32700, as JSON.parse refuses it', async (body) => {
+    const reply = await server.post(body, AUTH)
+    expect(reply.status).toBe(200)
+    expect(reply.body.error.code).toBe(-32700)
+  })
+})
+
 describe('fuzzed requests', () => {
   // A seeded generator, so a failure replays: random shapes around the limits and bad strings.
-  const random = mulberry32(12)
+  const random = seededRandom(12)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!
   const strings = ['', 'x', 'a\u0000', '\ud800', '\udfff\ud800', '😀', 'y'.repeat(300), '__proto__', 'constructor']
   const value = (depth: number): unknown => {
@@ -200,12 +209,3 @@ describe('fuzzed requests', () => {
     }
   })
 })
-
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}

@@ -243,7 +243,8 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
       const end = stringEnd(text, i)
-      if (expectKey) {
+      // A string outside every container (a body like `"a":1,"b":2`) is no key: JSON.parse refuses that body.
+      if (expectKey && open.length) {
         const key = keyText(text.slice(i, end))
         path[path.length - 1] = key
         expectKey = false
@@ -278,7 +279,7 @@ export function checkBodyText(text: string, limits: RequestLimits, levelsAbovePa
       const container = open[open.length - 1]
       if (container) countItem(scan, container)
       if (container?.array) (path[path.length - 1] as number)++
-      else expectKey = true
+      else if (container) expectKey = true
     }
   }
   return repeated

@@ -55,10 +55,13 @@ const NAMED_STATEMENTS = 1000
  * SQLSTATE classes and driver messages of a connection that died under a statement: the server
  * going away (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), a connection
  * refused for now (53300 too many connections, as Prisma's TooManyConnections below), class 08
- * (connection exceptions), and node-postgres's and Node's own words for a dropped socket.
+ * (connection exceptions), a database closed to connections for now (ALLOW_CONNECTIONS false:
+ * 55000, told by its message, as that code has other meanings), and node-postgres's and Node's own
+ * words for a dropped socket.
  */
 const LOST_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN'])
-const LOST_MESSAGES = /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed|Can't reach database server/i
+const LOST_MESSAGES =
+  /Connection terminated|connection is closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Client was closed|Can't reach database server|is not currently accepting connections/i
 
 /** Prisma's driver-adapter error kinds for the same (@prisma/adapter-pg maps pg's errors to them). */
 const LOST_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections'])
@@ -67,15 +70,21 @@ const lostCode = (code: unknown): boolean => typeof code === 'string' && (LOST_C
 
 /**
  * True when `error` says the statement's connection died (or none could be made), not that the SQL
- * failed: pg's errors, and Prisma's wrapping of them (`meta.driverAdapterError.cause`).
+ * failed: pg's errors, and Prisma's wrapping of them (`meta.driverAdapterError.cause`, or the
+ * adapter's own DriverAdapterError, whose `cause` is the plain `{ kind }` object).
  */
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false
   if (lostCode((error as { code?: unknown }).code) || LOST_MESSAGES.test(error.message)) return true
-  const adapted = (error as { meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown } } } }).meta?.driverAdapterError?.cause
-  if (adapted && (LOST_KINDS.has(String(adapted.kind)) || lostCode(adapted.code))) return true
-  return error.cause !== undefined && isConnectionLoss(error.cause)
+  type Adapted = { kind?: unknown; code?: unknown }
+  const adapted = (error as { meta?: { driverAdapterError?: { cause?: Adapted } } }).meta?.driverAdapterError?.cause
+  if (adapted && lostKind(adapted)) return true
+  const cause = error.cause as Adapted | undefined
+  if (cause !== null && typeof cause === 'object' && !(cause instanceof Error)) return lostKind(cause)
+  return cause !== undefined && isConnectionLoss(cause)
 }
+
+const lostKind = (adapted: { kind?: unknown; code?: unknown }): boolean => LOST_KINDS.has(String(adapted.kind)) || lostCode(adapted.code)
 
 /** A bound value as Prisma's adapter binds it: dates as UTC ISO text, which `timestamp(3)` takes without shifting. */
 const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)

@@ -100,6 +100,10 @@ describe('PostgresStore checks the database\'s schema before its first statement
       expect(error).toBeInstanceOf(TaskStoreSchemaError)
       expect((error as TaskStoreSchemaError).missing).toEqual(['A2ATask.leaseUntil', 'A2ATaskEvent'])
       expect((error as Error).message).toMatch(/^PostgresStore: the database lacks A2ATask\.leaseUntil, A2ATaskEvent, .*npm run db:change -- --name <name>.*npm run db:migrate/)
+      // Applying the migrations the app has is named first, then making one; neither is told as the only way.
+      const text = (error as Error).message
+      expect(text).toContain("If the app's prisma/migrations already create them, apply the migrations: npm run db:migrate.")
+      expect(text.indexOf('npm run db:migrate')).toBeLessThan(text.indexOf('make a migration'))
       // Even a write issued without awaiting ready(): the same error, no 42P01 from the server.
       expect(await rejection(store.create(makeRecord({ id: 'too-early' })))).toBe(error)
     } finally {

@@ -50,8 +50,10 @@ export class TaskStoreSchemaError extends Error {
   constructor(store: string, missing: readonly string[]) {
     super(
       `${store}: the database lacks ${missing.join(', ')}, which this version of @a2a-agent/runtime uses. ` +
-        `Its tables come from prisma/a2a.prisma: regenerate it and make a migration (npm run db:change -- --name <name>, ` +
-        `which runs npx a2a generate entities and prisma migrate dev), then apply the migrations wherever the app runs (npm run db:migrate).`,
+        // Most often the migrations exist and only were not applied (a fresh database, a pull): that command first.
+        `If the app's prisma/migrations already create them, apply the migrations: npm run db:migrate. ` +
+        `Otherwise the app's schema is older than its runtime: its tables come from prisma/a2a.prisma, so regenerate it and make a migration ` +
+        `(npm run db:change -- --name <name>, which runs npx a2a generate entities and prisma migrate dev), then apply it wherever the app runs (npm run db:migrate).`,
     )
     this.name = 'TaskStoreSchemaError'
     this.missing = missing
