@@ -45,11 +45,14 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
       if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'kept' }
       if (last.userHashes.get(file.path) === sha256(disk)) return { ...base, current, action: 'updated' }
       // Edited by the user: a2a edits it in place only where the generated code needs it.
-      if (!mayNeedEdits(file.path, current, file.content)) return { ...base, current, action: 'kept' }
-      const { content, changes, advice } = await userEdits(file.path, current, file.content, (path) => plannedText.get(path))
-      const left = advice.length > 0 ? { advice: advice.join('; ') } : {}
-      if (content === undefined) return { ...base, current, action: 'kept', ...left }
-      return { ...base, content, current, action: 'updated', edits: changes, ...left }
+      const { content, changes, advice } = mayNeedEdits(file.path, current, file.content)
+        ? await userEdits(file.path, current, file.content, (path) => plannedText.get(path))
+        : { changes: [], advice: [] }
+      if (content !== undefined) return { ...base, content, current, action: 'updated', edits: changes, ...(advice.length > 0 ? { advice: advice.join('; ') } : {}) }
+      // a2a would now write it differently than it did (a schema change reached a seed): say so.
+      const recorded = last.userHashes.get(file.path)
+      if (advice.length === 0 && recorded !== undefined && recorded !== sha256(file.content)) advice.push(STALE_USER_FILE)
+      return { ...base, current, action: 'kept', ...(advice.length > 0 ? { advice: advice.join('; ') } : {}) }
     }
     if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'unchanged' }
     const lastHash = last.hashes.get(file.path)
@@ -87,9 +90,10 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   const userHashes = new Map<string, string>()
   for (const decision of decisions) {
     if (decision.ownership !== 'user' || decision.orphan) continue
-    // A file a2a edited in place stays the user's: its recorded hash stays the one it had.
-    const wrote = !decision.edits && (decision.action === 'created' || decision.action === 'updated' || decision.current === decision.content)
-    const recorded = wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
+    // A file a2a edited in place stays the user's: recorded is the plan it now agrees with, which
+    // the file equals only if the user makes it so.
+    const wrote = decision.action === 'created' || decision.action === 'updated' || decision.current === decision.content
+    const recorded = decision.edits ? sha256(plannedText.get(decision.path) ?? '') : wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
     if (recorded !== undefined) userHashes.set(decision.path, recorded)
   }
   for (const decision of decisions) if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
@@ -109,6 +113,9 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   const refreshCache = manifest === 'unchanged' && last.text !== undefined && last.text !== manifestText
   return { decisions, manifest, manifestText, refreshCache }
 }
+
+const STALE_USER_FILE =
+  'a2a now writes it differently than when it wrote it (its inputs changed, e.g. the owner model), and your edits keep it as it was; to take the new version, move it aside, rerun, and carry your edits over'
 
 function checkPlan(plan: Plan): void {
   const seen = new Set<string>()
