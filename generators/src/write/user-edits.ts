@@ -189,17 +189,18 @@ function importsFor(mine: SourceFile, theirs: SourceFile, needed: Set<string>, d
   const imports = mine.getImportDeclarations()
   for (const declaration of theirs.getImportDeclarations()) {
     const specifier = declaration.getModuleSpecifierValue()
-    const names = declaration.getNamedImports().map((named) => named.getName()).filter((name) => needed.has(name) && !declared.has(name) && !renamedTo.has(name))
-    if (names.length === 0) continue
+    const wanted = declaration.getNamedImports().filter((named) => needed.has(named.getName()) && !declared.has(named.getName()) && !renamedTo.has(named.getName()))
+    if (wanted.length === 0) continue
     const typeOnly = declaration.isTypeOnly()
     const same = imports.find((candidate) => candidate.getModuleSpecifierValue() === specifier && candidate.getNamedImports().length > 0)
+    // `type` on a name where the import it joins (or the one it came from) is not type-only as a whole.
+    const names = (into: boolean) => wanted.map((named) => `${(typeOnly || named.isTypeOnly()) && !into ? 'type ' : ''}${named.getName()}`)
     if (same) {
       const last = same.getNamedImports().at(-1)!
-      const prefix = typeOnly && !same.isTypeOnly() ? 'type ' : ''
-      splices.push({ start: last.getEnd(), end: last.getEnd(), text: names.map((name) => `, ${prefix}${name}`).join('') })
+      splices.push({ start: last.getEnd(), end: last.getEnd(), text: names(same.isTypeOnly()).map((name) => `, ${name}`).join('') })
     } else {
       const after = imports.at(-1)?.getEnd() ?? 0
-      const line = `import ${typeOnly ? 'type ' : ''}{ ${names.join(', ')} } from '${specifier}'`
+      const line = `import ${typeOnly ? 'type ' : ''}{ ${names(typeOnly).join(', ')} } from '${specifier}'`
       splices.push({ start: after, end: after, text: after === 0 ? `${line}\n` : `\n${line}` })
     }
   }
