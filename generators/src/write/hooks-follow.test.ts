@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { planFrom } from '../plan/plan.js'
 import { INVOICE_SCHEMA, resolve } from '../testing.js'
 import { formatReport } from './format-report.js'
-import { useTempApp } from './test-helpers.js'
+import { keepsLines, useTempApp } from './test-helpers.js'
 
 // A hooks file is the user's, but one still exactly as a2a wrote it follows its entity: removing
 // an operation or the entity must never leave the app failing its type-check.
@@ -11,17 +11,6 @@ const invoices = { model: 'Invoice', ownerField: 'userId' }
 const HOOKS = 'src/a2a/hooks/invoices.ts'
 const planOf = (declarations: Record<string, unknown>) => planFrom(resolve(INVOICE_SCHEMA, declarations))
 const operations = (...ops: string[]) => ({ invoices: { ...invoices, operations: ['list', ...ops] } })
-
-/** The lines of `text` in order, each found in `within` after the one before. */
-function keepsLines(within: string, text: string): boolean {
-  let at = 0
-  for (const line of text.split('\n')) {
-    const found = within.indexOf(line, at)
-    if (found < 0) return false
-    at = found + line.length
-  }
-  return true
-}
 
 describe('hooks files and their entity', () => {
   it('rewrites an untouched hooks file when an operation goes, and deletes it with its entity', async () => {

@@ -8,6 +8,7 @@ import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { bin, checkApp, env, scaffoldApp, scaffoldRoot, userEnv } from './e2e-support.js'
+import { keepsLines } from '../../../../generators/src/write/test-helpers.js'
 import { run } from './steps.js'
 
 const root = scaffoldRoot()
@@ -19,17 +20,6 @@ async function inApp(app: string, command: string, args: string[], extra: Record
     (error: { code?: number; stdout: string; stderr: string }) => ({ code: error.code ?? 1, stdout: error.stdout, stderr: error.stderr }),
   )
   return { ...done, output: `${done.stdout}\n${done.stderr}` }
-}
-
-/** The lines of `text` in order, each found in `within` after the one before. */
-function keepsLines(within: string, text: string): boolean {
-  let at = 0
-  for (const line of text.split('\n')) {
-    const found = within.indexOf(line, at)
-    if (found < 0) return false
-    at = found + line.length
-  }
-  return true
 }
 
 const prisma = (app: string, args: string[]) => run(process.execPath, [bin('prisma/build/index.js'), ...args], { cwd: app, env })
@@ -59,7 +49,7 @@ describe('user-owned files follow the generator', () => {
     const older = `${support.replace(testApp, '\n').replace('): Promise<TestApp> {', ') {')}\n// My helper.\nexport const testTimeoutMs = 5000\n`
     writeFileSync(file('test/support.ts'), older)
     const typecheck = () => run(process.execPath, [bin('typescript/bin/tsc'), '-p', app], { cwd: app })
-    expect((await typecheck()).stdout).toContain("has no exported member named 'TestApp'")
+    expect((await typecheck()).stdout).toContain("has no exported member 'TestApp'")
 
     // The declarations change: delete is added, and Note's body is renamed content (same column).
     writeFileSync(file('src/entities.ts'), entities.replace(declared, `${declared}    operations: ['list', 'get', 'create', 'delete'],\n`))
