@@ -38,7 +38,7 @@ export function mayNeedEdits(path: string, current: string, planned: string): bo
   const have = declared(current)
   if ([...declared(planned)].some((name) => !have.has(name))) return true
   const generatedImports = (text: string) =>
-    new Set([...text.matchAll(/import (?:type )?\{([^}]*)\} from '([^']*)'/g)].filter((match) => GENERATED_MODULE.test(match[2]!)).flatMap((match) => match[1]!.split(',').map((name) => name.trim().replace(/^type /, '')).filter(Boolean)))
+    new Set([...text.matchAll(/import (?:type )?\{([^}]*)\} from ['"]([^'"]*)['"]/g)].filter((match) => GENERATED_MODULE.test(match[2]!)).flatMap((match) => match[1]!.split(',').map((name) => name.trim().replace(/^type /, '')).filter(Boolean)))
   const wanted = generatedImports(planned)
   return [...generatedImports(current)].some((name) => !wanted.has(name))
 }
@@ -142,7 +142,6 @@ function declaredNames(file: SourceFile): Set<string> {
     const local = declaration.getDefaultImport() ?? declaration.getNamespaceImport()
     if (local) names.add(local.getText())
   }
-  for (const [name] of file.getExportedDeclarations()) names.add(name)
   for (const statement of file.getStatements()) for (const name of statementNames(statement)) names.add(name)
   return names
 }
