@@ -111,7 +111,7 @@ export async function userEdits(path: string, current: string, planned: string, 
     changes.push(`added ${names.join(', ')}`)
   }
   if (added.length > 0) {
-    const end = mine.getEnd()
+    const end = current.length
     const gap = current.endsWith('\n\n') || current.length === 0 ? '' : current.endsWith('\n') ? '\n' : '\n\n'
     splices.push({ start: end, end, text: `${gap}${added.join('\n\n')}\n` })
     splices.push(...importsFor(mine, theirs, needed, declared, renames))
