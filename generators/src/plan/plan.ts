@@ -120,7 +120,7 @@ export async function plan(input: PlanInput): Promise<Plan> {
 async function seedOption(appRoot: string, schemaDir: string, schema: PrismaSchema): Promise<Pick<PlanOptions, 'seed'>> {
   const path = posix.join(schemaDir, 'seed.ts')
   const config = await readFile(join(appRoot, 'prisma.config.ts'), 'utf8').catch(() => '')
-  if (!config.split('\n').some((line) => /^\s*seed:/.test(line) && line.includes(` ${path}`))) return {}
+  if (!config.split('\n').some((line) => /\bseed:/.test(line) && line.includes(` ${path}`))) return {}
   const user = schema.datamodel.models.find((model) => model.name === 'User')
   const fallbackOwner = user && rowRecipe(schema.datamodel, user, user.name)
   return { seed: { path, ...(fallbackOwner ? { fallbackOwner } : {}) } }
