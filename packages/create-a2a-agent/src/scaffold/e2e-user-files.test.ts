@@ -25,7 +25,7 @@ async function inApp(app: string, command: string, args: string[], extra: Record
 const prisma = (app: string, args: string[]) => run(process.execPath, [bin('prisma/build/index.js'), ...args], { cwd: app, env })
 
 describe('user-owned files follow the generator', () => {
-  it('hooks and test/support.ts edited by hand: an operation added and a field renamed; a2a adds the hook and the missing member, keeps every line of the user, and the app passes its tests', { timeout: 300_000 }, async () => {
+  it('hooks and test/support.ts edited by hand: an operation added and a field renamed; a2a adds the hook and the missing member, keeps every line of the user, and the app passes its tests', { timeout: 600_000 }, async () => {
     const { app } = await scaffoldApp(root, 'follow-agent', [], 'sqlite', env)
     const file = (path: string) => join(app, path)
     const read = (path: string) => readFileSync(file(path), 'utf8')
@@ -88,7 +88,7 @@ describe('user-owned files follow the generator', () => {
     expect(again.code, again.output).toBe(0)
   })
 
-  it('prisma/seed.ts follows the owner model (Int ids named uid, no email) while untouched, runs with `npm run db:seed`, and is kept with a message once edited', { timeout: 300_000 }, async () => {
+  it('prisma/seed.ts follows the owner model (Int ids named uid, no email) while untouched, runs with `npm run db:seed`, and is kept with a message once edited', { timeout: 600_000 }, async () => {
     const { app } = await scaffoldApp(root, 'seed-agent', ['--empty'], 'sqlite', env)
     const file = (path: string) => join(app, path)
     const read = (path: string) => readFileSync(file(path), 'utf8')
