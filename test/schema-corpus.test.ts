@@ -37,8 +37,6 @@ function useCorpus(app: string, name: string): void {
   if (readdirSync(source).includes('prisma')) cpSync(join(source, 'prisma'), join(app, 'prisma'), { recursive: true })
   else cpSync(join(source, 'schema.prisma'), join(app, 'prisma/schema.prisma'))
   cpSync(join(source, 'entities.ts'), join(app, 'src/entities.ts'))
-  // The scaffolded seed adds rows of the scaffolded User model, which the corpus replaces.
-  rmSync(join(app, 'prisma/seed.ts'))
 }
 
 describe.concurrent('the schema corpus', () => {

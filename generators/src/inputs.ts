@@ -65,7 +65,7 @@ export async function fingerprintInputs(input: PlanInput, generator?: GeneratorF
       dbImport: input.dbImport ?? null,
     }
     parts.set('options', JSON.stringify(options))
-    const [identity, schema, modules, appPackage, tsconfig] = await Promise.all([
+    const [identity, schema, modules, appPackage, tsconfig, prismaConfig] = await Promise.all([
       generatorIdentity(generator ?? ownGenerator()),
       schemaFiles(appRoot, schemaPath),
       moduleGraph(appRoot, join(appRoot, entitiesFile)),
@@ -73,6 +73,8 @@ export async function fingerprintInputs(input: PlanInput, generator?: GeneratorF
       readFile(join(appRoot, 'package.json'), 'utf8').catch(() => ''),
       // Compiler options tsx applies to it.
       readFile(join(appRoot, 'tsconfig.json'), 'utf8').catch(() => ''),
+      // Its seed command decides whether a2a plans the seed.
+      readFile(join(appRoot, 'prisma.config.ts'), 'utf8').catch(() => ''),
     ])
     if (modules === undefined) return undefined
     for (const [label, text] of identity) parts.set(`generator:${label}`, text)
@@ -80,6 +82,7 @@ export async function fingerprintInputs(input: PlanInput, generator?: GeneratorF
     for (const [label, text] of modules) parts.set(`module:${label}`, text)
     parts.set('app:package.json', appPackage)
     parts.set('app:tsconfig.json', tsconfig)
+    parts.set('app:prisma.config.ts', prismaConfig)
     return digest(parts)
   } catch {
     return undefined

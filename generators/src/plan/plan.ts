@@ -4,12 +4,13 @@
  * reading in `plan()`; `planFrom()` is pure, which is what the golden tests run.
  * @module
  */
-import { stat } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { join, posix } from 'node:path'
 import { defaultSchemaPath, fingerprintInputs } from '../inputs.js'
 import { loadDeclarations } from '../read/declarations.js'
 import { type PrismaSchema, parseSchema, readPrismaSchema } from '../read/prisma-schema.js'
-import type { ResolvedEntity } from '../read/resolved.js'
+import type { ResolvedEntity, RowRecipe } from '../read/resolved.js'
+import { rowRecipe } from '../read/row-recipe.js'
 import { validateEntities } from '../read/validate.js'
 import { accessFile } from './access-file.js'
 import { entityFile, hooksOf } from './entity-file.js'
@@ -18,6 +19,7 @@ import { formatTypeBlocks } from './format-types.js'
 import { inputTypes } from './input-types.js'
 import { entityNames } from './names.js'
 import { ownersFile } from './owners.js'
+import { seedFile, seedOwnerModels } from './seed-file.js'
 import { render } from './templates.js'
 import { entityTestFile } from './test-file.js'
 
@@ -68,6 +70,11 @@ export interface PlanOptions {
   schemaDir: string
   /** The datasource's provider: `mysql` gives a2a.prisma the column types MySQL needs. */
   provider?: string
+  /**
+   * The app's seed (yours, created once), when Prisma's seed command runs `<schemaDir>/seed.ts`;
+   * `fallbackOwner` is the model it makes rows of when no entity names an owner model.
+   */
+  seed?: { path: string; fallbackOwner?: RowRecipe }
 }
 
 export const DEFAULT_OPTIONS: PlanOptions = {
@@ -96,6 +103,7 @@ export async function plan(input: PlanInput): Promise<Plan> {
     ...definedOnly({ outDir: input.outDir, testDir: input.testDir, runtimeImport: input.runtimeImport, dbImport: input.dbImport }),
     schemaDir,
     ...definedOnly({ provider: schema.provider }),
+    ...(await seedOption(appRoot, schemaDir, schema)),
   })
   if (inputs === undefined) return planned
   // The fingerprint leaves out the a2a.prisma this run writes into a schema folder (the manifest
@@ -106,6 +114,19 @@ export async function plan(input: PlanInput): Promise<Plan> {
     if (!sameEntitiesWith(a2a, schemaDir, schema, declarations, entitiesFile, entities)) return planned
   }
   return { ...planned, inputs }
+}
+
+/**
+ * The seed is planned only where `prisma.config.ts` (its `seed` command) runs `<schemaDir>/seed.ts`,
+ * as scaffolded apps do: an app seeding some other way keeps it.
+ */
+async function seedOption(appRoot: string, schemaDir: string, schema: PrismaSchema): Promise<Pick<PlanOptions, 'seed'>> {
+  const path = posix.join(schemaDir, 'seed.ts')
+  const config = await readFile(join(appRoot, 'prisma.config.ts'), 'utf8').catch(() => '')
+  if (!config.split('\n').some((line) => /\bseed:/.test(line) && line.includes(` ${path}`))) return {}
+  const user = schema.datamodel.models.find((model) => model.name === 'User')
+  const fallbackOwner = user && rowRecipe(schema.datamodel, user, user.name)
+  return { seed: { path, ...(fallbackOwner ? { fallbackOwner } : {}) } }
 }
 
 function sameEntitiesWith(
@@ -160,6 +181,10 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
   add(posix.join(options.schemaDir, 'a2a.prisma'), render('a2a.prisma', { mysql: options.provider === 'mysql' }))
   add(accessPath, accessFile(entities, { runtime, tools: importPath(accessPath, barrel), db: importPath(accessPath, options.dbImport) }))
   add(posix.join(posix.dirname(testDir), 'owners.gen.ts'), ownersFile(entities, importPath(supportPath, options.dbImport)))
+  if (options.seed) {
+    const { path, fallbackOwner } = options.seed
+    add(path, seedFile(seedOwnerModels(entities, fallbackOwner), { runtime, db: importPath(path, options.dbImport) }), 'user')
+  }
   add(supportPath, supportFile(runtime, importPath(supportPath, options.appImport), importPath(supportPath, options.dbImport)), 'user')
 
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))

@@ -173,7 +173,11 @@ it('creates a user-owned file once and then keeps it byte for byte', async () =>
   expect(report.files.find((f) => f.path === 'src/a2a/hooks/invoice.ts')?.action).toBe('kept')
   expect(await readFile(join(app.root, 'src/a2a/hooks/invoice.ts'))).toEqual(Buffer.from(mine))
   expect(await app.snapshot()).toEqual(before)
-  expect(formatReport(report)).toEqual(['Nothing to do: 2 generated files are up to date.'])
+  // a2a wrote a different version than it would now: the run says so, and changes nothing.
+  expect(formatReport(report)).toEqual([
+    'Nothing to do: 2 generated files are up to date.',
+    'Change src/a2a/hooks/invoice.ts (yours, so a2a left it): a2a now writes it differently than when it wrote it (its inputs changed, e.g. the owner model), and your edits keep it as it was; to take the new version, move it aside, rerun, and carry your edits over.',
+  ])
 })
 
 it('deletes a file the plan no longer has, and the folders it leaves empty', async () => {

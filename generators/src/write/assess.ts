@@ -8,6 +8,7 @@ import { GeneratorError } from '../errors.js'
 import { MANIFEST_PATH, readManifest, serializeManifest, sha256 } from './manifest.js'
 import { assertSafePath, resolveInApp } from './paths.js'
 import type { ApplyReport, FileOutcome, Plan } from './types.js'
+import { mayNeedEdits, userEdits } from './user-edits.js'
 
 /** A file's outcome plus the texts the writer and the diff need. */
 export interface Decision extends FileOutcome {
@@ -32,6 +33,7 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   const planned = new Set(plan.files.map((file) => file.path))
   const orphans = [...last.hashes].filter(([path]) => !planned.has(path))
 
+  const plannedText = new Map(plan.files.map((file) => [file.path, file.content]))
   const fromPlan = plan.files.map(async (file): Promise<Decision> => {
     const disk = await readIfExists(appRoot, file.path)
     const base = { path: file.path, ownership: file.ownership, content: file.content }
@@ -42,8 +44,15 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
     if (file.ownership === 'user') {
       if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'kept' }
       if (last.userHashes.get(file.path) === sha256(disk)) return { ...base, current, action: 'updated' }
-      const advice = userFileAdvice(file.path, current, file.content)
-      return { ...base, current, action: 'kept', ...(advice ? { advice } : {}) }
+      // Edited by the user: a2a edits it in place only where the generated code needs it.
+      const { content, changes, advice } = mayNeedEdits(file.path, current, file.content)
+        ? await userEdits(file.path, current, file.content, (path) => plannedText.get(path))
+        : { changes: [], advice: [] }
+      if (content !== undefined) return { ...base, content, current, action: 'updated', edits: changes, ...(advice.length > 0 ? { advice: advice.join('; ') } : {}) }
+      // a2a would now write it differently than it did (a schema change reached a seed): say so.
+      const recorded = last.userHashes.get(file.path)
+      if (advice.length === 0 && recorded !== undefined && recorded !== sha256(file.content)) advice.push(STALE_USER_FILE)
+      return { ...base, current, action: 'kept', ...(advice.length > 0 ? { advice: advice.join('; ') } : {}) }
     }
     if (disk.equals(Buffer.from(file.content, 'utf8'))) return { ...base, current, action: 'unchanged' }
     const lastHash = last.hashes.get(file.path)
@@ -81,8 +90,10 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   const userHashes = new Map<string, string>()
   for (const decision of decisions) {
     if (decision.ownership !== 'user' || decision.orphan) continue
+    // A file a2a edited in place stays the user's: recorded is the plan it now agrees with, which
+    // the file equals only if the user makes it so.
     const wrote = decision.action === 'created' || decision.action === 'updated' || decision.current === decision.content
-    const recorded = wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
+    const recorded = decision.edits ? sha256(plannedText.get(decision.path) ?? '') : wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
     if (recorded !== undefined) userHashes.set(decision.path, recorded)
   }
   for (const decision of decisions) if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
@@ -103,25 +114,8 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   return { decisions, manifest, manifestText, refreshCache }
 }
 
-/**
- * What to change in a user-owned hooks file a2a would now write differently: the hooks the
- * generated module calls but the file lacks, and the types it imports that are gone.
- */
-function userFileAdvice(path: string, current: string, planned: string): string | undefined {
-  const exported = (text: string) => new Set([...text.matchAll(/export async function (\w+)/g)].map((match) => match[1]!))
-  const imported = (text: string) => new Set(/import type \{([^}]*)\} from '[^']*\.gen\.js'/.exec(text)?.[1]?.split(',').map((name) => name.trim()).filter(Boolean) ?? [])
-  const [have, want] = [exported(current), exported(planned)]
-  const missing = [...want].filter((name) => !have.has(name))
-  const unused = [...have].filter((name) => /^before[A-Z]/.test(name) && !want.has(name))
-  const wantTypes = imported(planned)
-  const goneTypes = [...imported(current)].filter((name) => !wantTypes.has(name))
-  const steps = [
-    ...missing.map((name) => `add \`${planned.split('\n').find((line) => line.includes(`export async function ${name}(`))?.replace(/\s*\{\}$/, ' { … }') ?? name}\``),
-    ...(goneTypes.length > 0 ? [`drop ${goneTypes.join(', ')} from the type import (no longer generated)`] : []),
-    ...unused.map((name) => `remove ${name} (no longer called: its operation is gone)`),
-  ]
-  return steps.length > 0 && /(^|\/)hooks\//.test(path) ? steps.join('; ') : undefined
-}
+const STALE_USER_FILE =
+  'a2a now writes it differently than when it wrote it (its inputs changed, e.g. the owner model), and your edits keep it as it was; to take the new version, move it aside, rerun, and carry your edits over'
 
 function checkPlan(plan: Plan): void {
   const seen = new Set<string>()

@@ -24,7 +24,7 @@ export function formatReport(report: ApplyReport): string[] {
   const files = `${generated} generated ${generated === 1 ? 'file' : 'files'}`
   const notes = [
     ...(report.notes ?? []).map((note) => `Note: ${note}`),
-    ...report.files.flatMap((file) => (file.advice ? [`Change ${file.path} (yours, so a2a left it): ${file.advice}.`] : [])),
+    ...report.files.flatMap((file) => (file.advice ? [`Change ${file.path} (yours, so a2a ${file.edits ? 'edited only what left your lines as they were' : 'left it'}): ${file.advice}.`] : [])),
   ]
   if (isUpToDate(report)) {
     return report.mode === 'check'
@@ -66,6 +66,7 @@ function note(file: FileOutcome): string {
   }
   if (file.handEdit) return ' (hand edit replaced: --force)'
   if (file.orphan) return ' (no longer generated)'
+  if (file.edits?.length) return ` (yours, edited in place: ${file.edits.join('; ')})`
   if (file.ownership === 'user') return file.action === 'created' ? ' (yours: never overwritten)' : ' (yours)'
   return ''
 }

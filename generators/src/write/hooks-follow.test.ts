@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { planFrom } from '../plan/plan.js'
 import { INVOICE_SCHEMA, resolve } from '../testing.js'
 import { formatReport } from './format-report.js'
-import { useTempApp } from './test-helpers.js'
+import { ENTITIES, gen, keepsLines, useTempApp, user } from './test-helpers.js'
 
 // A hooks file is the user's, but one still exactly as a2a wrote it follows its entity: removing
 // an operation or the entity must never leave the app failing its type-check.
@@ -10,12 +10,13 @@ const app = useTempApp()
 const invoices = { model: 'Invoice', ownerField: 'userId' }
 const HOOKS = 'src/a2a/hooks/invoices.ts'
 const planOf = (declarations: Record<string, unknown>) => planFrom(resolve(INVOICE_SCHEMA, declarations))
+const operations = (...ops: string[]) => ({ invoices: { ...invoices, operations: ['list', ...ops] } })
 
 describe('hooks files and their entity', () => {
   it('rewrites an untouched hooks file when an operation goes, and deletes it with its entity', async () => {
     await app.write(await planOf({ invoices }))
     expect(await app.read(HOOKS)).toContain('beforeUpdate')
-    const fewer = await app.write(await planOf({ invoices: { ...invoices, operations: ['list', 'create'] } }))
+    const fewer = await app.write(await planOf(operations('create')))
     expect(fewer.files.find((file) => file.path === HOOKS)?.action).toBe('updated')
     const hooks = await app.read(HOOKS)
     expect(hooks).not.toContain('beforeUpdate')
@@ -25,22 +26,68 @@ describe('hooks files and their entity', () => {
     expect(await app.exists(HOOKS)).toBe(false)
   })
 
-  it('keeps an edited hooks file and says what to change in it', async () => {
-    await app.write(await planOf({ invoices: { ...invoices, operations: ['list', 'create', 'update'] } }))
-    const edited = (await app.read(HOOKS)).replace('Promise<void> {}', "Promise<void> {\n  console.log('creating')\n}")
+  it('edits an edited hooks file in place: the new hook and its type added, the empty stub of a gone one removed, every line of the user kept', async () => {
+    await app.write(await planOf(operations('create', 'update')))
+    const mine = "  // Mine: no invoice over a million.\n  if (Number(_input.total) > 1e6) throw new Error('too much')"
+    const edited = `${(await app.read(HOOKS)).replace('Promise<void> {}', `Promise<void> {\n${mine}\n}`)}\n// My own helper.\nexport const LIMIT = 1e6\n`
     await app.edit(HOOKS, edited)
 
-    const report = await app.write(await planOf({ invoices: { ...invoices, operations: ['list', 'create', 'delete'] } }))
-    expect(await app.read(HOOKS)).toBe(edited)
-    const lines = formatReport(report)
-    expect(lines).toContain(
-      `Change ${HOOKS} (yours, so a2a left it): add \`export async function beforeDelete(_current: InvoiceRow, _context: ToolContext): Promise<void> { … }\`; drop InvoicesUpdateInput from the type import (no longer generated); remove beforeUpdate (no longer called: its operation is gone).`,
+    const report = await app.write(await planOf(operations('create', 'delete')))
+    const after = await app.read(HOOKS)
+    expect(keepsLines(after, edited.slice(edited.indexOf('/**'), edited.indexOf('/**\n * Runs before an agent updates')))).toBe(true)
+    expect(keepsLines(after, `${mine}\n}`)).toBe(true)
+    expect(after).toContain('\n// My own helper.\nexport const LIMIT = 1e6\n')
+    expect(after).toContain('export async function beforeDelete(_current: InvoiceRow, _context: ToolContext): Promise<void> {}')
+    expect(after).not.toContain('beforeUpdate')
+    expect(after).not.toContain('InvoicesUpdateInput')
+    expect(formatReport(report)).toContain(
+      `updated  ${HOOKS} (yours, edited in place: removed the empty beforeUpdate (its operation is gone); dropped InvoicesUpdateInput from the import (no longer generated); added beforeDelete)`,
     )
 
+    // Nothing more to add: kept as it is, and still the user's (an entity gone leaves it).
+    const again = await app.write(await planOf(operations('create', 'delete')))
+    expect(again.files.find((file) => file.path === HOOKS)?.action).toBe('kept')
     const removed = formatReport(await app.write(await planOf({})))
-    expect(await app.read(HOOKS)).toBe(edited)
+    expect(await app.read(HOOKS)).toBe(after)
     expect(removed).toContain(
       `Change ${HOOKS} (yours, so a2a left it): its entity is no longer declared and the generated module it imports is gone; delete the file, or move what you keep elsewhere.`,
+    )
+  })
+
+  it('leaves a gone hook the user wrote, and says what to change instead of touching it', async () => {
+    await app.write(await planOf(operations('create', 'update')))
+    const edited = (await app.read(HOOKS)).replace('_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {}', "_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {\n  if (_input.paid === false) throw new Error('no')\n}")
+    expect(edited).toContain("throw new Error('no')")
+    await app.edit(HOOKS, edited)
+
+    const report = await app.write(await planOf(operations('create', 'delete')))
+    const after = await app.read(HOOKS)
+    expect(keepsLines(after, edited)).toBe(true)
+    expect(after).toContain('export async function beforeDelete(')
+    const lines = formatReport(report)
+    expect(lines).toContain(
+      `Change ${HOOKS} (yours, so a2a edited only what left your lines as they were): remove beforeUpdate when you no longer need it (no longer called: its operation is gone); InvoicesUpdateInput is no longer generated by ../invoices.gen.js, but your code uses it (line 21); replace it.`,
+    )
+  })
+})
+
+describe('a user-owned file a2a would now write differently', () => {
+  const SEED = 'prisma/seed.ts'
+  const seed = (model: string) => ({ files: [gen('src/a2a/entities.gen.ts', ENTITIES), user(SEED, `// seed\nawait db.${model}.upsert({})\n`)] })
+
+  it('is rewritten while untouched, and kept once edited, with a message only while the plan differs from what a2a wrote', async () => {
+    await app.write(seed('user'))
+    expect((await app.write(seed('account'))).files.find((file) => file.path === SEED)).toMatchObject({ action: 'updated' })
+    expect(await app.read(SEED)).toContain('db.account')
+    const edited = `${await app.read(SEED)}// mine\n`
+    await app.edit(SEED, edited)
+    const same = formatReport(await app.write(seed('account')))
+    expect(same.some((line) => line.startsWith('Change '))).toBe(false)
+    const report = await app.write(seed('member'))
+    expect(report.files.find((file) => file.path === SEED)).toMatchObject({ action: 'kept' })
+    expect(await app.read(SEED)).toBe(edited)
+    expect(formatReport(report)).toContain(
+      `Change ${SEED} (yours, so a2a left it): a2a now writes it differently than when it wrote it (its inputs changed, e.g. the owner model), and your edits keep it as it was; to take the new version, move it aside, rerun, and carry your edits over.`,
     )
   })
 })

@@ -29,6 +29,17 @@ export const basePlan = (): { files: PlannedFile[] } => ({
 
 export const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 
+/** The lines of `text` in order, each found in `within` after the one before: a user's lines kept. */
+export function keepsLines(within: string, text: string): boolean {
+  let at = 0
+  for (const line of text.split('\n')) {
+    const found = within.indexOf(line, at)
+    if (found < 0) return false
+    at = found + line.length
+  }
+  return true
+}
+
 /** Long enough that a rewrite would move any filesystem's mtime. */
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 20))
 

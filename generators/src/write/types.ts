@@ -42,6 +42,8 @@ export interface FileOutcome {
   diff?: string
   /** A user-owned file a2a leaves alone although the app needs it changed: what to change. */
   advice?: string
+  /** A user-owned file a2a edited in place, leaving the user's lines as they were: what it changed. */
+  edits?: string[]
 }
 
 export interface ApplyReport {

@@ -46,7 +46,6 @@ describe('create-a2a-agent with flags', () => {
       'package.json',
       'prisma.config.ts',
       'prisma/schema.prisma',
-      'prisma/seed.ts',
       'src/app.ts',
       'src/db.ts',
       'src/entities.ts',
@@ -83,7 +82,7 @@ describe('create-a2a-agent with flags', () => {
     for (const path of files(dir).filter((path) => path !== '.env')) expect(read(dir, path)).not.toMatch(/key-alice|dev-alice-/)
     expect(read(dir, 'src/main.ts')).toContain('withDevKeys(apiKeyResolver(db))')
     expect(read(dir, 'src/entities.ts')).toContain("notes: {\n    model: 'Note',\n    ownerField: 'userId',")
-    expect(stdout()).toContain('(sqlite, example notes entity): 17 files.')
+    expect(stdout()).toContain('(sqlite, example notes entity): 16 files.')
     expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/)
   })
 

@@ -10,6 +10,8 @@ import { createOwners, testOwners } from './owners.gen.js'
 export interface TestApp {
   /** The running app's base URL, e.g. http://127.0.0.1:53124. */
   url: string
+  /** The JSON-RPC endpoint the tests call. */
+  a2aUrl: string
   /** Bearer tokens of two users; the tests check that neither reaches the other's rows. */
   tokens: { alice: string; bob: string }
   /** The app's database, for rows the tests make that agents cannot. */
@@ -32,6 +34,7 @@ export async function createTestApp(): Promise<TestApp> {
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
+    a2aUrl: `http://127.0.0.1:${port}/a2a`,
     tokens,
     db,
     async close() {
