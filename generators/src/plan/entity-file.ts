@@ -148,7 +148,22 @@ function refusalContext(entity: ResolvedEntity, owned: ReadonlyMap<string, Resol
     }),
   )
   const keys = [entity.owner.name, ...(entity.tenant ? [entity.tenant.name] : [])]
-  return printLiteral({ singular: entityNames(entity).singular, fields, keys, references }, '', 'const refusals: RefusalContext = '.length)
+  return printLiteral({ singular: entityNames(entity).singular, fields, indexes: constraintNames(entity), keys, references }, '', 'const refusals: RefusalContext = '.length)
+}
+
+/**
+ * The entity's unique and foreign key constraints by the names Prisma Migrate gives them
+ * (`<table>_<columns>_key`, `<table>_<column>_fkey`): a refusal naming one names its fields even
+ * when the columns are mapped (`profiles_user_id_key` is `userId`, not `id`).
+ */
+function constraintNames(entity: ResolvedEntity): Record<string, string[]> {
+  const byName = new Map(entity.columns.map((field) => [field.name, field]))
+  const name = (fields: string[], suffix: string) => `${entity.table}_${fields.map((field) => byName.get(field)?.column ?? field).join('_')}_${suffix}`
+  const sets = [...entity.columns.filter((field) => field.isUnique).map((field) => [field.name]), ...entity.uniqueSets]
+  return Object.fromEntries([
+    ...sets.map((set) => [name(set, 'key'), set] as const),
+    ...entity.columns.filter((field) => field.references !== undefined).map((field) => [name([field.name], 'fkey'), [field.name]] as const),
+  ])
 }
 
 // `key: value,` with a long string value on a line of its own, as prettier does.

@@ -46,6 +46,8 @@ export interface ResolvedEntity {
   model: string
   /** The Prisma client property, e.g. `invoice`. */
   delegate: string
+  /** The table name: `@@map`'s, else the model's. */
+  table: string
   /** The declaration's description, else the model's `///` documentation. */
   description?: string
   id: ResolvedField

@@ -239,6 +239,7 @@ describe('validateEntities on schemas it has not seen', () => {
     expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight'])
     expect(entity!.operations).toEqual(['list', 'get', 'update', 'delete'])
     expect(entity!.notes).toEqual([
+      '"search" is left out of the tools: agents cannot send or read its type, Unsupported("tsvector")',
       `"helperId" is left out of the tools' arguments: it references Team, which is not an entity; add it to writableReferences to let agents name any Team row`,
       `no create operation: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row)`,
     ])
@@ -248,7 +249,7 @@ describe('validateEntities on schemas it has not seen', () => {
     const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId', 'helperId'] } })
     expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight', 'teamId', 'helperId'])
     expect(entity!.operations).toContain('create')
-    expect(entity!.notes).toEqual([])
+    expect(entity!.notes).toEqual(['"search" is left out of the tools: agents cannot send or read its type, Unsupported("tsvector")'])
     expect(entity!.referenceRows).toEqual([{ field: 'teamId', row: expect.objectContaining({ model: 'Team', table: 'Team', columns: [expect.objectContaining({ name: 'name' })] }) }])
   })
 
@@ -311,5 +312,59 @@ describe('validateEntities on schemas it has not seen', () => {
     expect(entity!.uniqueSets).toEqual([['ownerId', 'title']])
     expect(users!.ownerModel).toMatchObject({ model: 'User', id: { name: 'id', type: 'String', uuid: true } })
     expect(profiles!.ownerModel).toMatchObject({ model: 'User', columns: [expect.objectContaining({ name: 'email', isUnique: true })] })
+  })
+})
+
+const ACCOUNT_SCHEMA = `${DATASOURCE}
+model User {
+  id                 Int       @id @default(autoincrement())
+  email              String
+  password_hash      String
+  passwordChangedAt  DateTime?
+  twoFactorSecret    String?
+  tokenCount         Int       @default(0)
+  keys               ApiKey[]
+}
+
+model ApiKey {
+  id        String  @id @default(cuid())
+  label     String
+  apiKey    String
+  hash      Bytes?
+  owner     User    @relation(fields: [ownerId], references: [id])
+  ownerId   Int
+}
+`
+
+describe('credentials', () => {
+  it('hides columns named like credentials, and says so for each one', () => {
+    const [me, keys] = resolve(ACCOUNT_SCHEMA, { me: { model: 'User', ownerField: 'id' }, keys: { model: 'ApiKey', ownerField: 'ownerId', operations: ['list', 'get'] } })
+    expect(me!.fields.map((field) => field.name)).toEqual(['id', 'email', 'passwordChangedAt', 'tokenCount'])
+    expect(me!.writable.map((field) => field.name)).not.toContain('password_hash')
+    expect(me!.notes).toContain('"password_hash" is hidden: its name looks like a credential')
+    expect(me!.notes).toContain('"twoFactorSecret" is hidden: its name looks like a credential')
+    expect(keys!.fields.map((field) => field.name)).toEqual(['id', 'label', 'ownerId'])
+    expect(keys!.notes).toEqual([
+      '"apiKey" is hidden: its name looks like a credential; list it in exposed to show it to agents',
+      '"hash" is hidden: its name looks like a credential; list it in exposed to show it to agents',
+    ])
+  })
+
+  it('shows a credential the declaration exposes, and explains a create the hiding blocks', () => {
+    const [keys] = resolve(ACCOUNT_SCHEMA, { keys: { model: 'ApiKey', ownerField: 'ownerId', exposed: ['apiKey'] } })
+    expect(keys!.writable.map((field) => field.name)).toEqual(['label', 'apiKey'])
+    expect(problem({ keys: { model: 'ApiKey', ownerField: 'ownerId' } }, ACCOUNT_SCHEMA)).toContain(
+      'create cannot set "apiKey": it is required with no default, but hidden as a likely credential (list it in exposed to let agents send it); give it a @default',
+    )
+  })
+
+  it('refuses an exposed name that is unknown, no credential, also hidden, or on the caller\'s own row', () => {
+    const keys = { model: 'ApiKey', ownerField: 'ownerId', operations: ['list'] }
+    expect(problem({ keys: { ...keys, exposed: ['apikey'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "apikey" is not a field of ApiKey (did you mean "apiKey"?)')
+    expect(problem({ keys: { ...keys, exposed: ['label'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "label" is not hidden by default (only fields named like credentials are); remove it from exposed')
+    expect(problem({ keys: { ...keys, hidden: ['hash'], exposed: ['hash'] } }, ACCOUNT_SCHEMA)).toContain('field "hash" is both hidden and exposed')
+    expect(problem({ me: { model: 'User', ownerField: 'id', exposed: ['password_hash'] } }, ACCOUNT_SCHEMA)).toContain(
+      `exposed field "password_hash" looks like a credential of the caller's own User row, which agents never see; remove it from exposed`,
+    )
   })
 })

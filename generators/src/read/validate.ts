@@ -8,14 +8,15 @@ import type { EntityOperation } from '@a2a-agent/runtime'
 import { GeneratorError } from '../errors.js'
 import { delegateOf } from '../names.js'
 import { checkCollisions, type EntityNames } from './collisions.js'
-import type { Datamodel } from './dmmf.js'
+import type { Datamodel, DmmfField } from './dmmf.js'
 import { documentationText, isComparable, isKnownScalar } from './field-schema.js'
 import { keyField, resolveField, resolveId } from './model-fields.js'
 import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
 import { rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
+import { looksLikeCredential } from './credentials.js'
 
-const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'scopes', 'namespace', 'hidden', 'readOnly', 'writableReferences', 'description']
+const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'scopes', 'namespace', 'hidden', 'exposed', 'readOnly', 'writableReferences', 'description']
 // Entity names and namespaces become tool names, identifiers and file names.
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/
 const LIST_ARGUMENTS = ['page', 'limit', 'sort']
@@ -79,7 +80,8 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   if (description !== undefined && typeof description !== 'string') report(`description must be a string`)
   let operations = resolveOperations(declaration.operations, report)
   const scopes = resolveScopes(declaration.scopes, operations, report)
-  const hidden = stringList(declaration.hidden, 'hidden', report)
+  const declaredHidden = stringList(declaration.hidden, 'hidden', report)
+  const exposed = stringList(declaration.exposed, 'exposed', report)
   const readOnly = stringList(declaration.readOnly, 'readOnly', report)
   const openKeys = stringList(declaration.writableReferences, 'writableReferences', report)
   const withTools = mcp !== false
@@ -97,7 +99,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
 
   const enums = new Map(datamodel.enums.map((candidate) => [candidate.name, candidate.values.map((value) => value.name)]))
   const fieldNames = model.fields.map((field) => field.name)
-  for (const [option, list] of [['hidden', hidden], ['readOnly', readOnly]] as const) {
+  for (const [option, list] of [['hidden', declaredHidden], ['exposed', exposed], ['readOnly', readOnly]] as const) {
     for (const field of list) {
       if (!fieldNames.includes(field)) report(`${option} field "${field}" is not a field of ${model.name}${didYouMean(field, fieldNames)}; fix the name or remove it`)
     }
@@ -112,6 +114,17 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   }
   const id = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
+  // Credentials are hidden unless exposed; a caller's own user row shows none of them at all.
+  const selfRow = owner !== undefined && owner.isId && targetOf(owner.name) === undefined
+  const credentials = model.fields.filter((field) => field.kind === 'scalar' && looksLikeCredential(field.name, field.type) && !field.isId && field.name !== ownerField && field.name !== tenantField)
+  for (const field of exposed.filter((name) => fieldNames.includes(name))) {
+    const credential = credentials.some((candidate) => candidate.name === field)
+    if (!credential) report(`exposed field "${field}" is not hidden by default (only fields named like credentials are); remove it from exposed`)
+    else if (declaredHidden.includes(field)) report(`field "${field}" is both hidden and exposed; keep it in one of the two`)
+    else if (selfRow) report(`exposed field "${field}" looks like a credential of the caller's own ${model.name} row, which agents never see; remove it from exposed`)
+  }
+  const autoHidden = credentials.map((field) => field.name).filter((name) => !declaredHidden.includes(name) && (selfRow || !exposed.includes(name)))
+  const hidden = [...declaredHidden, ...autoHidden]
   const tenant = tenantField === undefined ? undefined : keyField(model, 'tenantField', tenantField, true, report)
   if (owner && tenant && owner.name === tenant.name) report(`ownerField and tenantField are both "${owner.name}"; the tenant field must be another field`)
   if (id && hidden.includes(id.name) && operations.some((operation) => operation !== 'list' && operation !== 'create')) {
@@ -123,7 +136,12 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     .filter((field) => field.kind === 'enum' || (field.kind === 'scalar' && isKnownScalar(field.type)))
     .map((field) => resolveField(field, model, enums.get(field.type)))
   const keys = [owner.name, tenant?.name]
-  const notes: string[] = []
+  const notes: string[] = autoHidden.map((field) => `"${field}" is hidden: its name looks like a credential${selfRow ? '' : '; list it in exposed to show it to agents'}`)
+  // Columns with no JSON form (Unsupported("…"), a scalar this generator does not know) are said, not skipped silently.
+  const untyped = model.fields.filter((field) => field.kind === 'unsupported' || (field.kind === 'scalar' && !isKnownScalar(field.type)))
+  // A required one stops create, which says so instead.
+  const stopsCreate = (field: DmmfField) => field.isRequired && !field.hasDefaultValue && operations.includes('create')
+  for (const field of untyped.filter((candidate) => !stopsCreate(candidate))) notes.push(`"${field.name}" is left out of the tools: agents cannot send or read its type, ${field.type}`)
   const fields = columns.filter((field) => !hidden.includes(field.name))
   // A key into a model that is not an entity has no ownership check: agents may set it only when
   // the declaration says so (otherwise anyone could attach a row to another user's team).
@@ -141,12 +159,11 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       notes.push(`"${field.name}" is left out of the tools' arguments: it references ${field.references}, which is not an entity; add it to writableReferences to let agents name any ${field.references} row`)
     }
   }
-  for (const field of model.fields.filter((candidate) => candidate.kind === 'unsupported' && candidate.isRequired && !candidate.hasDefaultValue)) {
+  for (const field of untyped.filter((candidate) => candidate.isRequired && !candidate.hasDefaultValue)) {
     blockers.push(`"${field.name}" is a required ${field.type} column, which agents cannot send (give it a @default or make it optional)`)
   }
   // The owner is the row's id and no key to another model: each row is an owner itself (the
   // caller's own user row), made by sign-up, not by agents; deleting it is not a default either.
-  const selfRow = owner.isId && targetOf(owner.name) === undefined
   if (selfRow) {
     blockers.push(`each ${model.name} row is its owner (ownerField "${owner.name}" is the id), so the caller's row exists before any agent call`)
     if (!Array.isArray(declaration.operations) && operations.includes('delete')) {
@@ -171,7 +188,9 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     for (const field of columns) {
       const needed = field.isRequired && !field.hasDefault && !field.isList && !field.isTimestamp && !keys.includes(field.name)
       if (needed && !writable.includes(field)) {
-        const why = hidden.includes(field.name) ? 'hidden' : 'readOnly'
+        const why = autoHidden.includes(field.name)
+          ? `hidden as a likely credential${selfRow ? '' : ` (list it in exposed to let agents send it)`}`
+          : hidden.includes(field.name) ? 'hidden' : 'readOnly'
         report(`create cannot set "${field.name}": it is required with no default, but ${why}; give it a @default, make it optional, or drop create from operations`)
       }
     }
@@ -203,6 +222,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       ...(typeof namespace === 'string' ? { namespace } : {}),
       model: model.name,
       delegate: delegateOf(model.name),
+      table: model.dbName ?? model.name,
       ...(entityDescription ? { description: entityDescription } : {}),
       id: columns.find((field) => field.name === id.name)!,
       owner: columns.find((field) => field.name === owner.name)!,
