@@ -112,7 +112,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     else if (!target) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
     else if (entityModels.has(target)) report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
   }
-  const id = resolveId(model, report)
+  const primaryKey = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
   // Credentials are hidden unless exposed; a caller's own user row shows none of them at all.
   const selfRow = owner !== undefined && owner.isId && targetOf(owner.name) === undefined
@@ -127,14 +127,23 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   const hidden = [...declaredHidden, ...autoHidden]
   const tenant = tenantField === undefined ? undefined : keyField(model, 'tenantField', tenantField, true, report)
   if (owner && tenant && owner.name === tenant.name) report(`ownerField and tenantField are both "${owner.name}"; the tenant field must be another field`)
-  if (id && hidden.includes(id.name) && operations.some((operation) => operation !== 'list' && operation !== 'create')) {
-    report(`the id "${id.name}" is hidden, but ${operations.filter((op) => op !== 'list' && op !== 'create').join(', ')} address rows by it; remove it from hidden`)
+  // What get, update and delete take to name a row: the id, or a compound id's fields but the
+  // owner and tenant, which come from the caller.
+  const address = primaryKey?.compound ? primaryKey.fields.filter((field) => field.name !== owner?.name && field.name !== tenant?.name) : (primaryKey?.fields ?? [])
+  const byKey = operations.filter((op) => op !== 'list' && op !== 'create')
+  for (const field of address.filter((candidate) => hidden.includes(candidate.name))) {
+    if (byKey.length > 0) report(`the id "${field.name}" is hidden, but ${byKey.join(', ')} address rows by it; remove it from hidden`)
   }
-  if (!withTools || !id || !owner || problems.length > 0) return { problems, tools }
+  if (primaryKey?.compound && owner && address.length === 0 && byKey.length > 0) {
+    report(`every field of ${model.name}'s compound id comes from the caller, so ${byKey.join(', ')} would have nothing to name a row by; keep only list and create in operations`)
+  }
+  if (!withTools || !primaryKey || !owner || problems.length > 0) return { problems, tools }
 
   const columns = model.fields
     .filter((field) => field.kind === 'enum' || (field.kind === 'scalar' && isKnownScalar(field.type)))
     .map((field) => resolveField(field, model, enums.get(field.type)))
+    // A compound id's fields address the row as a single id does: not changed by an update.
+    .map((field) => (address.some((candidate) => candidate.name === field.name) ? { ...field, isId: true } : field))
   const keys = [owner.name, tenant?.name]
   const notes: string[] = autoHidden.map((field) => `"${field}" is hidden: its name looks like a credential${selfRow ? '' : '; list it in exposed to show it to agents'}`)
   // Columns with no JSON form (Unsupported("…"), a scalar this generator does not know) are said, not skipped silently.
@@ -212,7 +221,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   if (problems.length > 0) return { problems, tools }
   const uniqueSets = (model.uniqueFields ?? []).filter((set) => set.length > 1)
   const keyNames = keys.filter((key): key is string => key !== undefined)
-  const onePerOwner = owner.isId || owner.isUnique || uniqueSets.some((set) => set.every((field) => keyNames.includes(field)))
+  const onePerOwner = owner.isId || owner.isUnique || [...uniqueSets, model.primaryKey?.fields ?? []].some((set) => set.length > 0 && set.every((field) => keyNames.includes(field)))
   const entityDescription = typeof description === 'string' ? description : model.documentation && documentationText(model.documentation)
   return {
     problems,
@@ -224,7 +233,9 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       delegate: delegateOf(model.name),
       table: model.dbName ?? model.name,
       ...(entityDescription ? { description: entityDescription } : {}),
-      id: columns.find((field) => field.name === id.name)!,
+      id: columns.find((field) => field.name === (address[0] ?? primaryKey.fields[0]!).name)!,
+      key: address.map((field) => columns.find((column) => column.name === field.name)!),
+      ...(primaryKey.compound ? { compoundKey: { name: primaryKey.compound, fields: primaryKey.fields.map((field) => field.name) } } : {}),
       owner: columns.find((field) => field.name === owner.name)!,
       ...(tenant ? { tenant: columns.find((field) => field.name === tenant.name)! } : {}),
       operations,
