@@ -30,6 +30,9 @@ export interface EntityFileImports {
   refusals: string
 }
 
+// The update's own variables: a key field of the same name is bound as `<name>Key` instead.
+const LOCALS = new Set(['args', 'changes', 'context', 'current', 'data', 'db', 'row'])
+
 const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'beforeUpdate', delete: 'beforeDelete' }
 
 /** The hooks an entity's operations call, in file order. */
@@ -147,8 +150,8 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
       checks: referenceChecks(references.filter(({ field }) => !field.isId), 'changes'),
       // False when Prisma takes the changes as they are.
       data: converted.length > 0 && printObject(['...changes', ...converted], '  ', '  const data = '.length),
-      keyNames: keyFields.join(', '),
-      key: compound ? `{ ${keyFields.join(', ')} }` : id.name,
+      keyNames: keyFields.map((field) => (LOCALS.has(field) ? `${field}: ${field}Key` : field)).join(', '),
+      key: compound ? `{ ${keyFields.map((field) => (LOCALS.has(field) ? `${field}: ${field}Key` : field)).join(', ')} }` : id.name,
       keyText: keyNames(entity),
       where: keyWhere('current'),
     },

@@ -120,24 +120,47 @@ describe('validateEntities', () => {
     expect(message).toContain('invoice_lines: "invoiceLines" already has the generated file name invoice-lines.gen.ts; rename one of the two entities')
   })
 
-  it('reports a model with a compound id, and one with no id', () => {
+  it('resolves a compound id: rows are named by its fields but the owner, which an update does not change', () => {
     const schema = `${DATASOURCE}
 model Line {
   invoiceId String
   position  Int
   ownerId   String
-  @@id([invoiceId, position])
+  amount    Int
+  @@id([invoiceId, position, ownerId])
+}
+model Grant {
+  ownerId String
+  orgId   String
+  level   Int
+  @@id([ownerId, orgId])
+}
+model Stamp {
+  at      DateTime
+  ownerId String
+  @@id([ownerId, at])
 }
 model Tag {
   name    String @unique
   ownerId String
 }
 `
-    expect(problem({ lines: { model: 'Line', ownerField: 'ownerId' } }, schema)).toContain(
-      'lines: Line has a compound id @@id([invoiceId, position]); entity tools address a row by one id field, so give the model a single-field @id',
+    const [lines, grants] = resolve(schema, { lines: { model: 'Line', ownerField: 'ownerId' }, grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId', operations: ['list', 'create'] } })
+    expect(lines!.key.map((field) => field.name)).toEqual(['invoiceId', 'position'])
+    expect(lines!.compoundKey).toEqual({ name: 'invoiceId_position_ownerId', fields: ['invoiceId', 'position', 'ownerId'] })
+    expect(lines!.id.name).toBe('invoiceId')
+    expect(lines!.writable.filter((field) => field.isId).map((field) => field.name)).toEqual(['invoiceId', 'position'])
+    expect(lines!.onePerOwner).toBe(false)
+    // Owner and tenant make the whole id: one row per owner in each tenant.
+    expect(grants!.onePerOwner).toBe(true)
+    expect(problem({ grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId' } }, schema)).toContain(
+      "grants: every field of Grant's compound id comes from the caller, so get, update, delete would have nothing to name a row by; keep only list and create in operations",
+    )
+    expect(problem({ stamps: { model: 'Stamp', ownerField: 'ownerId' } }, schema)).toContain(
+      `stamps: Stamp's compound id @@id([ownerId, at]) holds "at" (DateTime); entity tools need String, Int or BigInt id fields`,
     )
     expect(problem({ tags: { model: 'Tag', ownerField: 'ownerId' } }, schema)).toContain(
-      'tags: Tag has no @id field; entity tools address a row by its id, so give the model a single-field @id',
+      'tags: Tag has no @id field; entity tools address a row by its id, so give the model an @id (or an @@id of several fields)',
     )
   })
 
