@@ -391,3 +391,34 @@ describe('credentials', () => {
     )
   })
 })
+
+describe('parents the generated tests make', () => {
+  const schema = `${DATASOURCE}
+model User {
+  id    String @id
+  polls Poll[]
+  votes Vote[]
+}
+model Poll {
+  id        Int                      @id @default(autoincrement())
+  area      Unsupported("polygon")
+  creator   User                     @relation(fields: [creatorId], references: [id])
+  creatorId String
+  votes     Vote[]
+}
+model Vote {
+  id      Int    @id @default(autoincrement())
+  poll    Poll   @relation(fields: [pollId], references: [id])
+  pollId  Int
+  voter   User   @relation(fields: [voterId], references: [id])
+  voterId String
+}
+`
+  it('says when a required key names an entity without create whose row cannot be made', () => {
+    const [, votes] = resolve(schema, { polls: { model: 'Poll', ownerField: 'creatorId', operations: ['list', 'get'] }, votes: { model: 'Vote', ownerField: 'voterId' } })
+    expect(votes!.referenceRows).toEqual([])
+    expect(votes!.notes).toEqual([
+      'the generated create tests need a Poll row for "pollId" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for Poll',
+    ])
+  })
+})

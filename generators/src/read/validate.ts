@@ -45,8 +45,16 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
       isPlainObject(declaration) && declaration.mcp !== false && typeof declaration.model === 'string' ? [declaration.model] : [],
     ),
   )
+  // Models whose entity (as declared) has create: the generated tests make their rows through it.
+  const creatable = new Set(
+    Object.values(declarations).flatMap((declaration) =>
+      isPlainObject(declaration) && entityModels.has(declaration.model as string) && (!Array.isArray(declaration.operations) || declaration.operations.includes('create'))
+        ? [declaration.model as string]
+        : [],
+    ),
+  )
   for (const [name, declaration] of Object.entries(declarations)) {
-    const entity = resolveEntity(name, declaration, datamodel, entityModels)
+    const entity = resolveEntity(name, declaration, datamodel, entityModels, creatable)
     problems.push(...entity.problems.map((text) => ({ entity: name, text })))
     if (entity.tools) named.push(entity.tools)
     if (entity.resolved) resolved.push(entity.resolved)
@@ -61,7 +69,13 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
   return resolved
 }
 
-function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel, entityModels: ReadonlySet<string>): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
+function resolveEntity(
+  name: string,
+  declaration: unknown,
+  datamodel: Datamodel,
+  entityModels: ReadonlySet<string>,
+  creatable: ReadonlySet<string>,
+): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
   const problems: string[] = []
   const report = (text: string) => void problems.push(text)
   if (!isPlainObject(declaration)) {
@@ -217,6 +231,9 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     const row = rowRecipe(datamodel, target, ownerTarget?.name)
     if (row) referenceRows.push({ field: field.name, row })
     else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (a required Unsupported column, a compound id or a cycle of required relations); leave it out`)
+    else if (!creatable.has(target.name) && operations.includes('create')) {
+      notes.push(`the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for ${target.name}`)
+    }
   }
   if (problems.length > 0) return { problems, tools }
   const uniqueSets = (model.uniqueFields ?? []).filter((set) => set.length > 1)
