@@ -106,8 +106,9 @@ describe.concurrent('the schema corpus', () => {
     for (const note of notes) expect(again.stdout()).toContain(note)
 
     await generateAndDiffMigration(app, database, stepEnv)
-    // One module graph per worker (the app's Prisma client is imported once, not per test file).
-    const { tests } = await checkApp(app, stepEnv, ['--no-isolate'])
+    // One module graph per worker (the app's Prisma client is imported once, not per test file);
+    // starting an app takes longer than the app's own hook timeout on a machine this busy.
+    const { tests } = await checkApp(app, stepEnv, ['--no-isolate', '--hookTimeout=120000'])
     const files = readdirSync(join(app, 'test/entities')).filter((file) => file.endsWith('.gen.test.ts'))
     expect(tests).toMatch(new RegExp(`Test Files +${files.length + 1} passed`))
     expect(readFileSync(join(app, 'src/a2a/entities.gen.ts'), 'utf8')).toContain('Tools(db)')
