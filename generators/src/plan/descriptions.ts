@@ -5,10 +5,11 @@
  */
 import type { EntityOperation } from '@a2a-agent/runtime'
 import type { ResolvedEntity } from '../read/resolved.js'
+import { keyNames } from './schemas.js'
 
 export function toolDescription(entity: ResolvedEntity, operation: EntityOperation): string {
   const { name } = entity
-  const id = entity.id.name
+  const id = keyNames(entity)
   const what = {
     list: `List the caller's ${name}, a page at a time, filtered by exact field values.`,
     get: `Get one of the caller's ${name} by ${id}.`,

@@ -11,7 +11,7 @@ import { hasBytes, inputExpression, needsDecimal, needsJsonInput, presentExpress
 import { printLiteral, printObject, printUnionAlias, quote } from './literal.js'
 import { entityNames } from './names.js'
 import { pascalCase, words } from '../names.js'
-import { filterable, isRequiredOnCreate, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
+import { filterable, isRequiredOnCreate, keyNames, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
 import { render } from './templates.js'
 
 /** A writable foreign key whose model is a declared entity: it must name one of the caller's rows. */
@@ -29,6 +29,9 @@ export interface EntityFileImports {
   /** Relative specifier of the shared refusal mapping, e.g. `./refusals.gen.js`. */
   refusals: string
 }
+
+// The update's own variables: a key field of the same name is bound as `<name>Key` instead.
+const LOCALS = new Set(['args', 'changes', 'context', 'current', 'data', 'db', 'row'])
 
 const WRITES: Record<string, string> = { create: 'beforeCreate', update: 'beforeUpdate', delete: 'beforeDelete' }
 
@@ -67,6 +70,12 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
 
   const id = entity.id
   const idKey = (value: string) => (value === id.name ? id.name : `${id.name}: ${value}`)
+  const compound = entity.compoundKey
+  const keyFields = entity.key.map((field) => field.name)
+  // A compound id: findOwn takes the key fields as one object, and writes address the row by all its id fields.
+  const keyWhere = (source: string) =>
+    compound ? `{ ${compound.name}: { ${compound.fields.map((field) => `${field}: ${source}.${field}`).join(', ')} } }` : `{ ${id.name}: ${source}.${id.name} }`
+  const keyType = `{ ${entity.key.map((field) => `${field.name}: ${field.type === 'Int' ? 'number' : 'string'}`).join('; ')} }`
   const listFilters = filterable(entity)
   const converted = conversions(updatable(entity), 'changes', () => false)
   const writes = hooks.length > 0
@@ -103,13 +112,21 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
     ownership: withReferencedHelpers(ownership(entity), references),
     references: referenceHelpers(references),
     findOwn: findsOwn && {
-      idType: id.type === 'Int' ? 'number' : 'string',
-      where: ownWhere(idKey(inputExpression(id, 'id', true) ?? 'id'), '  ', `  const row = await db.${entity.delegate}.findFirst({ where: `.length, ' })'.length),
+      param: compound ? `key: ${keyType}` : `id: ${id.type === 'Int' ? 'number' : 'string'}`,
+      where: compound
+        ? printObject(
+            [...entity.key.map((field) => `${field.name}: ${inputExpression(field, `key.${field.name}`, true) ?? `key.${field.name}`}`), '...ownership(context)'],
+            '  ',
+            `  const row = await db.${entity.delegate}.findFirst({ where: `.length,
+            ' })'.length,
+          )
+        : ownWhere(idKey(inputExpression(id, 'id', true) ?? 'id'), '  ', `  const row = await db.${entity.delegate}.findFirst({ where: `.length, ' })'.length),
+      notFound: notFoundText(entity, (field) => (compound ? `key.${field}` : 'id')),
     },
     list: has('list') && {
       ...names.operations.list,
       arguments: `page = 1, limit = ${PAGE_SIZE}${listFilters.length > 0 ? ', sort' : ''}`,
-      orderBy: listFilters.length > 0 ? 'orderBy(sort)' : `{ ${id.name}: 'asc' }`,
+      orderBy: listFilters.length > 0 ? 'orderBy(sort)' : compound ? `[${keyFields.map((field) => `{ ${field}: 'asc' }`).join(', ')}]` : `{ ${id.name}: 'asc' }`,
       where: printObject(
         ['...filters', ...conversions(listFilters, 'filters', () => false), '...ownership(context)'],
         '  ',
@@ -117,9 +134,11 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
       ),
       // Without a field to sort by, rows come in id order and there is no sort argument.
       sortFields: listFilters.length > 0 && printUnionAlias('SortField', listFilters.map((field) => quote(field.name))),
-      idName: id.name,
+      idName: keyNames(entity),
+      tiebreak: compound ? `[${keyFields.map((field) => `{ ${field}: 'asc' as const }`).join(', ')}]` : `{ ${id.name}: 'asc' as const }`,
+      compound: compound !== undefined,
     },
-    get: has('get') && { ...names.operations.get, idName: id.name },
+    get: has('get') && { ...names.operations.get, key: compound ? 'args' : `args.${id.name}` },
     create: has('create') && {
       ...names.operations.create,
       checks: referenceChecks(references, 'args'),
@@ -127,15 +146,33 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
     },
     update: has('update') && {
       ...names.operations.update,
-      checks: referenceChecks(references, 'changes'),
+      // A key field addresses the row, so it is no change to check.
+      checks: referenceChecks(references.filter(({ field }) => !field.isId), 'changes'),
       // False when Prisma takes the changes as they are.
       data: converted.length > 0 && printObject(['...changes', ...converted], '  ', '  const data = '.length),
-      idName: id.name,
+      keyNames: keyFields.map((field) => (LOCALS.has(field) ? `${field}: ${field}Key` : field)).join(', '),
+      key: compound ? `{ ${keyFields.map((field) => (LOCALS.has(field) ? `${field}: ${field}Key` : field)).join(', ')} }` : id.name,
+      keyText: keyNames(entity),
+      where: keyWhere('current'),
     },
-    delete: has('delete') && { ...names.operations.delete, idName: id.name },
+    delete: has('delete') && { ...names.operations.delete, key: compound ? 'args' : `args.${id.name}`, where: keyWhere('current') },
   }
   return render('entity.gen.ts', view)
 }
+
+/**
+ * The not-found message of one row, each key field's value given by `value`: `invoice 7 not
+ * found`, or for a compound id `project member (projectId p1, slot 2) not found`.
+ */
+export function notFoundMessage(entity: ResolvedEntity, value: (field: string) => string): string {
+  const { singular } = entityNames(entity)
+  if (!entity.compoundKey) return `${singular} ${value(entity.id.name)} not found`
+  return `${singular} (${entity.key.map((field) => `${field.name} ${value(field.name)}`).join(', ')}) not found`
+}
+
+/** {@link notFoundMessage} as a template literal of the expressions `value` gives: `` `invoice ${id} not found` ``. */
+export const notFoundText = (entity: ResolvedEntity, value: (field: string) => string): string =>
+  `\`${notFoundMessage(entity, (field) => `\${${value(field)}}`)}\``
 
 /** What `databaseRefusal` needs to name the fields of this entity's constraints. */
 function refusalContext(entity: ResolvedEntity, owned: ReadonlyMap<string, ResolvedEntity>): string {
@@ -148,7 +185,22 @@ function refusalContext(entity: ResolvedEntity, owned: ReadonlyMap<string, Resol
     }),
   )
   const keys = [entity.owner.name, ...(entity.tenant ? [entity.tenant.name] : [])]
-  return printLiteral({ singular: entityNames(entity).singular, fields, keys, references }, '', 'const refusals: RefusalContext = '.length)
+  return printLiteral({ singular: entityNames(entity).singular, fields, indexes: constraintNames(entity), keys, references }, '', 'const refusals: RefusalContext = '.length)
+}
+
+/**
+ * The entity's unique and foreign key constraints by the names Prisma Migrate gives them
+ * (`<table>_<columns>_key`, `<table>_<column>_fkey`): a refusal naming one names its fields even
+ * when the columns are mapped (`profiles_user_id_key` is `userId`, not `id`).
+ */
+function constraintNames(entity: ResolvedEntity): Record<string, string[]> {
+  const byName = new Map(entity.columns.map((field) => [field.name, field]))
+  const name = (fields: string[], suffix: string) => `${entity.table}_${fields.map((field) => byName.get(field)?.column ?? field).join('_')}_${suffix}`
+  const sets = [...entity.columns.filter((field) => field.isUnique).map((field) => [field.name]), ...entity.uniqueSets]
+  return Object.fromEntries([
+    ...sets.map((set) => [name(set, 'key'), set] as const),
+    ...entity.columns.filter((field) => field.references !== undefined).map((field) => [name([field.name], 'fkey'), [field.name]] as const),
+  ])
 }
 
 // `key: value,` with a long string value on a line of its own, as prettier does.

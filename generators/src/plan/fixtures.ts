@@ -141,6 +141,28 @@ export function freshFields(entity: ResolvedEntity): Set<string> {
   return fresh
 }
 
+/**
+ * Whether a second create repeating `field` (a fresh one) and otherwise a new fixture must be
+ * refused: the field is unique alone, or in a unique set (or compound id) whose other members hold
+ * the same non-null value in both rows. NULLs are distinct in PostgreSQL and SQLite, so a set with
+ * a member the fixture leaves NULL (an optional key it leaves out, a nullable field agents cannot
+ * write) takes both rows.
+ */
+export function repeatRefused(entity: ResolvedEntity, field: ResolvedField, fresh: ReadonlySet<string>): boolean {
+  if (field.isUnique || (field.isId && !entity.compoundKey)) return true
+  const same = (name: string): boolean => {
+    if (name === field.name || name === entity.owner.name) return true
+    if (name === entity.tenant?.name) return entity.tenant.isRequired
+    const member = entity.columns.find((column) => column.name === name)
+    if (!member) return false
+    // A fixture sets every writable field but optional keys; keys and fresh fields differ per row.
+    if (entity.writable.includes(member)) return member.references === undefined && !fresh.has(name)
+    return member.isRequired && member.hasDefault && !member.isTimestamp
+  }
+  const sets = [...entity.uniqueSets, ...(entity.compoundKey ? [entity.compoundKey.fields] : [])]
+  return sets.some((set) => set.includes(field.name) && set.every(same))
+}
+
 function noteUse(expression: string, uses: Uses): void {
   if (expression.includes('fresh()')) uses.fresh = true
   if (expression.includes('randomUUID()')) uses.uuid = true

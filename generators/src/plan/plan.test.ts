@@ -88,6 +88,71 @@ describe('planFrom', () => {
     expect(test).toContain(`it("reads the caller's own user, and no other"`)
   })
 
+  it('addresses a compound-id entity by its key fields but the owner, in schemas, descriptions, queries and tests', async () => {
+    const schema = `${DATASOURCE}
+model User {
+  id     String   @id
+  seats  Seat[]
+}
+model Seat {
+  roomId Int
+  row    String
+  user   User     @relation(fields: [userId], references: [id])
+  userId String
+  note   String?
+  @@id([roomId, row, userId])
+}
+`
+    const [seats] = resolve(schema, { seats: { model: 'Seat', ownerField: 'userId' } })
+    expect(operationSchema(seats!, 'get')).toMatchObject({ properties: { roomId: { type: 'integer' }, row: { type: 'string' } }, required: ['roomId', 'row'] })
+    expect(operationSchema(seats!, 'update')).toMatchObject({ required: ['roomId', 'row'] })
+    expect(toolDescription(seats!, 'delete')).toBe("Delete one of the caller's seats by roomId and row.")
+    const plan = await planFrom([seats!])
+    const code = contentOf(plan, 'src/a2a/seats.gen.ts')
+    expect(code).toContain('async function findOwn(db: Db, key: { roomId: number; row: string }, context: ToolContext) {')
+    expect(code).toContain('    roomId: key.roomId,\n    row: key.row,\n    ...ownership(context),\n')
+    expect(code).toContain('throw new ToolError(`seat (roomId ${key.roomId}, row ${key.row}) not found`)')
+    // A key field named like one of update's variables is bound under another name.
+    expect(code).toContain('const { roomId, row: rowKey, ...changes } = args')
+    expect(code).toContain('const current = await findOwn(db, { roomId, row: rowKey }, context)')
+    expect(code).toContain('where: { roomId_row_userId: { roomId: current.roomId, row: current.row, userId: current.userId } }')
+    expect(code).toContain("const tiebreak = [{ roomId: 'asc' as const }, { row: 'asc' as const }]")
+    const test = contentOf(plan, 'test/entities/seats.gen.test.ts')
+    expect(test).toContain("await call('alice', 'get', { roomId: created.roomId, row: created.row })")
+    expect(test).toContain('expect(gone).toEqual({ error: `seat (roomId ${created.roomId}, row ${created.row}) not found` })')
+  })
+
+  it('tests a duplicate only when the unique set holds no member the fixture leaves NULL', async () => {
+    const schema = `${DATASOURCE}
+model User {
+  id        String     @id
+  bookmarks Bookmark[]
+  folders   Folder[]
+}
+model Folder {
+  id        Int        @id @default(autoincrement())
+  user      User       @relation(fields: [userId], references: [id])
+  userId    String
+  bookmarks Bookmark[]
+}
+model Bookmark {
+  id       Int     @id @default(autoincrement())
+  url      String
+  label    String
+  folder   Folder? @relation(fields: [folderId], references: [id])
+  folderId Int?
+  user     User    @relation(fields: [userId], references: [id])
+  userId   String
+  @@unique([userId, folderId, url])
+  @@unique([userId, label])
+}
+`
+    const declarations = { bookmarks: { model: 'Bookmark', ownerField: 'userId' }, folders: { model: 'Folder', ownerField: 'userId' } }
+    const test = contentOf(await planFrom(resolve(schema, declarations)), 'test/entities/bookmarks.gen.test.ts')
+    expect(test).toContain("it('refuses a second row with the same label, naming the field'")
+    expect(test).not.toContain('the same url')
+  })
+
   it('emits only the declared operations and the helpers they use', async () => {
     const plan = await planFrom(resolve(INVOICE_SCHEMA, { invoices: { ...invoices, operations: ['list', 'create'] } }))
     const code = contentOf(plan, 'src/a2a/invoices.gen.ts')

@@ -17,7 +17,7 @@ export function operationSchema(entity: ResolvedEntity, operation: EntityOperati
       const sort = {
         type: 'string',
         enum: fields.flatMap((field) => [field.name, `-${field.name}`]),
-        description: `Field to sort by, with a leading "-" for descending order. Default: ${entity.id.name}.`,
+        description: `Field to sort by, with a leading "-" for descending order. Default: ${keyNames(entity)}.`,
       }
       return object({
         page: { type: 'integer', minimum: 1, default: 1, description: 'Page number, from 1.' },
@@ -28,15 +28,21 @@ export function operationSchema(entity: ResolvedEntity, operation: EntityOperati
     }
     case 'get':
     case 'delete':
-      return object({ [entity.id.name]: entity.id.schema }, [entity.id.name])
+      return object(properties(entity.key, (field) => field.schema), entity.key.map((field) => field.name))
     case 'create':
       return object(properties(entity.writable, createSchema), entity.writable.filter(isRequiredOnCreate).map((field) => field.name))
     case 'update':
       return object(
-        { [entity.id.name]: entity.id.schema, ...properties(updatable(entity), (field) => field.schema) },
-        [entity.id.name],
+        { ...properties(entity.key, (field) => field.schema), ...properties(updatable(entity), (field) => field.schema) },
+        entity.key.map((field) => field.name),
       )
   }
+}
+
+/** The fields naming one row, as prose: `id`, or `projectId and slot`. */
+export const keyNames = (entity: ResolvedEntity): string => {
+  const names = entity.key.map((field) => field.name)
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? entity.id.name)
 }
 
 /** Visible fields a list can filter and sort by: not the owner or tenant, whose values are fixed. */

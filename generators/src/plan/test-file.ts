@@ -3,11 +3,12 @@
  * running app, owner isolation between alice and bob, and the refusal mappings.
  * @module
  */
-import type { ResolvedEntity } from '../read/resolved.js'
+import type { ResolvedEntity, ResolvedField } from '../read/resolved.js'
+import { notFoundMessage, notFoundText } from './entity-file.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
 import { callsInTenant, declaredScopes } from './access-file.js'
-import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue } from './fixtures.js'
+import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue, repeatRefused } from './fixtures.js'
 import { testOwnerIds } from './owners.js'
 import { printLiteral, quote } from './literal.js'
 import { entityNames } from './names.js'
@@ -24,11 +25,11 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   const fixture = has('create') ? createFixture(entity, all, caller, owners) : undefined
   const awaitFixture = fixture?.async ? 'await ' : ''
   const id = entity.id.name
-  const idVisible = entity.fields.includes(entity.id)
+  const idVisible = entity.key.every((field) => entity.fields.includes(field))
   const tools = Object.fromEntries(entity.operations.map((op) => [op, names.operations[op].tool]))
   const byId = entity.operations.filter((op) => op === 'get' || op === 'update' || op === 'delete')
-  const missingId =
-    entity.id.type === 'Int' ? '2147483647' : entity.id.type === 'BigInt' ? "'9223372036854775807'" : entity.id.schema.format === 'uuid' ? "'00000000-0000-4000-8000-000000000000'" : "'missing-id'"
+  const missingKey = (field: ResolvedField) => missingValue(field.type, field.schema.format === 'uuid')
+  const keyEntries = (value: (field: ResolvedField) => string) => entity.key.map((field) => `${field.name}: ${value(field)}`).join(', ')
 
   // A foreign key the fixture fills with a row alice creates: bob must not be able to link to it.
   const linked = fixture?.async
@@ -83,10 +84,13 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     byIdOperations: idVisible && byId.length > 0 && printLiteral(byId),
     owner: entity.owner.name,
     ownerValue: ownerValue(entity.owner),
-    missingId,
     // Template literals close with `}` right after a value, which Handlebars would read as `}}}`.
-    notFound: { created: `\`${names.singular} \${created.${id}} not found\``, mine: `\`${names.singular} \${mine.${id}} not found\`` },
-    missingIdText: missingId.replace(/'/g, ''),
+    key: { created: keyEntries((field) => `created.${field.name}`), mine: keyEntries((field) => `mine.${field.name}`) },
+    notFound: { created: notFoundText(entity, (field) => `created.${field}`), mine: notFoundText(entity, (field) => `mine.${field}`) },
+    missing: {
+      args: `{ ${keyEntries(missingKey)} }`,
+      text: notFoundMessage(entity, (name) => missingKey(entity.key.find((field) => field.name === name)!).replace(/'/g, '')),
+    },
     invalid: invalidCall(entity),
     missingOperation: OPERATIONS.find((op) => !has(op)) ?? 'purge',
     operationList: entity.operations.join(', '),
@@ -98,6 +102,10 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     },
   })
 }
+
+/** An id value no row has, as a TypeScript literal: the largest Int or BigInt, the nil-like uuid, or `'missing-id'`. */
+const missingValue = (type: string, uuid: boolean): string =>
+  type === 'Int' ? '2147483647' : type === 'BigInt' ? "'9223372036854775807'" : uuid ? "'00000000-0000-4000-8000-000000000000'" : "'missing-id'"
 
 /** A `const f = (...) => body` line at two spaces, its body on the next line when it does not fit (as prettier breaks it). */
 const wrapArrow = (line: string) => (line.length + 2 <= 100 ? line : line.replace('=> ', '=>\n    '))
@@ -157,7 +165,9 @@ function fixtureNeedsTenant(entity: ResolvedEntity, all: readonly ResolvedEntity
 function duplicateProbe(entity: ResolvedEntity): { field: string } | false {
   if (entity.onePerOwner) return false
   const fresh = freshFields(entity)
-  const field = entity.writable.find((candidate) => fresh.has(candidate.name) && !candidate.references && entity.fields.includes(candidate))
+  const field = entity.writable.find(
+    (candidate) => fresh.has(candidate.name) && !candidate.references && entity.fields.includes(candidate) && repeatRefused(entity, candidate, fresh),
+  )
   return field ? { field: field.name } : false
 }
 
@@ -169,8 +179,7 @@ function missingReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEnt
   })
   if (!reference) return false
   const { id } = reference.row
-  const value = id.type === 'Int' ? '2147483647' : id.type === 'BigInt' ? "'9223372036854775807'" : id.uuid ? "'00000000-0000-4000-8000-000000000000'" : "'missing-id'"
-  return { field: reference.field, value }
+  return { field: reference.field, value: missingValue(id.type, id.uuid) }
 }
 
 /** A string one character longer than its column holds: refused by the schema, naming the field. */

@@ -10,21 +10,33 @@ import { didYouMean } from './suggest.js'
 
 const KEY_TYPES = ['String', 'Int', 'BigInt']
 
-export function resolveId(model: DmmfModel, report: (text: string) => void): DmmfField | undefined {
+/** A model's primary key: its `@id` field, or the fields of a compound `@@id([a, b])`. */
+export interface PrimaryKey {
+  fields: DmmfField[]
+  /** Prisma's name of a compound key in a unique `where`, e.g. `projectId_userId`. */
+  compound?: string
+}
+
+export function resolveId(model: DmmfModel, report: (text: string) => void): PrimaryKey | undefined {
   if (model.primaryKey) {
-    report(`${model.name} has a compound id @@id([${model.primaryKey.fields.join(', ')}]); entity tools address a row by one id field, so give the model a single-field @id`)
-    return undefined
+    const fields = model.primaryKey.fields.map((name) => model.fields.find((field) => field.name === name)!)
+    const wrong = fields.filter((field) => !KEY_TYPES.includes(field.type))
+    if (wrong.length > 0) {
+      report(`${model.name}'s compound id @@id([${model.primaryKey.fields.join(', ')}]) holds ${wrong.map((field) => `"${field.name}" (${field.type})`).join(', ')}; entity tools need String, Int or BigInt id fields`)
+      return undefined
+    }
+    return { fields, compound: model.primaryKey.name ?? model.primaryKey.fields.join('_') }
   }
   const id = model.fields.find((field) => field.isId)
   if (!id) {
-    report(`${model.name} has no @id field; entity tools address a row by its id, so give the model a single-field @id`)
+    report(`${model.name} has no @id field; entity tools address a row by its id, so give the model an @id (or an @@id of several fields)`)
     return undefined
   }
   if (!KEY_TYPES.includes(id.type)) {
     report(`${model.name}'s id "${id.name}" is ${id.type}; entity tools need a String, Int or BigInt @id`)
     return undefined
   }
-  return id
+  return { fields: [id] }
 }
 
 /** The owner or tenant field: a String, Int or BigInt scalar of the model. */

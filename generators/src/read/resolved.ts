@@ -46,9 +46,19 @@ export interface ResolvedEntity {
   model: string
   /** The Prisma client property, e.g. `invoice`. */
   delegate: string
+  /** The table name: `@@map`'s, else the model's. */
+  table: string
   /** The declaration's description, else the model's `///` documentation. */
   description?: string
+  /** The id, or the first field of {@link key}. */
   id: ResolvedField
+  /**
+   * What get, update and delete take to name one row: the id, or the fields of a compound id
+   * but the owner and tenant (those come from the caller).
+   */
+  key: ResolvedField[]
+  /** A compound `@@id`: Prisma's name for it in a unique `where` (`projectId_userId`) and all its fields. */
+  compoundKey?: { name: string; fields: string[] }
   owner: ResolvedField
   tenant?: ResolvedField
   /** Declared operations, deduplicated, in canonical order. */

@@ -17,7 +17,8 @@ import type { RowRecipe } from './resolved.js'
 export function rowRecipe(datamodel: Datamodel, model: DmmfModel, ownerModel: string | undefined, seen: readonly string[] = []): RowRecipe | undefined {
   const id = model.fields.find((field) => field.isId)
   if (!id || model.primaryKey || seen.includes(model.name)) return undefined
-  if (model.fields.some((field) => field.kind === 'unsupported' && field.isRequired && !field.hasDefaultValue)) return undefined
+  const untyped = (field: DmmfField) => field.kind === 'unsupported' || (field.kind === 'scalar' && !isKnownScalar(field.type))
+  if (model.fields.some((field) => untyped(field) && field.isRequired && !field.hasDefaultValue)) return undefined
   const enums = new Map(datamodel.enums.map((candidate) => [candidate.name, candidate.values.map((value) => value.name)]))
   const keys = new Set(model.fields.flatMap((field) => (field.kind === 'object' ? (field.relationFromFields ?? []) : [])))
   const relations: RowRecipe['relations'] = []

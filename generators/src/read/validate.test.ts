@@ -120,24 +120,47 @@ describe('validateEntities', () => {
     expect(message).toContain('invoice_lines: "invoiceLines" already has the generated file name invoice-lines.gen.ts; rename one of the two entities')
   })
 
-  it('reports a model with a compound id, and one with no id', () => {
+  it('resolves a compound id: rows are named by its fields but the owner, which an update does not change', () => {
     const schema = `${DATASOURCE}
 model Line {
   invoiceId String
   position  Int
   ownerId   String
-  @@id([invoiceId, position])
+  amount    Int
+  @@id([invoiceId, position, ownerId])
+}
+model Grant {
+  ownerId String
+  orgId   String
+  level   Int
+  @@id([ownerId, orgId])
+}
+model Stamp {
+  at      DateTime
+  ownerId String
+  @@id([ownerId, at])
 }
 model Tag {
   name    String @unique
   ownerId String
 }
 `
-    expect(problem({ lines: { model: 'Line', ownerField: 'ownerId' } }, schema)).toContain(
-      'lines: Line has a compound id @@id([invoiceId, position]); entity tools address a row by one id field, so give the model a single-field @id',
+    const [lines, grants] = resolve(schema, { lines: { model: 'Line', ownerField: 'ownerId' }, grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId', operations: ['list', 'create'] } })
+    expect(lines!.key.map((field) => field.name)).toEqual(['invoiceId', 'position'])
+    expect(lines!.compoundKey).toEqual({ name: 'invoiceId_position_ownerId', fields: ['invoiceId', 'position', 'ownerId'] })
+    expect(lines!.id.name).toBe('invoiceId')
+    expect(lines!.writable.filter((field) => field.isId).map((field) => field.name)).toEqual(['invoiceId', 'position'])
+    expect(lines!.onePerOwner).toBe(false)
+    // Owner and tenant make the whole id: one row per owner in each tenant.
+    expect(grants!.onePerOwner).toBe(true)
+    expect(problem({ grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId' } }, schema)).toContain(
+      "grants: every field of Grant's compound id comes from the caller, so get, update, delete would have nothing to name a row by; keep only list and create in operations",
+    )
+    expect(problem({ stamps: { model: 'Stamp', ownerField: 'ownerId' } }, schema)).toContain(
+      `stamps: Stamp's compound id @@id([ownerId, at]) holds "at" (DateTime); entity tools need String, Int or BigInt id fields`,
     )
     expect(problem({ tags: { model: 'Tag', ownerField: 'ownerId' } }, schema)).toContain(
-      'tags: Tag has no @id field; entity tools address a row by its id, so give the model a single-field @id',
+      'tags: Tag has no @id field; entity tools address a row by its id, so give the model an @id (or an @@id of several fields)',
     )
   })
 
@@ -239,6 +262,7 @@ describe('validateEntities on schemas it has not seen', () => {
     expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight'])
     expect(entity!.operations).toEqual(['list', 'get', 'update', 'delete'])
     expect(entity!.notes).toEqual([
+      '"search" is left out of the tools: agents cannot send or read its type, Unsupported("tsvector")',
       `"helperId" is left out of the tools' arguments: it references Team, which is not an entity; add it to writableReferences to let agents name any Team row`,
       `no create operation: "teamId" is a required reference to Team, which is not an entity (add it to writableReferences to let agents name any Team row)`,
     ])
@@ -248,7 +272,7 @@ describe('validateEntities on schemas it has not seen', () => {
     const [entity] = resolve(TEAM_SCHEMA, { tasks: { ...tasks, writableReferences: ['teamId', 'helperId'] } })
     expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight', 'teamId', 'helperId'])
     expect(entity!.operations).toContain('create')
-    expect(entity!.notes).toEqual([])
+    expect(entity!.notes).toEqual(['"search" is left out of the tools: agents cannot send or read its type, Unsupported("tsvector")'])
     expect(entity!.referenceRows).toEqual([{ field: 'teamId', row: expect.objectContaining({ model: 'Team', table: 'Team', columns: [expect.objectContaining({ name: 'name' })] }) }])
   })
 
@@ -311,5 +335,90 @@ describe('validateEntities on schemas it has not seen', () => {
     expect(entity!.uniqueSets).toEqual([['ownerId', 'title']])
     expect(users!.ownerModel).toMatchObject({ model: 'User', id: { name: 'id', type: 'String', uuid: true } })
     expect(profiles!.ownerModel).toMatchObject({ model: 'User', columns: [expect.objectContaining({ name: 'email', isUnique: true })] })
+  })
+})
+
+const ACCOUNT_SCHEMA = `${DATASOURCE}
+model User {
+  id                 Int       @id @default(autoincrement())
+  email              String
+  password_hash      String
+  passwordChangedAt  DateTime?
+  twoFactorSecret    String?
+  tokenCount         Int       @default(0)
+  keys               ApiKey[]
+}
+
+model ApiKey {
+  id        String  @id @default(cuid())
+  label     String
+  apiKey    String
+  hash      Bytes?
+  owner     User    @relation(fields: [ownerId], references: [id])
+  ownerId   Int
+}
+`
+
+describe('credentials', () => {
+  it('hides columns named like credentials, and says so for each one', () => {
+    const [me, keys] = resolve(ACCOUNT_SCHEMA, { me: { model: 'User', ownerField: 'id' }, keys: { model: 'ApiKey', ownerField: 'ownerId', operations: ['list', 'get'] } })
+    expect(me!.fields.map((field) => field.name)).toEqual(['id', 'email', 'passwordChangedAt', 'tokenCount'])
+    expect(me!.writable.map((field) => field.name)).not.toContain('password_hash')
+    expect(me!.notes).toContain('"password_hash" is hidden: its name looks like a credential')
+    expect(me!.notes).toContain('"twoFactorSecret" is hidden: its name looks like a credential')
+    expect(keys!.fields.map((field) => field.name)).toEqual(['id', 'label', 'ownerId'])
+    expect(keys!.notes).toEqual([
+      '"apiKey" is hidden: its name looks like a credential; list it in exposed to show it to agents',
+      '"hash" is hidden: its name looks like a credential; list it in exposed to show it to agents',
+    ])
+  })
+
+  it('shows a credential the declaration exposes, and explains a create the hiding blocks', () => {
+    const [keys] = resolve(ACCOUNT_SCHEMA, { keys: { model: 'ApiKey', ownerField: 'ownerId', exposed: ['apiKey'] } })
+    expect(keys!.writable.map((field) => field.name)).toEqual(['label', 'apiKey'])
+    expect(problem({ keys: { model: 'ApiKey', ownerField: 'ownerId' } }, ACCOUNT_SCHEMA)).toContain(
+      'create cannot set "apiKey": it is required with no default, but hidden as a likely credential (list it in exposed to let agents send it); give it a @default',
+    )
+  })
+
+  it('refuses an exposed name that is unknown, no credential, also hidden, or on the caller\'s own row', () => {
+    const keys = { model: 'ApiKey', ownerField: 'ownerId', operations: ['list'] }
+    expect(problem({ keys: { ...keys, exposed: ['apikey'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "apikey" is not a field of ApiKey (did you mean "apiKey"?)')
+    expect(problem({ keys: { ...keys, exposed: ['label'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "label" is not hidden by default (only fields named like credentials are); remove it from exposed')
+    expect(problem({ keys: { ...keys, hidden: ['hash'], exposed: ['hash'] } }, ACCOUNT_SCHEMA)).toContain('field "hash" is both hidden and exposed')
+    expect(problem({ me: { model: 'User', ownerField: 'id', exposed: ['password_hash'] } }, ACCOUNT_SCHEMA)).toContain(
+      `exposed field "password_hash" looks like a credential of the caller's own User row, which agents never see; remove it from exposed`,
+    )
+  })
+})
+
+describe('parents the generated tests make', () => {
+  const schema = `${DATASOURCE}
+model User {
+  id    String @id
+  polls Poll[]
+  votes Vote[]
+}
+model Poll {
+  id        Int                      @id @default(autoincrement())
+  area      Unsupported("polygon")
+  creator   User                     @relation(fields: [creatorId], references: [id])
+  creatorId String
+  votes     Vote[]
+}
+model Vote {
+  id      Int    @id @default(autoincrement())
+  poll    Poll   @relation(fields: [pollId], references: [id])
+  pollId  Int
+  voter   User   @relation(fields: [voterId], references: [id])
+  voterId String
+}
+`
+  it('says when a required key names an entity without create whose row cannot be made', () => {
+    const [, votes] = resolve(schema, { polls: { model: 'Poll', ownerField: 'creatorId', operations: ['list', 'get'] }, votes: { model: 'Vote', ownerField: 'voterId' } })
+    expect(votes!.referenceRows).toEqual([])
+    expect(votes!.notes).toEqual([
+      'the generated create tests need a Poll row for "pollId" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for Poll',
+    ])
   })
 })

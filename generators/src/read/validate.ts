@@ -8,14 +8,15 @@ import type { EntityOperation } from '@a2a-agent/runtime'
 import { GeneratorError } from '../errors.js'
 import { delegateOf } from '../names.js'
 import { checkCollisions, type EntityNames } from './collisions.js'
-import type { Datamodel } from './dmmf.js'
+import type { Datamodel, DmmfField } from './dmmf.js'
 import { documentationText, isComparable, isKnownScalar } from './field-schema.js'
 import { keyField, resolveField, resolveId } from './model-fields.js'
 import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
 import { rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
+import { looksLikeCredential } from './credentials.js'
 
-const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'scopes', 'namespace', 'hidden', 'readOnly', 'writableReferences', 'description']
+const OPTIONS = ['model', 'mcp', 'ownerField', 'tenantField', 'operations', 'scopes', 'namespace', 'hidden', 'exposed', 'readOnly', 'writableReferences', 'description']
 // Entity names and namespaces become tool names, identifiers and file names.
 const NAME = /^[A-Za-z][A-Za-z0-9_]*$/
 const LIST_ARGUMENTS = ['page', 'limit', 'sort']
@@ -44,8 +45,16 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
       isPlainObject(declaration) && declaration.mcp !== false && typeof declaration.model === 'string' ? [declaration.model] : [],
     ),
   )
+  // Models whose entity (as declared) has create: the generated tests make their rows through it.
+  const creatable = new Set(
+    Object.values(declarations).flatMap((declaration) =>
+      isPlainObject(declaration) && entityModels.has(declaration.model as string) && (!Array.isArray(declaration.operations) || declaration.operations.includes('create'))
+        ? [declaration.model as string]
+        : [],
+    ),
+  )
   for (const [name, declaration] of Object.entries(declarations)) {
-    const entity = resolveEntity(name, declaration, datamodel, entityModels)
+    const entity = resolveEntity(name, declaration, datamodel, entityModels, creatable)
     problems.push(...entity.problems.map((text) => ({ entity: name, text })))
     if (entity.tools) named.push(entity.tools)
     if (entity.resolved) resolved.push(entity.resolved)
@@ -60,7 +69,13 @@ export function validateEntities(declarations: unknown, datamodel: Datamodel, fi
   return resolved
 }
 
-function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel, entityModels: ReadonlySet<string>): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
+function resolveEntity(
+  name: string,
+  declaration: unknown,
+  datamodel: Datamodel,
+  entityModels: ReadonlySet<string>,
+  creatable: ReadonlySet<string>,
+): { problems: string[]; resolved?: ResolvedEntity; tools?: EntityNames } {
   const problems: string[] = []
   const report = (text: string) => void problems.push(text)
   if (!isPlainObject(declaration)) {
@@ -79,7 +94,8 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
   if (description !== undefined && typeof description !== 'string') report(`description must be a string`)
   let operations = resolveOperations(declaration.operations, report)
   const scopes = resolveScopes(declaration.scopes, operations, report)
-  const hidden = stringList(declaration.hidden, 'hidden', report)
+  const declaredHidden = stringList(declaration.hidden, 'hidden', report)
+  const exposed = stringList(declaration.exposed, 'exposed', report)
   const readOnly = stringList(declaration.readOnly, 'readOnly', report)
   const openKeys = stringList(declaration.writableReferences, 'writableReferences', report)
   const withTools = mcp !== false
@@ -97,7 +113,7 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
 
   const enums = new Map(datamodel.enums.map((candidate) => [candidate.name, candidate.values.map((value) => value.name)]))
   const fieldNames = model.fields.map((field) => field.name)
-  for (const [option, list] of [['hidden', hidden], ['readOnly', readOnly]] as const) {
+  for (const [option, list] of [['hidden', declaredHidden], ['exposed', exposed], ['readOnly', readOnly]] as const) {
     for (const field of list) {
       if (!fieldNames.includes(field)) report(`${option} field "${field}" is not a field of ${model.name}${didYouMean(field, fieldNames)}; fix the name or remove it`)
     }
@@ -110,20 +126,45 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     else if (!target) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
     else if (entityModels.has(target)) report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
   }
-  const id = resolveId(model, report)
+  const primaryKey = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
+  // Credentials are hidden unless exposed; a caller's own user row shows none of them at all.
+  const selfRow = owner !== undefined && owner.isId && targetOf(owner.name) === undefined
+  const credentials = model.fields.filter((field) => field.kind === 'scalar' && looksLikeCredential(field.name, field.type) && !field.isId && field.name !== ownerField && field.name !== tenantField)
+  for (const field of exposed.filter((name) => fieldNames.includes(name))) {
+    const credential = credentials.some((candidate) => candidate.name === field)
+    if (!credential) report(`exposed field "${field}" is not hidden by default (only fields named like credentials are); remove it from exposed`)
+    else if (declaredHidden.includes(field)) report(`field "${field}" is both hidden and exposed; keep it in one of the two`)
+    else if (selfRow) report(`exposed field "${field}" looks like a credential of the caller's own ${model.name} row, which agents never see; remove it from exposed`)
+  }
+  const autoHidden = credentials.map((field) => field.name).filter((name) => !declaredHidden.includes(name) && (selfRow || !exposed.includes(name)))
+  const hidden = [...declaredHidden, ...autoHidden]
   const tenant = tenantField === undefined ? undefined : keyField(model, 'tenantField', tenantField, true, report)
   if (owner && tenant && owner.name === tenant.name) report(`ownerField and tenantField are both "${owner.name}"; the tenant field must be another field`)
-  if (id && hidden.includes(id.name) && operations.some((operation) => operation !== 'list' && operation !== 'create')) {
-    report(`the id "${id.name}" is hidden, but ${operations.filter((op) => op !== 'list' && op !== 'create').join(', ')} address rows by it; remove it from hidden`)
+  // What get, update and delete take to name a row: the id, or a compound id's fields but the
+  // owner and tenant, which come from the caller.
+  const address = primaryKey?.compound ? primaryKey.fields.filter((field) => field.name !== owner?.name && field.name !== tenant?.name) : (primaryKey?.fields ?? [])
+  const byKey = operations.filter((op) => op !== 'list' && op !== 'create')
+  for (const field of address.filter((candidate) => hidden.includes(candidate.name))) {
+    if (byKey.length > 0) report(`the id "${field.name}" is hidden, but ${byKey.join(', ')} address rows by it; remove it from hidden`)
   }
-  if (!withTools || !id || !owner || problems.length > 0) return { problems, tools }
+  if (primaryKey?.compound && owner && address.length === 0 && byKey.length > 0) {
+    report(`every field of ${model.name}'s compound id comes from the caller, so ${byKey.join(', ')} would have nothing to name a row by; keep only list and create in operations`)
+  }
+  if (!withTools || !primaryKey || !owner || problems.length > 0) return { problems, tools }
 
   const columns = model.fields
     .filter((field) => field.kind === 'enum' || (field.kind === 'scalar' && isKnownScalar(field.type)))
     .map((field) => resolveField(field, model, enums.get(field.type)))
+    // A compound id's fields address the row as a single id does: not changed by an update.
+    .map((field) => (address.some((candidate) => candidate.name === field.name) ? { ...field, isId: true } : field))
   const keys = [owner.name, tenant?.name]
-  const notes: string[] = []
+  const notes: string[] = autoHidden.map((field) => `"${field}" is hidden: its name looks like a credential${selfRow ? '' : '; list it in exposed to show it to agents'}`)
+  // Columns with no JSON form (Unsupported("…"), a scalar this generator does not know) are said, not skipped silently.
+  const untyped = model.fields.filter((field) => field.kind === 'unsupported' || (field.kind === 'scalar' && !isKnownScalar(field.type)))
+  // A required one stops create, which says so instead.
+  const stopsCreate = (field: DmmfField) => field.isRequired && !field.hasDefaultValue && operations.includes('create')
+  for (const field of untyped.filter((candidate) => !stopsCreate(candidate))) notes.push(`"${field.name}" is left out of the tools: agents cannot send or read its type, ${field.type}`)
   for (const index of datamodel.indexes ?? []) {
     if (index.model !== model.name || index.type !== 'fulltext') continue
     // A search index (MySQL's @@fulltext) is the database's business; no tool argument reads it.
@@ -146,12 +187,11 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       notes.push(`"${field.name}" is left out of the tools' arguments: it references ${field.references}, which is not an entity; add it to writableReferences to let agents name any ${field.references} row`)
     }
   }
-  for (const field of model.fields.filter((candidate) => candidate.kind === 'unsupported' && candidate.isRequired && !candidate.hasDefaultValue)) {
+  for (const field of untyped.filter((candidate) => candidate.isRequired && !candidate.hasDefaultValue)) {
     blockers.push(`"${field.name}" is a required ${field.type} column, which agents cannot send (give it a @default or make it optional)`)
   }
   // The owner is the row's id and no key to another model: each row is an owner itself (the
   // caller's own user row), made by sign-up, not by agents; deleting it is not a default either.
-  const selfRow = owner.isId && targetOf(owner.name) === undefined
   if (selfRow) {
     blockers.push(`each ${model.name} row is its owner (ownerField "${owner.name}" is the id), so the caller's row exists before any agent call`)
     if (!Array.isArray(declaration.operations) && operations.includes('delete')) {
@@ -176,7 +216,9 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     for (const field of columns) {
       const needed = field.isRequired && !field.hasDefault && !field.isList && !field.isTimestamp && !keys.includes(field.name)
       if (needed && !writable.includes(field)) {
-        const why = hidden.includes(field.name) ? 'hidden' : 'readOnly'
+        const why = autoHidden.includes(field.name)
+          ? `hidden as a likely credential${selfRow ? '' : ` (list it in exposed to let agents send it)`}`
+          : hidden.includes(field.name) ? 'hidden' : 'readOnly'
         report(`create cannot set "${field.name}": it is required with no default, but ${why}; give it a @default, make it optional, or drop create from operations`)
       }
     }
@@ -194,11 +236,14 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
     const row = rowRecipe(datamodel, target, ownerTarget?.name)
     if (row) referenceRows.push({ field: field.name, row })
     else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (a required Unsupported column, a compound id or a cycle of required relations); leave it out`)
+    else if (!creatable.has(target.name) && operations.includes('create')) {
+      notes.push(`the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for ${target.name}`)
+    }
   }
   if (problems.length > 0) return { problems, tools }
   const uniqueSets = (model.uniqueFields ?? []).filter((set) => set.length > 1)
   const keyNames = keys.filter((key): key is string => key !== undefined)
-  const onePerOwner = owner.isId || owner.isUnique || uniqueSets.some((set) => set.every((field) => keyNames.includes(field)))
+  const onePerOwner = owner.isId || owner.isUnique || [...uniqueSets, model.primaryKey?.fields ?? []].some((set) => set.length > 0 && set.every((field) => keyNames.includes(field)))
   const entityDescription = typeof description === 'string' ? description : model.documentation && documentationText(model.documentation)
   return {
     problems,
@@ -208,8 +253,11 @@ function resolveEntity(name: string, declaration: unknown, datamodel: Datamodel,
       ...(typeof namespace === 'string' ? { namespace } : {}),
       model: model.name,
       delegate: delegateOf(model.name),
+      table: model.dbName ?? model.name,
       ...(entityDescription ? { description: entityDescription } : {}),
-      id: columns.find((field) => field.name === id.name)!,
+      id: columns.find((field) => field.name === (address[0] ?? primaryKey.fields[0]!).name)!,
+      key: address.map((field) => columns.find((column) => column.name === field.name)!),
+      ...(primaryKey.compound ? { compoundKey: { name: primaryKey.compound, fields: primaryKey.fields.map((field) => field.name) } } : {}),
       owner: columns.find((field) => field.name === owner.name)!,
       ...(tenant ? { tenant: columns.find((field) => field.name === tenant.name)! } : {}),
       operations,

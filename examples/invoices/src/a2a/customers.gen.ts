@@ -116,6 +116,7 @@ function ownership({ principal }: ToolContext) {
 const refusals: RefusalContext = {
   singular: 'customer',
   fields: { id: 'id', name: 'name', email: 'email', userId: 'userId' },
+  indexes: { Customer_userId_fkey: ['userId'] },
   keys: ['userId'],
   references: {},
 }

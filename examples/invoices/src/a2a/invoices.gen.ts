@@ -271,6 +271,7 @@ const refusals: RefusalContext = {
     createdAt: 'createdAt',
     updatedAt: 'updatedAt',
   },
+  indexes: { Invoice_customerId_fkey: ['customerId'], Invoice_userId_fkey: ['userId'] },
   keys: ['userId'],
   references: { customerId: 'customer' },
 }

@@ -30,8 +30,16 @@ export interface EntityDeclaration {
   operations?: readonly EntityOperation[]
   /** MCP namespace: tools become `<namespace>_<entity>_<operation>`, the skill `entity.<namespace>.<entity>`. */
   namespace?: string
-  /** Fields agents never see nor filter by. */
+  /**
+   * Fields agents never see nor filter by. Fields named like credentials (password, passwordHash,
+   * salt, secret, token, apiKey, accessToken, …) are hidden without being listed here.
+   */
   hidden?: readonly string[]
+  /**
+   * Fields named like credentials that agents may see and write all the same (e.g. a token hash an
+   * admin tool uploads). An entity whose owner is its own id (the caller's user row) exposes none.
+   */
+  exposed?: readonly string[]
   /** Fields agents see but may not write. */
   readOnly?: readonly string[]
   /**

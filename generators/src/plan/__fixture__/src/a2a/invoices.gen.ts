@@ -274,6 +274,7 @@ const refusals: RefusalContext = {
     createdAt: 'createdAt',
     updatedAt: 'updatedAt',
   },
+  indexes: { Invoice_number_key: ['number'], Invoice_userId_fkey: ['userId'] },
   keys: ['userId', 'orgId'],
   references: {},
 }

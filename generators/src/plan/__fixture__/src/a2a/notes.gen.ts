@@ -182,6 +182,7 @@ const refusals: RefusalContext = {
     authorId: 'authorId',
     createdAt: 'createdAt',
   },
+  indexes: {},
   keys: ['authorId'],
   references: {},
 }

@@ -7,6 +7,8 @@ export interface RefusalContext {
   singular: string
   /** Every column's field name, and under `@map` its column name: `{ customer_id: 'customerId' }`. */
   fields: Readonly<Record<string, string>>
+  /** The fields of each constraint by the name the database gives it: `{ profiles_user_id_key: ['userId'] }`. */
+  indexes: Readonly<Record<string, readonly string[]>>
   /** The owner (and tenant) fields, set from the caller rather than sent. */
   keys: readonly string[]
   /** Foreign key fields a write may send, and what they name. */
@@ -50,11 +52,22 @@ function constraintFields(error: unknown, context: RefusalContext): string[] {
   const constraint = cause?.constraint ?? {}
   const reported = [meta.target, meta.field_name, constraint.fields, constraint.index].flat().filter((item): item is string => typeof item === 'string')
   const found = new Set<string>()
+  // Longest column names first, each taking its words: `user_id` is not also read as `id`.
+  const columns = Object.entries(context.fields).sort(([a], [b]) => b.length - a.length)
   for (const text of reported) {
+    const name = text.replace(/ \(index\)$/, '').replace(/"/g, '')
+    const indexed = context.indexes[name]
+    if (indexed) {
+      for (const field of indexed) found.add(field)
+      continue
+    }
     // `email`, `"email"`, `users.email`, or inside an index name like `User_email_key`.
-    const words = ` ${text.replace(/_(key|fkey|pkey)( \(index\))?$/, '').replace(/[^A-Za-z0-9]+/g, ' ')} `
-    for (const [column, field] of Object.entries(context.fields)) {
-      if (words.includes(` ${column.replace(/[^A-Za-z0-9]+/g, ' ')} `)) found.add(field)
+    let words = ` ${name.replace(/_(key|fkey|pkey)$/, '').replace(/[^A-Za-z0-9]+/g, ' ')} `
+    for (const [column, field] of columns) {
+      const phrase = ` ${column.replace(/[^A-Za-z0-9]+/g, ' ')} `
+      if (!words.includes(phrase)) continue
+      found.add(field)
+      words = words.replace(phrase, ' ')
     }
   }
   return [...found]
