@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { viewerOf, type Principal, type Viewer } from '../auth/principal.js'
+import { canSee, viewerOf, type Principal, type Viewer } from '../auth/principal.js'
+import type { ArtifactFile } from '../artifacts/artifact-files.js'
+import { tierOf } from '../run/retention.js'
 import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
@@ -366,6 +368,27 @@ export class Exchange {
   /** Serves an artifact file to the task's own callers (`<path>/artifacts/<taskId>/<fileId>`). */
   handleArtifact(request: IncomingMessage, response: ServerResponse): Promise<void> {
     return this.#serveArtifact(request, response)
+  }
+
+  /**
+   * Calls `listener` with the id of every task written from now on: in this process at once, and
+   * by other replicas as the store's notifications tell (PostgresStore); `resync` when some may
+   * have been missed. One listener for many followers (the inbox's live list); returns the unsubscribe.
+   */
+  watchTasks(listener: (change: { taskId: string } | { resync: true }) => void): () => void {
+    const local = this.#core.events.watch((event) => listener({ taskId: event.taskId }))
+    const remote = this.#core.store.notifications?.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
+    return () => {
+      local()
+      remote?.()
+    }
+  }
+
+  /** A stored artifact file (an oversized part's `url`) of a task `principal` may see; undefined otherwise. */
+  async artifactFile(principal: Principal, taskId: string, fileId: string): Promise<ArtifactFile | undefined> {
+    const record = await this.#core.store.get(taskId)
+    if (!record || !canSee((this.#core.viewerOf ?? viewerOf)(principal), tierOf(record))) return undefined
+    return this.#core.artifacts!.files.get(record.id, fileId)
   }
 
   /** Serves the RFC 9728 metadata at `/.well-known/oauth-protected-resource`. */

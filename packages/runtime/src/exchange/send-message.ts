@@ -287,6 +287,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
   await claimRun(core, caller.viewer.owner, taskId)
   const userMessage: Message = extended(message, { contextId: record.contextId, taskId })
   let event
+  let taken: TaskRecord
   try {
     await hooks.attachPush?.(record)
     const outcome = await writeTask(core.store, record, (current) => {
@@ -301,18 +302,48 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       }
     })
     if ('gone' in outcome) throw A2AError.taskNotFound(taskId)
-    if ('declined' in outcome) refuseUnless(outcome.declined)
-    if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
-    core.events.publish({ taskId, version: outcome.written.version, response: event! })
-    hooks.observe?.(outcome.written)
-    // Counted among the occupied tasks while it works again, though an answer is never refused.
-    await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
-    void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
-    return outcome.written
+    if ('written' in outcome) {
+      core.events.publish({ taskId, version: outcome.written.version, response: event! })
+      hooks.observe?.(outcome.written)
+      // Counted among the occupied tasks while it works again, though an answer is never refused.
+      await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
+      void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
+      return outcome.written
+    }
+    taken = outcome.declined
   } catch (error) {
     core.slots.release(caller.viewer.owner, taskId)
     throw error
   }
+  // Read paused, found taken: another answer to the same question (a person in the inbox, the
+  // calling agent) resumed it first. This one joins the conversation after it rather than failing.
+  core.slots.release(caller.viewer.owner, taskId)
+  return joinAnswer(core, caller, taken, message, userMessage, hooks)
+}
+
+/**
+ * A second answer to a question another answer took: added to the task's history (and its message
+ * ids, so a retry is a repeat) in arrival order, the run resumed by the first going on. Its event
+ * restates the current status, so followers and the inbox hear of the change. A task that asks
+ * again meanwhile takes it as its next turn.
+ */
+async function joinAnswer(core: ExchangeCore, caller: Caller, record: TaskRecord, message: Message, userMessage: Message, hooks: AcceptHooks): Promise<TaskRecord> {
+  let event
+  const outcome = await writeTask(core.store, record, (current) => {
+    if (isPaused(current.task.status.state) || current.messageIds.includes(message.messageId)) return null
+    const { status } = current.task
+    event = { statusUpdate: { taskId: current.id, contextId: current.contextId, status } }
+    return { task: { ...current.task, history: [...(current.task.history ?? []), userMessage] }, event, messageIds: [...current.messageIds, message.messageId] }
+  })
+  if ('gone' in outcome) throw A2AError.taskNotFound(record.id)
+  // The same message resumed it on another replica: accept() answers that task as a repeat.
+  if ('declined' in outcome && outcome.declined.messageIds.includes(message.messageId)) {
+    throw A2AError.unsupported(`Task ${record.id} has taken message ${message.messageId} already; send a new messageId for a new answer`)
+  }
+  if ('declined' in outcome) return resume(core, caller, message, record.id, hooks)
+  core.events.publish({ taskId: record.id, version: outcome.written.version, response: event! })
+  hooks.observe?.(outcome.written)
+  return outcome.written
 }
 
 /** Only a paused task takes a message. */
