@@ -278,6 +278,12 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       `does not match the contextId "${record.contextId}" of task ${taskId}; send that one or omit contextId`,
     )
   }
+  if (answersAnsweredQuestion(record)) {
+    // Its question was answered a moment ago (by the calling agent, or a person in the inbox):
+    // this answer joins the conversation too, while the run the first one resumed goes on.
+    await hooks.attachPush?.(record)
+    return joinAnswer(core, caller, record, message, extended(message, { contextId: record.contextId, taskId }), hooks)
+  }
   refuseUnless(record)
   if (await core.paused?.()) {
     throw A2AError.unsupported(`${core.agentName ?? 'This agent'} is paused; task ${taskId} keeps its state and takes this answer once the agent is resumed`)
@@ -322,8 +328,9 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
 }
 
 /**
- * A second answer to a question another answer took: added to the task's history (and its message
- * ids, so a retry is a repeat) in arrival order, the run resumed by the first going on. Its event
+ * A second answer to a question another answer took (sent at once, or while the run the first
+ * resumed still works): added to the task's history (and its message ids, so a retry is a repeat)
+ * in arrival order, the run going on. Its event
  * restates the current status, so followers and the inbox hear of the change. A task that asks
  * again meanwhile takes it as its next turn.
  */
@@ -345,6 +352,10 @@ async function joinAnswer(core: ExchangeCore, caller: Caller, record: TaskRecord
   hooks.observe?.(outcome.written)
   return outcome.written
 }
+
+/** A task working again after an answer to its question (it has taken more than its first message). */
+const answersAnsweredQuestion = (record: TaskRecord): boolean =>
+  record.messageIds.length > 1 && !isTerminal(record.task.status.state) && !isPaused(record.task.status.state)
 
 /** Only a paused task takes a message. */
 function refuseUnless(record: TaskRecord): void {
