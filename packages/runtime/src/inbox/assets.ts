@@ -51,13 +51,21 @@ export const INBOX_JS = `(() => {
     template.innerHTML = markup
     return template.content.firstElementChild
   }
-  // What the person typed, and where their focus was, survive the task's redraw.
-  const replace = (current, fresh) => {
+  // What the person typed, and where their focus was, survive the task's redraw. An answer being
+  // written stays even when someone else answered first: it joins the conversation when sent.
+  const replace = (current, fresh, list) => {
     const typed = current.querySelector('textarea')
     const next = fresh.querySelector('textarea')
     if (typed && next && typed.value) next.value = typed.value
+    else if (typed && typed.value) fresh.querySelector('.meta').after(typed.form)
     const focused = current.contains(document.activeElement) && document.activeElement.name
-    current.replaceWith(fresh)
+    if (!list || current.parentElement === list) current.replaceWith(fresh)
+    else {
+      const from = current.parentElement
+      current.remove()
+      list.prepend(fresh)
+      settle(from)
+    }
     if (focused) fresh.querySelector('[name="' + focused + '"]')?.focus()
   }
   const settle = (list) => {
@@ -78,13 +86,8 @@ export const INBOX_JS = `(() => {
     } else {
       const current = document.getElementById('task-' + change.id)
       const list = document.getElementById(change.waiting ? 'waiting' : 'recent')
-      if (current && current.parentElement === list) replace(current, fresh)
-      else {
-        const from = current?.parentElement
-        current?.remove()
-        list.prepend(fresh)
-        if (from) settle(from)
-      }
+      if (current) replace(current, fresh, list)
+      else list.prepend(fresh)
       settle(list)
     }
     live.textContent = change.announce

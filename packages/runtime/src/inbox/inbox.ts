@@ -51,7 +51,8 @@ const FORM_BYTES = 64 * 1024
 const SECURITY_HEADERS = {
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` with the page's own forms.
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
   'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 }
@@ -281,7 +282,9 @@ export class Inbox {
   /** A browser's POST names its origin: one from another site is refused before anything else. */
   #sameOrigin(request: IncomingMessage): boolean {
     const origin = request.headers.origin
-    if (origin === undefined) return request.headers['sec-fetch-site'] === undefined || request.headers['sec-fetch-site'] === 'same-origin'
+    const site = request.headers['sec-fetch-site']
+    // No Origin (or an opaque one): the browser's Fetch Metadata says where the form came from; a client without either is no browser.
+    if (origin === undefined || origin === 'null') return site === undefined || site === 'same-origin'
     return origin === this.#baseUrl(request)
   }
 
