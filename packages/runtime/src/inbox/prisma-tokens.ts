@@ -7,10 +7,16 @@
 import type { Delegate } from '../store/prisma/client.js'
 import type { InboxTokenRecord, InboxTokens } from './tokens.js'
 
+/** An A2AInboxToken row as Prisma returns it (the schema cannot say `kind` is one of two words). */
+export type InboxTokenRow = Omit<InboxTokenRecord, 'kind'> & { kind: string }
+
 /** What the inbox needs of an app's Prisma client: the A2AInboxToken delegate. */
 export interface PrismaInboxTokenClient {
-  a2AInboxToken: Delegate<InboxTokenRecord>
+  a2AInboxToken: Delegate<InboxTokenRow>
 }
+
+const recordOf = (row: InboxTokenRow | null, kind: InboxTokenRecord['kind']): InboxTokenRecord | undefined =>
+  row?.kind === kind ? { ...row, kind } : undefined
 
 export function prismaInboxTokens(db: PrismaInboxTokenClient): InboxTokens {
   const rows = db.a2AInboxToken
@@ -23,11 +29,11 @@ export function prismaInboxTokens(db: PrismaInboxTokenClient): InboxTokens {
     async useLink(hash, now) {
       // One conditional update: of two concurrent uses, one changes the row and the other nothing.
       const { count } = await rows.updateMany({ where: { hash, kind: 'link', usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } })
-      return count === 1 ? ((await rows.findUnique({ where: { hash } })) ?? undefined) : undefined
+      return count === 1 ? recordOf(await rows.findUnique({ where: { hash } }), 'link') : undefined
     },
     async findSession(hash, now) {
-      const row = await rows.findUnique({ where: { hash } })
-      return row?.kind === 'session' && row.expiresAt > now ? row : undefined
+      const session = recordOf(await rows.findUnique({ where: { hash } }), 'session')
+      return session && session.expiresAt > now ? session : undefined
     },
     async remove(hash) {
       await rows.deleteMany({ where: { hash } })

@@ -14,6 +14,7 @@ import { PrismaPg } from '@prisma/adapter-pg'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
+import type { PrismaInboxTokenClient } from '../../../inbox/prisma-tokens.js'
 import type { PrismaTaskClient, RawQueryClient } from '../client.js'
 import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
 import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.js'
@@ -21,7 +22,7 @@ import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.j
 export type Provider = 'sqlite' | 'postgres'
 
 /** A generated client typed only as the store sees it: assigning one proves it fits, cast-free. */
-export type TestClient = PrismaTaskClient & PrismaApiKeyClient & RawQueryClient & { $disconnect(): Promise<void> }
+export type TestClient = PrismaTaskClient & PrismaApiKeyClient & PrismaInboxTokenClient & RawQueryClient & { $disconnect(): Promise<void> }
 
 export interface TestDatabase {
   provider: Provider
