@@ -23,7 +23,7 @@ it('serves each person their own agents’ tasks at /inbox, with the report’s 
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${app.tokens.alice}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'What is overdue?' }], metadata: { skill: 'overdue' } } } }),
   })
-  const { task } = (await response.json()).result
+  const { task } = ((await response.json()) as { result: { task: { id: string; artifacts?: { artifactId: string }[] } } }).result
   const alice = await signIn(testOwners.alice)
   const bob = await signIn(testOwners.bob)
   const page = await fetch(`${app.url}/inbox`, { headers: { cookie: alice } })

@@ -384,6 +384,14 @@ export class Exchange {
     }
   }
 
+  /**
+   * Gives each artifact written from now on `metadata.webUrl`, its page under `path` (the inbox
+   * calls this when it serves the agent), so a person can open what an A2A caller received.
+   */
+  showArtifactsAt(path: string): void {
+    this.#core.artifactPages = path
+  }
+
   /** A stored artifact file (an oversized part's `url`) of a task `principal` may see; undefined otherwise. */
   async artifactFile(principal: Principal, taskId: string, fileId: string): Promise<ArtifactFile | undefined> {
     const record = await this.#core.store.get(taskId)

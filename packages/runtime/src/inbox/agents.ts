@@ -33,10 +33,12 @@ export class InboxAgents {
   readonly #agents: InboxAgent[]
   readonly #host: AgentHost | undefined
 
-  constructor(target: Exchange | AgentHost) {
+  /** `path`: the inbox's, where each artifact of these agents gets its web page. */
+  constructor(target: Exchange | AgentHost, path: string) {
     this.#host = target instanceof AgentHost ? target : undefined
     const entries: [string, Exchange][] = target instanceof AgentHost ? [...target.agents] : [['', target]]
     this.#agents = entries.map(([id, exchange]) => {
+      exchange.showArtifactsAt(path)
       const card = exchange.agentCard('http://localhost')
       return { id, name: card.name, exchange, skills: new Map(card.skills.map((skill) => [skill.id, skill.name || skill.id])) }
     })

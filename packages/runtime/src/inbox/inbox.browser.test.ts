@@ -174,8 +174,12 @@ describe('the inbox in Chromium', () => {
     await expect.poll(() => page.locator('#live').textContent()).toContain('Completed')
     expect(await page.getByText('Recorded: Yes, pay it').count()).toBeGreaterThan(0)
 
-    // Its work products: text shown on a page, the file downloaded with its media type.
+    // Its work products: each carries its page's URL to the A2A caller too; text shown there, the
+    // file downloaded with its media type.
+    const [decision] = (await getTask('key-alice', task.id)).artifacts
+    expect(decision.metadata.webUrl).toBe(`${base}/inbox/tasks/${task.id}/artifacts/${decision.artifactId}`)
     await page.getByRole('link', { name: 'Payment decision' }).click()
+    expect(page.url()).toBe(decision.metadata.webUrl)
     await expect.poll(() => page.locator('pre').textContent()).toBe('Decision: Yes, pay it')
     await page.goBack()
     await page.getByRole('link', { name: 'decision.csv' }).click()

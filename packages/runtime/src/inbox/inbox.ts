@@ -72,7 +72,7 @@ export class Inbox {
     if (options.tokens === false && !options.resolveSession) throw new Error('An inbox without its built-in sign-in (tokens: false) needs resolveSession, the app\'s own login')
     this.#options = options
     this.#logger = options.logger ?? consoleLogger
-    this.#agents = new InboxAgents(target)
+    this.#agents = new InboxAgents(target, this.path)
     this.#tokens = options.tokens === false ? undefined : (options.tokens ?? new MemoryInboxTokens())
     const publicHttps = options.publicUrl?.startsWith('https:') ?? false
     this.#sessions = new Sessions({
