@@ -1,45 +1,17 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import Database from 'better-sqlite3'
 import { createExchange, defineSkill } from '@a2a-agent/runtime'
 import { createInbox, prismaInboxTokens } from '@a2a-agent/runtime/inbox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb } from '../../../../examples/invoices/src/db.js'
-import { runA2a } from './index.js'
-import { captureIo } from './test-io.js'
-
-// The invoices example is the app: its src/db.ts, on a temporary copy of its migrated database.
-const app = fileURLToPath(new URL('../../../../examples/invoices/', import.meta.url))
-const migrations = join(app, 'prisma/migrations')
-
-async function a2a(...args: string[]) {
-  const { io, stdout, stderr } = captureIo()
-  const code = await runA2a(args, io, { cwd: app })
-  return { code, stdout: stdout(), stderr: stderr() }
-}
+import { a2aInInvoices as a2a, migratedInvoicesDb } from './invoices-app.js'
 
 describe('a2a inbox-link', () => {
-  let dir: string
-  const savedUrl = process.env.DATABASE_URL
+  let database: ReturnType<typeof migratedInvoicesDb>
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'a2a-inbox-link-'))
-    const file = join(dir, 'app.db')
-    const sqlite = new Database(file)
-    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
-      sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
-    }
-    sqlite.close()
-    process.env.DATABASE_URL = `file:${file}`
+    database = migratedInvoicesDb('a2a-inbox-link-')
   })
-  afterAll(() => {
-    if (savedUrl === undefined) delete process.env.DATABASE_URL
-    else process.env.DATABASE_URL = savedUrl
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => database?.remove())
 
   it('prints a link that the app, on the same database, takes once', async () => {
     const db = createDb()
