@@ -375,14 +375,19 @@ export class Exchange {
    * by other replicas as the store's notifications tell (PostgresStore); `resync` when some may
    * have been missed. One listener for many followers (the inbox's live list); returns the unsubscribe.
    */
-  watchTasks(listener: (change: { taskId: string } | { resync: true }) => void): () => void {
+  watchTasks(listener: (change: TaskChange) => void): () => void {
     const local = this.#core.events.watch((event) => listener({ taskId: event.taskId }))
     const remote = this.#core.store.notifications?.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
+    this.#watchers.add(listener)
     return () => {
       local()
       remote?.()
+      this.#watchers.delete(listener)
     }
   }
+
+  /** Told `{ shutdown: true }` when shutdown starts, so long-lived followers (the inbox's feeds) end and the server can close. */
+  readonly #watchers = new Set<(change: TaskChange) => void>()
 
   /**
    * Gives each artifact written from now on `metadata.webUrl`, its page under `path` (the inbox
@@ -420,6 +425,7 @@ export class Exchange {
    */
   async shutdown({ timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<void> {
     this.#core.closing = true
+    for (const watcher of [...this.#watchers]) watcher({ shutdown: true })
     const runs = [...this.#core.runs.values()]
     // Then the trims their settling started, and those of runs that settled just before.
     const settled = Promise.all(runs.map(async (run) => {
@@ -436,6 +442,9 @@ export class Exchange {
     this.#core.remote?.stop()
   }
 }
+
+/** What {@link Exchange.watchTasks} tells: a task written, some writes maybe missed, or the exchange shutting down. */
+export type TaskChange = { taskId: string } | { resync: true } | { shutdown: true }
 
 const isBelow = (pathname: string, base: string): boolean => pathname.startsWith(`${base}/`)
 

@@ -92,6 +92,7 @@ export class InboxFeed {
   #watch(): void {
     this.#unwatch = this.agents.all.map((agent) =>
       agent.exchange.watchTasks((change) => {
+        if ('shutdown' in change) return this.close()
         if ('resync' in change) return this.#resync()
         let ids = this.#changed.get(agent)
         if (!ids) this.#changed.set(agent, (ids = new Set()))
