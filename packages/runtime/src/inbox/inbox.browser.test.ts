@@ -58,7 +58,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   browser = await launchChromium()
-})
+}, 120_000)
 
 afterAll(async () => {
   inbox?.close()
@@ -67,7 +67,7 @@ afterAll(async () => {
   for (const { open } of gates.values()) open()
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
-})
+}, 60_000)
 
 async function a2a(key: string, method: string, params: unknown): Promise<any> {
   const response = await fetch(`${base}/a2a/payments`, {
@@ -105,7 +105,7 @@ async function signedIn(owner: string, tenant?: string): Promise<{ context: Brow
   const page = await context.newPage()
   const { url } = await inbox.createLink({ owner, ...(tenant ? { tenant } : {}), baseUrl: base })
   await page.goto(url)
-  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to your inbox')
+  await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), eventually).toBe('Sign in to your inbox')
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.waitForURL(`${base}/inbox`)
   const cookies = await context.cookies(base)
@@ -135,16 +135,19 @@ async function openFeed(cookie: string, query = ''): Promise<{ status: number; e
   return { status: response.status, events, close: () => abort.abort() }
 }
 
+// A machine under load (CI shares its cores) is slow, never wrong: waits are generous, nothing is timed.
+const eventually = { timeout: 30_000 }
+
 const getTask = async (key: string, id: string) => (await a2a(key, 'GetTask', { id })).result
 
-describe('the inbox in Chromium', () => {
+describe('the inbox in Chromium', { timeout: 180_000 }, () => {
   it('signs in with a link, shows the waiting question, answers it, and the task completes live', async () => {
     const earlier = await completedTask('key-alice', '310 EUR to Globex')
     const task = await waitingTask('key-alice', '1,200 EUR to ACME')
     const { context, page } = await signedIn('alice')
     const waiting = page.getByRole('region', { name: 'Waiting for you' })
-    await expect.poll(() => waiting.getByText('Approve the payment of 1,200 EUR to ACME?').count()).toBe(1)
-    await expect.poll(() => page.getByRole('region', { name: 'Recent tasks' }).locator(`#task-${earlier.id}`).count()).toBe(1)
+    await expect.poll(() => waiting.getByText('Approve the payment of 1,200 EUR to ACME?').count(), eventually).toBe(1)
+    await expect.poll(() => page.getByRole('region', { name: 'Recent tasks' }).locator(`#task-${earlier.id}`).count(), eventually).toBe(1)
 
     const picture = await page.screenshot({ fullPage: true })
     expect(picture.subarray(1, 4).toString()).toBe('PNG')
@@ -162,16 +165,16 @@ describe('the inbox in Chromium', () => {
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Send answer')
     await page.keyboard.press('Enter')
     await page.waitForURL(`${base}/inbox/tasks/${task.id}`)
-    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state')).toBe('TASK_STATE_WORKING')
+    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state'), eventually).toBe('TASK_STATE_WORKING')
     page.on('framenavigated', () => navigations++)
 
     // The same path as an A2A answer: the task's history holds the person's answer, in its run.
     const working = await getTask('key-alice', task.id)
     expect(working.history.map((m: any) => m.parts[0].text)).toEqual(['1,200 EUR to ACME', 'Approve the payment of 1,200 EUR to ACME?', 'Yes, pay it'])
     gateOf(task.id).open()
-    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state')).toBe('TASK_STATE_COMPLETED')
+    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state'), eventually).toBe('TASK_STATE_COMPLETED')
     expect(navigations).toBe(0) // live, not reloaded
-    await expect.poll(() => page.locator('#live').textContent()).toContain('Completed')
+    await expect.poll(() => page.locator('#live').textContent(), eventually).toContain('Completed')
     expect(await page.getByText('Recorded: Yes, pay it').count()).toBeGreaterThan(0)
 
     // Its work products: each carries its page's URL to the A2A caller too; text shown there, the
@@ -180,7 +183,7 @@ describe('the inbox in Chromium', () => {
     expect(decision.metadata.webUrl).toBe(`${base}/inbox/tasks/${task.id}/artifacts/${decision.artifactId}`)
     await page.getByRole('link', { name: 'Payment decision' }).click()
     expect(page.url()).toBe(decision.metadata.webUrl)
-    await expect.poll(() => page.locator('pre').textContent()).toBe('Decision: Yes, pay it')
+    await expect.poll(() => page.locator('pre').textContent(), eventually).toBe('Decision: Yes, pay it')
     await page.goBack()
     await page.getByRole('link', { name: 'decision.csv' }).click()
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download decision.csv' }).click()])
@@ -203,7 +206,7 @@ describe('the inbox in Chromium', () => {
     await again.goto(url)
     const [refused] = await Promise.all([again.waitForResponse((response) => response.url().endsWith('/inbox/sign-in')), again.getByRole('button', { name: 'Sign in' }).click()])
     expect(refused.status()).toBe(400)
-    await expect.poll(() => again.getByRole('heading', { level: 1 }).textContent()).toBe('This sign-in link does not work')
+    await expect.poll(() => again.getByRole('heading', { level: 1 }).textContent(), eventually).toBe('This sign-in link does not work')
     expect((await second.cookies(base)).some((cookie) => cookie.name === 'a2a_inbox')).toBe(false)
 
     const { url: late } = await inbox.createLink({ owner: 'alice', baseUrl: base })
@@ -212,7 +215,7 @@ describe('the inbox in Chromium', () => {
     const [expired] = await Promise.all([again.waitForResponse((response) => response.url().endsWith('/inbox/sign-in')), again.getByRole('button', { name: 'Sign in' }).click()])
     expect(expired.status()).toBe(400)
     await again.goto(`${base}/inbox`)
-    await expect.poll(() => again.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to your inbox')
+    await expect.poll(() => again.getByRole('heading', { level: 1 }).textContent(), eventually).toBe('Sign in to your inbox')
     await first.close()
     await second.close()
   })
@@ -235,7 +238,7 @@ describe('the inbox in Chromium', () => {
     expect((await getTask('key-alice', task.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED')
 
     await page.getByRole('button', { name: 'Sign out' }).click()
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out')
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent(), eventually).toBe('Signed out')
     expect((await fetch(`${base}/inbox`, { headers: { cookie } })).status).toBe(401) // the old cookie signs nobody in
     await context.close()
   })
@@ -279,7 +282,7 @@ describe('the inbox in Chromium', () => {
       await answerOverA2a(person.key, person.waiting.id, 'ok')
     }
     for (const [index, feed] of feeds.entries()) {
-      await expect.poll(() => feed.events.some((event) => event.data.id === sessions[index]!.waiting.id && event.data.state === 'TASK_STATE_COMPLETED')).toBe(true)
+      await expect.poll(() => feed.events.some((event) => event.data.id === sessions[index]!.waiting.id && event.data.state === 'TASK_STATE_COMPLETED'), eventually).toBe(true)
     }
     for (const [index, feed] of feeds.entries()) {
       const mine = new Set([sessions[index]!.waiting.id])
@@ -300,12 +303,12 @@ describe('the inbox in Chromium', () => {
     const agent = answerOverA2a('key-alice', task.id, 'Approved by the ERP')
     await person
     // Both answers are in before the run the first one resumed may finish.
-    await expect.poll(async () => (await getTask('key-alice', task.id)).history.length).toBe(4)
+    await expect.poll(async () => (await getTask('key-alice', task.id)).history.length, eventually).toBe(4)
     gateOf(task.id).open()
     const reply = await agent
     expect(reply.error).toBeUndefined()
     expect(reply.result.task.status.state).toBe('TASK_STATE_COMPLETED')
-    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state')).toBe('TASK_STATE_COMPLETED')
+    await expect.poll(() => page.locator('#task-detail').getAttribute('data-state'), eventually).toBe('TASK_STATE_COMPLETED')
     expect(await page.getByRole('alert').count()).toBe(0)
     const texts = (await getTask('key-alice', task.id)).history.map((m: any) => m.parts[0].text)
     expect(texts.slice(0, 2)).toEqual(['5,000 EUR to Umbrella', 'Approve the payment of 5,000 EUR to Umbrella?'])

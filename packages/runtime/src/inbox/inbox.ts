@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AgentHost } from '../agents/agent-host.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import type { Exchange } from '../exchange/exchange.js'
+import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { readBody } from '../http/read-body.js'
 import { requestPath } from '../http/request-path.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
@@ -65,6 +66,8 @@ export class Inbox {
   readonly #feed: InboxFeed
   readonly #options: InboxOptions
   readonly #logger: Logger
+  /** The public URL's origin, admitted besides the request's own host. */
+  readonly #origins: ReadonlySet<string>
 
   constructor(target: Exchange | AgentHost, options: InboxOptions = {}) {
     this.path = (options.path ?? '/inbox').replace(/\/+$/, '')
@@ -72,6 +75,9 @@ export class Inbox {
     if (options.tokens === false && !options.resolveSession) throw new Error('An inbox without its built-in sign-in (tokens: false) needs resolveSession, the app\'s own login')
     this.#options = options
     this.#logger = options.logger ?? consoleLogger
+    const publicOrigin = options.publicUrl === undefined ? undefined : normalizeOrigin(options.publicUrl)
+    if (options.publicUrl !== undefined && !publicOrigin) throw new Error(`Inbox publicUrl "${options.publicUrl}" is not a URL like https://app.example.com`)
+    this.#origins = new Set(publicOrigin ? [publicOrigin] : [])
     this.#agents = new InboxAgents(target, this.path)
     this.#tokens = options.tokens === false ? undefined : (options.tokens ?? new MemoryInboxTokens())
     const publicHttps = options.publicUrl?.startsWith('https:') ?? false
@@ -285,7 +291,8 @@ export class Inbox {
     const site = request.headers['sec-fetch-site']
     // No Origin (or an opaque one): the browser's Fetch Metadata says where the form came from; a client without either is no browser.
     if (origin === undefined || origin === 'null') return site === undefined || site === 'same-origin'
-    return origin === this.#baseUrl(request)
+    // As the A2A endpoint's gate: the Origin's host is the request's own (any scheme: a TLS proxy may sit in front) or the public URL's.
+    return originAllowed(request.headers, this.#origins)
   }
 
   #baseUrl(request: IncomingMessage): string {
