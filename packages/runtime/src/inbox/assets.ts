@@ -44,7 +44,9 @@ export const INBOX_JS = `(() => {
   const detail = document.getElementById('task-detail')
   if (!detail && !document.getElementById('waiting')) return
   const base = document.querySelector('link[rel="stylesheet"]').getAttribute('href').replace(/\\/inbox\\.css$/, '')
-  const source = new EventSource(base + '/events' + (detail ? '?task=' + encodeURIComponent(detail.dataset.task) : ''))
+  // What changed between reading the page's tasks and this feed's start comes first.
+  const since = 'since=' + encodeURIComponent(document.getElementById('main').dataset.readAt || '')
+  const source = new EventSource(base + '/events?' + since + (detail ? '&task=' + encodeURIComponent(detail.dataset.task) : ''))
   const live = document.getElementById('live')
   const parse = (markup) => {
     const template = document.createElement('template')

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
 import type { Principal } from '../auth/principal.js'
 import { scrub, type Logger } from '../log/logger.js'
+import type { ListTasksResponse } from '../wire/types.js'
 import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from '../stream/keep-alive-clock.js'
 import type { InboxAgent, InboxAgents, TaskView } from './agents.js'
 import { stateLabel } from './pages.js'
@@ -24,6 +25,8 @@ export interface FeedPage {
   render(view: TaskView): Promise<string>
   /** Whether the person is still signed in (checked at each keep-alive). */
   stillSignedIn(): Promise<boolean>
+  /** When the page read its tasks: what changed since is sent first, so nothing between that read and this feed is missed. */
+  since?: string
 }
 
 class FeedClient implements KeepAliveMember {
@@ -76,6 +79,22 @@ export class InboxFeed {
     this.#clients.add(client)
     joinKeepAlive(this.keepAliveMs, client)
     request.once('close', () => this.leave(client))
+    if (page.since && !Number.isNaN(Date.parse(page.since))) {
+      void this.#catchUp(client, page.since).catch((error: unknown) => this.logger.warn(`a2a inbox: a live update was not sent: ${scrub(error)}`))
+    }
+  }
+
+  /** The page's tasks written since it read them (its own task, or the person's tasks on every agent). */
+  async #catchUp(client: FeedClient, since: string): Promise<void> {
+    const { page } = client
+    const changed: [InboxAgent, Set<string>][] = []
+    for (const agent of await this.agents.usable(page.principal)) {
+      const ids = page.taskId !== undefined
+        ? [page.taskId]
+        : ((await agent.exchange.call(page.principal, 'ListTasks', { statusTimestampAfter: since, pageSize: 50 })) as ListTasksResponse).tasks.map((task) => task.id)
+      changed.push([agent, new Set(ids)])
+    }
+    await this.#tell(client, changed)
   }
 
   leave(client: FeedClient): void {

@@ -275,8 +275,10 @@ describe('the inbox in Chromium', { timeout: 180_000 }, () => {
       }
     }
     // The feed: each person's list and a foreign task's page feed hear only their own tasks.
-    const feeds = await Promise.all(sessions.map((viewer) => openFeed(viewer.cookie)))
-    const foreign = await openFeed(sessions[0]!.cookie, `?task=${sessions[1]!.waiting.id}`)
+    // From the start of the test: each feed first sends what changed since, its own tasks only.
+    const since = `since=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`
+    const feeds = await Promise.all(sessions.map((viewer) => openFeed(viewer.cookie, `?${since}`)))
+    const foreign = await openFeed(sessions[0]!.cookie, `?${since}&task=${sessions[1]!.waiting.id}`)
     for (const person of sessions) {
       gateOf(person.waiting.id).open()
       await answerOverA2a(person.key, person.waiting.id, 'ok')
@@ -285,7 +287,10 @@ describe('the inbox in Chromium', { timeout: 180_000 }, () => {
       await expect.poll(() => feed.events.some((event) => event.data.id === sessions[index]!.waiting.id && event.data.state === 'TASK_STATE_COMPLETED'), eventually).toBe(true)
     }
     for (const [index, feed] of feeds.entries()) {
-      const mine = new Set([sessions[index]!.waiting.id])
+      // Everything the person may see over A2A (earlier cases made more of alice's tasks), nothing else.
+      const mine = new Set((await a2a(sessions[index]!.key, 'ListTasks', { pageSize: 100 })).result.tasks.map((task: any) => task.id))
+      for (const other of sessions.filter((candidate) => candidate !== sessions[index])) expect(mine.has(other.waiting.id)).toBe(false)
+      expect(feed.events.some((event) => event.data.id === sessions[index]!.done.id)).toBe(true) // caught up
       expect(feed.events.filter((event) => !mine.has(event.data.id))).toEqual([])
       feed.close()
     }

@@ -137,15 +137,17 @@ export class Inbox {
       response.writeHead(405, { ...SECURITY_HEADERS, Allow: 'GET, HEAD, POST' }).end()
       return true
     }
+    // Before the read: a write between it and the page's feed is sent by the feed.
+    const readAt = new Date().toISOString()
     if (sub === '') {
       const { waiting, recent } = await this.#agents.tasks(signed.principal)
-      return this.#page(request, response, 200, (context) => listPage(context, waiting, recent), signed)
+      return this.#page(request, response, 200, (context) => listPage({ ...context, readAt }, waiting, recent), signed)
     }
     if (sub === '/events') return this.#events(request, response, signed)
     if (segments[0] !== 'tasks' || !segments[1] || segments.length > 5 || segments.includes(undefined)) return this.#notFound(request, response, signed)
     const view = await this.#agents.find(signed.principal, segments[1])
     if (!view) return this.#notFound(request, response, signed)
-    if (segments.length === 2) return this.#page(request, response, 200, (context) => taskPage(context, view), signed)
+    if (segments.length === 2) return this.#page(request, response, 200, (context) => taskPage({ ...context, readAt }, view), signed)
     if (segments[2] !== 'artifacts' || segments.length < 4) return this.#notFound(request, response, signed)
     const artifact = view.task.artifacts?.find((candidate) => candidate.artifactId === segments[3])
     if (!artifact) return this.#notFound(request, response, signed)
@@ -217,11 +219,14 @@ export class Inbox {
   }
 
   #events(request: IncomingMessage, response: ServerResponse, signed: Signed): true {
-    const taskId = new URL(request.url ?? '/', 'http://localhost').searchParams.get('task') ?? undefined
+    const query = new URL(request.url ?? '/', 'http://localhost').searchParams
+    const taskId = query.get('task') ?? undefined
+    const since = query.get('since') ?? undefined
     const context = this.#context(request, signed)
     this.#feed.open(request, response, {
       principal: signed.principal,
       ...(taskId ? { taskId } : {}),
+      ...(since ? { since } : {}),
       render: (view) => render(taskId ? taskDetail(context, view) : taskItem(context, view)),
       stillSignedIn: async () => (await this.#sessions.resolve(request))?.principal.owner === signed.principal.owner,
     })

@@ -19,6 +19,8 @@ export interface PageContext {
   csrf: string
   /** The signed-in person's id; absent on the sign-in pages. */
   owner?: string
+  /** When the page's tasks were read (RFC 3339): its live feed first sends what changed since. */
+  readAt?: string
 }
 
 const STATE_LABELS: Record<TaskState, string> = {
@@ -66,7 +68,7 @@ ${context.owner === undefined
 <button type="submit">Sign out</button>
 </form>`}
 </header>
-<main id="main" tabindex="-1">
+<main id="main" tabindex="-1"${context.readAt ? html` data-read-at="${context.readAt}"` : ''}>
 ${body}
 </main>
 <div id="live" class="visually-hidden" role="status" aria-live="polite"></div>
