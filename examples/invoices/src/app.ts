@@ -1,6 +1,7 @@
 import type { RequestListener } from 'node:http'
 import express from 'express'
 import { a2aListener, createAgentHost, createToolRegistry, type AgentHost, type AgentHostOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
+import { createInbox, prismaInboxTokens } from '@a2a-agent/runtime/inbox'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
@@ -53,5 +54,7 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
   // The app's own routes go on `app`; the agents' routes and /mcp are answered before Express sees the request.
   const app = express()
   app.disable('x-powered-by')
+  // People answer the agents' questions at /inbox; `npx a2a inbox-link --user <id>` signs one in.
+  app.use(createInbox(host, { tokens: prismaInboxTokens(db) }).middleware)
   return { listener: a2aListener(host, app, { mcp: { agent: 'invoices' } }), host }
 }

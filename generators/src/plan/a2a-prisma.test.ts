@@ -8,7 +8,7 @@ import { planFrom } from './plan.js'
 const a2aPrisma = async () => (await planFrom([])).files.find((file) => file.path === 'prisma/a2a.prisma')!.content
 
 describe('prisma/a2a.prisma', () => {
-  it('holds every TaskRecord and PushConfigRecord column, the kept events, the message index, the API keys, the limit entries and the artifact files, and parses beside a SQLite schema (Json included)', async () => {
+  it('holds every TaskRecord and PushConfigRecord column, the kept events, the message index, the API keys, the limit entries, the artifact files and the inbox sign-in tokens, and parses beside a SQLite schema (Json included)', async () => {
     const { models } = parseSchema([['prisma/schema.prisma', DATASOURCE], ['prisma/a2a.prisma', await a2aPrisma()]], 'prisma')
     const columns = Object.fromEntries(models.map((model) => [model.name, model.fields.map((field) => `${field.name}:${field.type}${field.isRequired ? '' : '?'}`)]))
     expect(columns).toEqual({
@@ -26,10 +26,11 @@ describe('prisma/a2a.prisma', () => {
       ],
       A2ALimitEntry: ['key:String', 'id:String', 'createdAt:DateTime', 'expiresAt:DateTime'],
       A2AArtifactFile: ['taskId:String', 'id:String', 'owner:String', 'mediaType:String', 'filename:String?', 'bytes:Bytes', 'createdAt:DateTime'],
+      A2AInboxToken: ['hash:String', 'kind:String', 'owner:String', 'tenant:String?', 'createdAt:DateTime', 'expiresAt:DateTime', 'usedAt:DateTime?'],
     })
     const keys = Object.fromEntries(models.map((model) => [model.name, model.primaryKey?.fields]))
     // findByMessageId reads the (owner, messageId) prefix of A2ATaskMessage's key.
-    expect(keys).toEqual({ A2ATask: undefined, A2ATaskEvent: ['taskId', 'version'], A2ATaskMessage: ['owner', 'messageId', 'taskId'], A2APushConfig: ['taskId', 'id'], A2AApiKey: undefined, A2ALimitEntry: ['key', 'id'], A2AArtifactFile: ['taskId', 'id'] })
+    expect(keys).toEqual({ A2ATask: undefined, A2ATaskEvent: ['taskId', 'version'], A2ATaskMessage: ['owner', 'messageId', 'taskId'], A2APushConfig: ['taskId', 'id'], A2AApiKey: undefined, A2ALimitEntry: ['key', 'id'], A2AArtifactFile: ['taskId', 'id'], A2AInboxToken: undefined })
   })
 
   it('is already as `prisma format` writes it', async () => {

@@ -20,7 +20,7 @@
 
 // The exchange
 export { createExchange, Exchange } from './exchange/exchange.js'
-export type { ExchangeOptions, ExtendedSkills } from './exchange/exchange.js'
+export type { ExchangeOptions, ExtendedSkills, TaskChange } from './exchange/exchange.js'
 
 // Limits: per request, and the HTTP server's own timeouts
 export { DEFAULT_REQUEST_LIMITS } from './wire/limits.js'

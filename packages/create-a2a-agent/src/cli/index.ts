@@ -107,6 +107,26 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
         command = async () => (await import('./users.js')).runUsers(action, { app, cwd: options.cwd }, io)
       }),
     )
+    .command(
+      'inbox-link',
+      'Print a one-time link that signs a person in to the app’s inbox (/inbox)',
+      (link) =>
+        link
+          .option('user', { type: 'string', demandOption: true, describe: 'The person it signs in (the owner of their tasks)' })
+          .option('tenant', { type: 'string', describe: 'The tenant they act in' })
+          .option('minutes', { type: 'number', describe: 'How long the link works', default: 15 })
+          .option('url', { type: 'string', describe: 'The app’s base URL', defaultDescription: 'PUBLIC_URL, else http://localhost:$PORT' })
+          .option('app', { type: 'string', describe: 'App root (the folder with package.json)', defaultDescription: '.' })
+          .example('$0 inbox-link --user alice', 'A link for alice, valid 15 minutes'),
+      (argv) => {
+        command = async () =>
+          (await import('./inbox-link.js')).runInboxLink(
+            { user: argv.user, minutes: argv.minutes, ...(argv.tenant !== undefined && { tenant: argv.tenant }), ...(argv.url !== undefined && { url: argv.url }) },
+            { app: argv.app, cwd: options.cwd },
+            io,
+          )
+      },
+    )
     .demandCommand(1, 'Name a command, e.g. `a2a generate entities`.')
     .recommendCommands()
     .strict()

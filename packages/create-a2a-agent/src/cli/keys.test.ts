@@ -1,44 +1,20 @@
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { dirname, join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runA2a } from './index.js'
-import { captureIo } from './test-io.js'
-
-// The invoices example is the app: its src/db.ts, on a temporary copy of its migrated database.
-const app = fileURLToPath(new URL('../../../../examples/invoices/', import.meta.url))
-const migrations = join(app, 'prisma/migrations')
-
-async function a2a(...args: string[]) {
-  const { io, stdout, stderr } = captureIo()
-  const code = await runA2a(args, io, { cwd: app })
-  return { code, stdout: stdout(), stderr: stderr() }
-}
+import { a2aInInvoices as a2a, migratedInvoicesDb } from './invoices-app.js'
 
 describe('a2a keys', () => {
-  let dir: string
+  let database: ReturnType<typeof migratedInvoicesDb>
   let file: string
-  const savedUrl = process.env.DATABASE_URL
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'a2a-keys-'))
-    file = join(dir, 'app.db')
-    const sqlite = new Database(file)
-    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
-      sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
-    }
     // Keys act as owners: the invoices' owner model is User.
-    for (const id of ['alice', 'bob']) sqlite.prepare('INSERT INTO "User" ("id", "email", "name") VALUES (?, ?, ?)').run(id, `${id}@example.com`, id)
-    sqlite.close()
-    process.env.DATABASE_URL = `file:${file}`
+    database = migratedInvoicesDb('a2a-keys-', (sqlite) => {
+      for (const id of ['alice', 'bob']) sqlite.prepare('INSERT INTO "User" ("id", "email", "name") VALUES (?, ?, ?)').run(id, `${id}@example.com`, id)
+    })
+    file = database.file
   })
-  afterAll(() => {
-    if (savedUrl === undefined) delete process.env.DATABASE_URL
-    else process.env.DATABASE_URL = savedUrl
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => database?.remove())
 
   const rows = () => {
     const sqlite = new Database(file, { readonly: true })
@@ -110,7 +86,7 @@ describe('a2a keys', () => {
   })
 
   it('says when the database has no key table', async () => {
-    const empty = join(dir, 'empty.db')
+    const empty = join(dirname(file), 'empty.db')
     new Database(empty).close()
     process.env.DATABASE_URL = `file:${empty}`
     try {

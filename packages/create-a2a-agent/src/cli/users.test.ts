@@ -1,23 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import Database from 'better-sqlite3'
 import { PrismaStore, createApiKey } from '@a2a-agent/runtime/prisma'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDb } from '../../../../examples/invoices/src/db.js'
-import { runA2a } from './index.js'
-import { captureIo } from './test-io.js'
-
-// The invoices example is the app: its src/db.ts, on a temporary copy of its migrated database.
-const app = fileURLToPath(new URL('../../../../examples/invoices/', import.meta.url))
-const migrations = join(app, 'prisma/migrations')
-
-async function a2a(...args: string[]) {
-  const { io, stdout, stderr } = captureIo()
-  const code = await runA2a(args, io, { cwd: app })
-  return { code, stdout: stdout(), stderr: stderr() }
-}
+import { a2aInInvoices as a2a, migratedInvoicesDb } from './invoices-app.js'
 
 const task = (id: string, owner: string) => ({
   id,
@@ -34,17 +18,9 @@ const task = (id: string, owner: string) => ({
 })
 
 describe('a2a users', () => {
-  let dir: string
-  const savedUrl = process.env.DATABASE_URL
+  let database: ReturnType<typeof migratedInvoicesDb>
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'a2a-users-'))
-    const file = join(dir, 'app.db')
-    const sqlite = new Database(file)
-    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
-      sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
-    }
-    sqlite.close()
-    process.env.DATABASE_URL = `file:${file}`
+    database = migratedInvoicesDb('a2a-users-')
     const db = createDb()
     const store = new PrismaStore(db)
     await store.create(task('a1', 'alice'))
@@ -53,11 +29,7 @@ describe('a2a users', () => {
     await createApiKey(db, { owner: 'alice', tenant: 'acme' })
     await db.$disconnect()
   })
-  afterAll(() => {
-    if (savedUrl === undefined) delete process.env.DATABASE_URL
-    else process.env.DATABASE_URL = savedUrl
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => database?.remove())
 
   it('export prints one user\'s tasks, push configs and API keys as JSON', async () => {
     const exported = await a2a('users', 'export', 'alice')

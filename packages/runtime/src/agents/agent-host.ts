@@ -99,6 +99,11 @@ export class AgentHost {
     this.#paused.delete(id)
   }
 
+  /** Whether `principal` may use the agent (the canUse hook; without one, everyone may). */
+  canUse(principal: Principal, id: string): Promise<boolean> {
+    return this.#usable(principal, id)
+  }
+
   async isPaused(id: string): Promise<boolean> {
     return this.#paused.has(id) || Boolean(await this.#options.paused?.(id))
   }

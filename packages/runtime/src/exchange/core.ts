@@ -59,6 +59,8 @@ export interface ExchangeCore {
   leaseMs: number
   /** Writes of other replicas (store notifications); absent in cores built by hand. */
   remote?: RemoteWrites
+  /** The inbox's path when one serves this agent: each artifact's metadata.webUrl points at its page there. */
+  artifactPages?: string
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

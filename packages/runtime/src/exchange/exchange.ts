@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { viewerOf, type Principal, type Viewer } from '../auth/principal.js'
+import { canSee, viewerOf, type Principal, type Viewer } from '../auth/principal.js'
+import type { ArtifactFile } from '../artifacts/artifact-files.js'
+import { tierOf } from '../run/retention.js'
 import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
@@ -393,6 +395,40 @@ export class Exchange {
     return this.#serveArtifact(request, response)
   }
 
+  /**
+   * Calls `listener` with the id of every task written from now on: in this process at once, and
+   * by other replicas as the store's notifications tell (PostgresStore); `resync` when some may
+   * have been missed. One listener for many followers (the inbox's live list); returns the unsubscribe.
+   */
+  watchTasks(listener: (change: TaskChange) => void): () => void {
+    const local = this.#core.events.watch((event) => listener({ taskId: event.taskId }))
+    const remote = this.#core.store.notifications?.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
+    this.#watchers.add(listener)
+    return () => {
+      local()
+      remote?.()
+      this.#watchers.delete(listener)
+    }
+  }
+
+  /** Told `{ shutdown: true }` when shutdown starts, so long-lived followers (the inbox's feeds) end and the server can close. */
+  readonly #watchers = new Set<(change: TaskChange) => void>()
+
+  /**
+   * Gives each artifact written from now on `metadata.webUrl`, its page under `path` (the inbox
+   * calls this when it serves the agent), so a person can open what an A2A caller received.
+   */
+  showArtifactsAt(path: string): void {
+    this.#core.artifactPages = path
+  }
+
+  /** A stored artifact file (an oversized part's `url`) of a task `principal` may see; undefined otherwise. */
+  async artifactFile(principal: Principal, taskId: string, fileId: string): Promise<ArtifactFile | undefined> {
+    const record = await this.#core.store.get(taskId)
+    if (!record || !canSee((this.#core.viewerOf ?? viewerOf)(principal), tierOf(record))) return undefined
+    return this.#core.artifacts!.files.get(record.id, fileId)
+  }
+
   /** Serves the RFC 9728 metadata at `/.well-known/oauth-protected-resource`. */
   handleProtectedResource(request: IncomingMessage, response: ServerResponse): void {
     this.#serveProtectedResource(request, response)
@@ -414,6 +450,7 @@ export class Exchange {
    */
   async shutdown({ timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<void> {
     this.#core.closing = true
+    for (const watcher of [...this.#watchers]) watcher({ shutdown: true })
     const runs = [...this.#core.runs.values()]
     // Then the trims their settling started, and those of runs that settled just before.
     const settled = Promise.all(runs.map(async (run) => {
@@ -430,6 +467,9 @@ export class Exchange {
     this.#core.remote?.stop()
   }
 }
+
+/** What {@link Exchange.watchTasks} tells: a task written, some writes maybe missed, or the exchange shutting down. */
+export type TaskChange = { taskId: string } | { resync: true } | { shutdown: true }
 
 const isBelow = (pathname: string, base: string): boolean => pathname.startsWith(`${base}/`)
 

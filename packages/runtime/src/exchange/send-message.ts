@@ -293,6 +293,12 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       `does not match the contextId "${record.contextId}" of task ${taskId}; send that one or omit contextId`,
     )
   }
+  if (answersAnsweredQuestion(record)) {
+    // Its question was answered a moment ago (by the calling agent, or a person in the inbox):
+    // this answer joins the conversation too, while the run the first one resumed goes on.
+    await hooks.attachPush?.(record)
+    return joinAnswer(core, caller, record, message, extended(message, { contextId: record.contextId, taskId }), hooks)
+  }
   refuseUnless(record)
   if (await core.paused?.()) {
     throw A2AError.unsupported(`${core.agentName ?? 'This agent'} is paused; task ${taskId} keeps its state and takes this answer once the agent is resumed`)
@@ -302,6 +308,7 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
   await claimRun(core, caller.viewer.owner, taskId)
   const userMessage: Message = extended(message, { contextId: record.contextId, taskId })
   let event
+  let taken: TaskRecord
   try {
     await hooks.attachPush?.(record)
     const outcome = await writeTask(core.store, record, (current) => {
@@ -316,19 +323,54 @@ async function resume(core: ExchangeCore, caller: Caller, message: Message, task
       }
     })
     if ('gone' in outcome) throw A2AError.taskNotFound(taskId)
-    if ('declined' in outcome) refuseUnless(outcome.declined)
-    if (!('written' in outcome)) throw A2AError.taskNotFound(taskId)
-    core.events.publish({ taskId, version: outcome.written.version, response: event! })
-    hooks.observe?.(outcome.written)
-    // Counted among the occupied tasks while it works again, though an answer is never refused.
-    await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
-    void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
-    return outcome.written
+    if ('written' in outcome) {
+      core.events.publish({ taskId, version: outcome.written.version, response: event! })
+      hooks.observe?.(outcome.written)
+      // Counted among the occupied tasks while it works again, though an answer is never refused.
+      await core.quota?.occupy(outcome.written).catch((error: unknown) => core.logger.error(`a2a: counting task ${taskId} as occupied failed: ${scrub(error)}`))
+      void new TaskRun(core, outcome.written, skill, caller.principal, userMessage, caller.baseUrl).start()
+      return outcome.written
+    }
+    taken = outcome.declined
   } catch (error) {
     core.slots.release(caller.viewer.owner, taskId)
     throw error
   }
+  // Read paused, found taken: another answer to the same question (a person in the inbox, the
+  // calling agent) resumed it first. This one joins the conversation after it rather than failing.
+  core.slots.release(caller.viewer.owner, taskId)
+  return joinAnswer(core, caller, taken, message, userMessage, hooks)
 }
+
+/**
+ * A second answer to a question another answer took (sent at once, or while the run the first
+ * resumed still works): added to the task's history (and its message ids, so a retry is a repeat)
+ * in arrival order, the run going on. Its event
+ * restates the current status, so followers and the inbox hear of the change. A task that asks
+ * again meanwhile takes it as its next turn.
+ */
+async function joinAnswer(core: ExchangeCore, caller: Caller, record: TaskRecord, message: Message, userMessage: Message, hooks: AcceptHooks): Promise<TaskRecord> {
+  let event
+  const outcome = await writeTask(core.store, record, (current) => {
+    if (isPaused(current.task.status.state) || current.messageIds.includes(message.messageId)) return null
+    const { status } = current.task
+    event = { statusUpdate: { taskId: current.id, contextId: current.contextId, status } }
+    return { task: { ...current.task, history: [...(current.task.history ?? []), userMessage] }, event, messageIds: [...current.messageIds, message.messageId] }
+  })
+  if ('gone' in outcome) throw A2AError.taskNotFound(record.id)
+  // The same message resumed it on another replica: accept() answers that task as a repeat.
+  if ('declined' in outcome && outcome.declined.messageIds.includes(message.messageId)) {
+    throw A2AError.unsupported(`Task ${record.id} has taken message ${message.messageId} already; send a new messageId for a new answer`)
+  }
+  if ('declined' in outcome) return resume(core, caller, message, record.id, hooks)
+  core.events.publish({ taskId: record.id, version: outcome.written.version, response: event! })
+  hooks.observe?.(outcome.written)
+  return outcome.written
+}
+
+/** A task working again after an answer to its question (it has taken more than its first message). */
+const answersAnsweredQuestion = (record: TaskRecord): boolean =>
+  record.messageIds.length > 1 && !isTerminal(record.task.status.state) && !isPaused(record.task.status.state)
 
 /** Only a paused task takes a message. */
 function refuseUnless(record: TaskRecord): void {

@@ -113,7 +113,9 @@ class RunContext implements TaskContext {
       const given = toParts(chunk.parts)
       // Awaited only when a part is stored as a file: each await is a turn of the microtask queue.
       const parts = run.offloads(given) ? await run.offload(given) : given
-      await run.change((t) => withArtifact(t, { ...chunk, parts }, artifactId))
+      const page = run.artifactPage(artifactId)
+      const shown = page === undefined ? chunk : { ...chunk, metadata: { ...chunk.metadata, webUrl: page } }
+      await run.change((t) => withArtifact(t, { ...shown, parts }, artifactId))
       return artifactId
     })
   }

@@ -57,6 +57,12 @@ export class TaskRun extends RunWrites {
     void this.#timeout()
   }
 
+  /** Where a person opens the artifact (the inbox's page for it); undefined when the app serves no inbox. */
+  artifactPage(artifactId: string): string | undefined {
+    const path = this.core.artifactPages
+    return path === undefined ? undefined : `${this.baseUrl}${path}/tasks/${encodeURIComponent(this.id)}/artifacts/${encodeURIComponent(artifactId)}`
+  }
+
   /** Whether {@link offload} has any part to store as a file (most artifacts have none). */
   offloads(parts: Part[]): boolean {
     const { artifacts } = this.core

@@ -29,8 +29,17 @@ export class TaskEvents {
   /** A task's only listener as itself (almost every task has at most one stream), more in a Set. */
   readonly #listeners = new Map<string, TaskEventListener | Set<TaskEventListener>>()
 
+  /** See every event of every task (the inbox's live list); empty almost always. */
+  readonly #watchers = new Set<(event: TaskEvent) => void>()
+
   /** @param tap sees every event of every task (push delivery). */
   constructor(private readonly tap?: (event: TaskEvent) => void) {}
+
+  /** Sees every event of every task until the returned function is called. */
+  watch(watcher: (event: TaskEvent) => void): () => void {
+    this.#watchers.add(watcher)
+    return () => void this.#watchers.delete(watcher)
+  }
 
   subscribe(taskId: string, listener: TaskEventListener): void {
     const listening = this.#listeners.get(taskId)
@@ -47,6 +56,7 @@ export class TaskEvents {
 
   publish(event: TaskEvent): void {
     this.tap?.(event)
+    if (this.#watchers.size) for (const watcher of this.#watchers) watcher(event)
     const listening = this.#listeners.get(event.taskId)
     if (listening === undefined) return
     if (!(listening instanceof Set)) return listening.receive(event)

@@ -4,6 +4,8 @@ import { makeRecord } from '../conformance-fixtures.js'
 import type { PushConfigRecord } from '../store.js'
 import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
 import { PrismaStore } from './prisma-store.js'
+import { mintInboxLink } from '../../inbox/tokens.js'
+import { prismaInboxTokens } from '../../inbox/prisma-tokens.js'
 import { eraseUser, exportUser } from './user-data.js'
 
 const hook = (taskId: string, owner: string, extra: Partial<PushConfigRecord> = {}): PushConfigRecord => ({
@@ -34,6 +36,7 @@ describe.each(['sqlite', 'mysql'] as const)('exportUser and eraseUser on %s', (p
     await store.artifactFiles.put({ ...file, taskId: 'b1', owner: 'bob' })
     aliceKey = (await createApiKey(database.db, { owner: 'alice', scopes: ['read'] })).key
     bobKey = (await createApiKey(database.db, { owner: 'bob' })).key
+    for (const owner of ['alice', 'bob']) await mintInboxLink(prismaInboxTokens(database.db), { owner })
   })
   afterAll(async () => {
     await database?.close()
@@ -66,6 +69,8 @@ describe.each(['sqlite', 'mysql'] as const)('exportUser and eraseUser on %s', (p
     expect((await store.findByMessageId('bob', 'm1')).map((task) => task.id)).toEqual(['b1'])
     expect(await store.listPushConfigs('b1')).toHaveLength(1)
     expect(await listApiKeys(database.db, { owner: 'bob' })).toHaveLength(1)
+    // Inbox sign-ins go with the user.
+    expect((await database.db.a2AInboxToken.findMany({})).map((row) => row.owner)).toEqual(['bob'])
     expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 0, pushConfigs: 0, messageIds: 0, apiKeys: 0, artifactFiles: 0 })
   })
 })

@@ -43,7 +43,8 @@ export async function exportUser(db: PrismaUserDataClient, owner: string): Promi
 }
 
 /**
- * Deletes all of `owner`'s tasks, their push configs, message index and kept events, and the user's API keys,
+ * Deletes all of `owner`'s tasks, their push configs, message index and kept events, the user's API keys
+ * and inbox sign-ins,
  * in one transaction, and counts what went. Keys go too: an erased user's key must not keep
  * creating data under the erased id. Runs still working on a task may fail their next write;
  * erase when idle, or accept that.
@@ -60,6 +61,8 @@ export async function eraseUser(db: PrismaUserDataClient, owner: string): Promis
     execute(db, sql`DELETE FROM "A2ATaskEvent" WHERE "owner" = ${owner}`),
     // The owner's entries in the limits' counts (the per-tenant ones name no owner).
     execute(db, sql`DELETE FROM "A2ALimitEntry" WHERE "key" IN (${`turns owner ${owner}`}, ${`occupied owner ${owner}`})`),
+    // The user's inbox links and sessions: a signed-in page stops working at once.
+    execute(db, sql`DELETE FROM "A2AInboxToken" WHERE "owner" = ${owner}`),
   ])) as [...{ count: number }[], number, number]
   const [pushConfigs, messageIds, tasks, apiKeys] = counts.slice(0, 4).map((deleted) => (deleted as { count: number }).count) as [number, number, number, number]
   return { tasks, pushConfigs, messageIds, apiKeys, artifactFiles: counts[4] as number }

@@ -18,6 +18,7 @@ import Database from 'better-sqlite3'
 import mariadb from 'mariadb'
 import pg from 'pg'
 import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
+import type { PrismaInboxTokenClient } from '../../../inbox/prisma-tokens.js'
 import type { PrismaTaskClient, RawQueryClient } from '../client.js'
 import { PrismaClient as MysqlClient } from './mysql/generated/client/client.js'
 import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
@@ -26,7 +27,7 @@ import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.j
 export type Provider = 'sqlite' | 'postgres' | 'mysql'
 
 /** A generated client typed only as the store sees it: assigning one proves it fits, cast-free. */
-export type TestClient = PrismaTaskClient & PrismaApiKeyClient & RawQueryClient & { $disconnect(): Promise<void> }
+export type TestClient = PrismaTaskClient & PrismaApiKeyClient & PrismaInboxTokenClient & RawQueryClient & { $disconnect(): Promise<void> }
 
 export interface TestDatabase {
   provider: Provider
