@@ -38,7 +38,7 @@ import type { Store } from '../store/store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
 import { checkRequestLimits, requestLimits, type RequestLimits } from '../wire/limits.js'
-import type { AgentCapabilities, AgentCard, AgentSkill } from '../wire/types.js'
+import type { AgentCapabilities, AgentCard, AgentInterface, AgentSkill } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
@@ -76,6 +76,8 @@ export class Exchange {
   readonly #serveArtifact: (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #signer: CardSigner | undefined
   readonly #publicUrl: string | undefined
+  /** Bindings served beside this module's HTTP ones (serveGrpc), each listed on the card. */
+  readonly #listed = new Set<(baseUrl: string) => AgentInterface>()
 
   constructor(options: ExchangeOptions) {
     if (typeof options.resolvePrincipal !== 'function') {
@@ -238,6 +240,7 @@ export class Exchange {
       jsonRpc: this.path === undefined ? undefined : `${baseUrl}${this.path}`,
       rest: this.restPath === undefined ? undefined : `${baseUrl}${this.restPath}`,
     })
+    for (const listed of this.#listed) interfaces.push(listed(baseUrl))
     return buildAgentCard(this.#options.card, this.#core.skills.values(), interfaces, this.capabilities)
   }
 
@@ -312,6 +315,17 @@ export class Exchange {
   /** Whether a request path belongs to the HTTP+JSON binding. */
   servesRest(pathname: string): boolean {
     return this.restPath !== undefined && isBelow(pathname, this.restPath)
+  }
+
+  /** Lists a binding served elsewhere (serveGrpc's) on the card, built for each base URL; returns the function that takes it off. */
+  listInterface(entry: (baseUrl: string) => AgentInterface): () => void {
+    this.#listed.add(entry)
+    return () => void this.#listed.delete(entry)
+  }
+
+  /** The gate's settings and the method table's entry, for a binding served outside the HTTP handlers (gRPC). */
+  get bindingOptions(): GateOptions & { call: Exchange['call'] } {
+    return this.#http
   }
 
   /** Built once, on first use: every field is fixed by then. */
