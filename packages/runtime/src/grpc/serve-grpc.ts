@@ -34,7 +34,8 @@ export async function serveGrpc(exchange: Exchange, options: ServeGrpcOptions): 
     throw new Error(`serveGrpc: port ${JSON.stringify(options.port)} is not a port number (0 to 65535; 0 picks a free one)`)
   }
   const gate = exchange.bindingOptions
-  const server = new Server({ 'grpc.max_receive_message_length': gate.maxBodyBytes })
+  // Channelz (grpc-js's per-call introspection counters) is off: it costs every call, and nothing here serves its API.
+  const server = new Server({ 'grpc.max_receive_message_length': gate.maxBodyBytes, 'grpc.enable_channelz': 0 })
   server.addService(a2aServiceDefinition(), a2aServiceHandlers(gate))
   const host = options.host ?? '0.0.0.0'
   const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`
