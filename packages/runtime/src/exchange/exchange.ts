@@ -70,7 +70,9 @@ export class Exchange {
   readonly #requestLimits: RequestLimits
   readonly #bodyLimits: { maxBodyBytes: number; bodyIdleTimeoutMs: number }
   readonly #allowedOrigins: ReadonlySet<string>
-  readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
+  #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
+  /** A fresh card handler (its cache empty): the card changes when a binding is listed or taken off. */
+  readonly #newCardHandler: () => (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
   readonly #serveProtectedResource: (request: IncomingMessage, response: ServerResponse) => void
   readonly #serveArtifact: (request: IncomingMessage, response: ServerResponse) => Promise<void>
@@ -209,7 +211,8 @@ export class Exchange {
       authenticated: async (request: IncomingMessage) => Boolean((await options.resolvePrincipal(request))?.owner),
       challenge: bearerChallenge,
     }
-    this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined)
+    this.#newCardHandler = () => createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined)
+    this.#serveCard = this.#newCardHandler()
     const signer = this.#signer
     this.#serveJwks = signer && createDocumentHandler(() => signer.jwks, this.#publicUrl, maxAge)
     this.#serveProtectedResource = createDocumentHandler(
@@ -320,7 +323,11 @@ export class Exchange {
   /** Lists a binding served elsewhere (serveGrpc's) on the card, built for each base URL; returns the function that takes it off. */
   listInterface(entry: (baseUrl: string) => AgentInterface): () => void {
     this.#listed.add(entry)
-    return () => void this.#listed.delete(entry)
+    this.#serveCard = this.#newCardHandler()
+    return () => {
+      this.#listed.delete(entry)
+      this.#serveCard = this.#newCardHandler()
+    }
   }
 
   /** The gate's settings and the method table's entry, for a binding served outside the HTTP handlers (gRPC). */
