@@ -31,7 +31,7 @@ export interface GrpcBinding {
 
 export async function serveGrpc(exchange: Exchange, options: ServeGrpcOptions): Promise<GrpcBinding> {
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
-    throw new Error(`serveGrpc: port ${JSON.stringify(options.port)} is not a port number (0 to 65535; 0 picks a free one)`)
+    throw new Error(`serveGrpc: port ${String(options.port)} is not a port number (an integer from 0 to 65535; 0 picks a free one)`)
   }
   const gate = exchange.bindingOptions
   // Channelz (grpc-js's per-call introspection counters) is off: it costs every call, and nothing here serves its API.
