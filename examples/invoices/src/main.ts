@@ -37,7 +37,7 @@ const server = createHttpServer(listener).listen(port, () => {
   console.log(`Invoices agents on http://localhost:${bound}/a2a/invoices and /a2a/reports (listed at /a2a/agents), tools at /mcp (${devKeys ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'})`)
 })
 // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card.
-if (process.env.A2A_GRPC_PORT) await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host.agent('invoices')!, { port: Number(process.env.A2A_GRPC_PORT) })
+if (process.env.A2A_GRPC_PORT) await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host, { port: Number(process.env.A2A_GRPC_PORT), agent: 'invoices' })
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

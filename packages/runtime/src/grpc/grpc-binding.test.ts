@@ -4,6 +4,9 @@ import { defineSkill } from '../skills/skill.js'
 import type { BindingClient } from '../testing/binding-client.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
+import { createAgentHost } from '../agents/agent-host.js'
+import { tokenResolver } from '../testing/test-server.js'
+import { grpcBindingClient } from '../testing/grpc-client.js'
 import { serveGrpc } from './serve-grpc.js'
 
 const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
@@ -147,5 +150,33 @@ describe('serveGrpc', () => {
     expect(server.exchange.agentCard('http://127.0.0.1').supportedInterfaces.at(-1)?.url).toBe('agent.example.com:443')
     await binding.close()
     await expect(serveGrpc(server.exchange, { port: 70000 })).rejects.toThrow(/not a port number/)
+  })
+})
+
+describe('serveGrpc on an AgentHost', () => {
+  it("serves the agent it names, behind the host's canUse, with that agent's tasks only", async () => {
+    const host = createAgentHost({
+      agents: ['a', 'b'].map((id) => ({ id, skills: [echo], card: { name: `Agent ${id}`, description: id, version: '0.0.0' } })),
+      resolvePrincipal: tokenResolver({ alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
+      canUse: (principal, id) => principal.owner === 'alice' || id === 'b',
+    })
+    await expect(serveGrpc(host, { port: 0 })).rejects.toThrow(/agent: '<id>' \}, one of a, b/)
+    const [a, b] = await Promise.all(['a', 'b'].map((agent) => serveGrpc(host, { port: 0, host: '127.0.0.1', agent })))
+    const onA = grpcBindingClient(`127.0.0.1:${a!.port}`, 'alice', wireCheck)
+    const onB = grpcBindingClient(`127.0.0.1:${b!.port}`, 'alice', wireCheck)
+    try {
+      const made = (await onA.result('SendMessage', { message: userMessage('hi', { skill: 'echo' }) })).task.id
+      expect((await onA.result('GetTask', { id: made })).id).toBe(made)
+      expect((await onB.call('GetTask', { id: made })).error?.reason).toBe('TASK_NOT_FOUND')
+      const refused = await onA.call('ListTasks', {}, { token: 'bob' })
+      expect(refused.status).toBe(GrpcStatus.NOT_FOUND)
+      expect((await onB.call('ListTasks', {}, { token: 'bob' })).status).toBe(GrpcStatus.OK)
+      expect(host.agent('a')!.agentCard('http://127.0.0.1').supportedInterfaces.at(-1)).toMatchObject({ protocolBinding: 'GRPC', url: `127.0.0.1:${a!.port}` })
+    } finally {
+      onA.close()
+      onB.close()
+      await Promise.all([a!.close(), b!.close()])
+      await host.shutdown({ timeoutMs: 1000 })
+    }
   })
 })
