@@ -19,7 +19,7 @@ export type GrpcError = Partial<StatusObject> & { code: GrpcStatus; details: str
 /** Refusals whose transport status says more than the error's reason: a resolver's 503 is the database, not the request. */
 const REFUSAL_CODES: Record<number, GrpcStatus> = { 503: GrpcStatus.UNAVAILABLE, 429: GrpcStatus.RESOURCE_EXHAUSTED }
 
-export function grpcError(error: A2AError, httpStatus = restStatus(error)): GrpcError {
+export function grpcError(error: A2AError, httpStatus = restStatus(error), headers: Record<string, string> = {}): GrpcError {
   const body = restErrorBody(error, httpStatus).error
   const code = REFUSAL_CODES[httpStatus] ?? GrpcStatus[body.status as keyof typeof GrpcStatus] ?? GrpcStatus.UNKNOWN
   const details = body.details.map(({ '@type': typeUrl, ...detail }) => ({
@@ -27,13 +27,15 @@ export function grpcError(error: A2AError, httpStatus = restStatus(error)): Grpc
     value: codecOf(String(typeUrl).slice(String(typeUrl).lastIndexOf('/') + 1)).encode(detail),
   }))
   const metadata = new Metadata()
+  // A refusal's own headers (a quota's Retry-After) go in the trailers, lowercase as gRPC has them.
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'connection') metadata.set(name.toLowerCase(), value)
   metadata.set(STATUS_DETAILS_KEY, codecOf('google.rpc.Status').encode({ code, message: body.message, details }))
   return { code, details: body.message, metadata }
 }
 
 /** Anything a call can throw, as its gRPC status: a local error is INTERNAL without its text (logged by the caller). */
 export function toGrpcError(error: unknown): GrpcError {
-  if (error instanceof HttpRefusal) return grpcError(error.error, error.status)
+  if (error instanceof HttpRefusal) return grpcError(error.error, error.status, error.headers)
   if (error instanceof A2AError) return grpcError(error)
   return grpcError(A2AError.internal())
 }
