@@ -354,7 +354,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = []
   // Hard ceiling so a wedged server or load run cannot hang CI.
   const runs = SERVERS.reduce((sum, server) => sum + server.plan.length, 0)
-  const budgetMs = rounds * runs * (warmupSeconds + seconds) * 1000 + 90_000
+  // Plus a start-up allowance per server process: under tsx on a loaded machine each takes seconds.
+  const budgetMs = rounds * runs * (warmupSeconds + seconds) * 1000 + 90_000 + SERVERS.length * 15_000
   const watchdog = setTimeout(() => {
     console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
     for (const child of children) child.kill('SIGKILL')
