@@ -5,7 +5,8 @@
  * mounted as generated apps mount it (a2aListener in front of Express). Beside them: ours with
  * a2aRouter inside Express ("ours-router"), our exchange called straight from node:http
  * ("ours-bare", the exchange's own cost), a raw node:http server that answers a fixed task
- * ("raw", the ceiling), and GetTask of one task.
+ * ("raw", the ceiling), and GetTask of one task. The gRPC row: our serveGrpc against the SDK's
+ * grpcService, both on grpc-js, loaded over one HTTP/2 connection (bench/load/grpc-load.ts).
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
@@ -35,6 +36,7 @@ import { runWrk, runWrkBody, wrkAvailable } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
 import { cpuMs, positiveInt } from './load/env.js'
 import { runtimeFrom, spawnServer, stopProcess } from './load/server-process.js'
+import { runGrpcLoad, verifyGrpc } from './load/grpc-load.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const seconds = positiveInt('BENCH_SECONDS', 10)
@@ -51,7 +53,7 @@ const headers = {
   Authorization: `Bearer ${BENCH_TOKEN}`,
 }
 
-type Binding = 'JSON-RPC' | 'HTTP+JSON'
+type Binding = 'JSON-RPC' | 'HTTP+JSON' | 'gRPC'
 type Method = 'SendMessage' | 'GetTask'
 
 // messageId is an idempotency key per owner on our server, so every request needs a fresh one.
@@ -120,6 +122,7 @@ function post(url: string, body: string): Promise<{ status: number; text: string
  * return it) is not benchmarked. Answers the id of the task the request made or read.
  */
 async function verify(target: Target): Promise<string> {
+  if (target.binding === 'gRPC') return verifyGrpc(target.endpoint, BENCH_TOKEN)
   const body = target.method === 'GetTask' ? getTaskBody(target.taskId!) : requestBody(target.binding)
   const response = await post(target.endpoint, body)
   const text = response.text
@@ -169,6 +172,15 @@ const useWrk = process.env.BENCH_LOAD !== 'autocannon' && wrkAvailable()
 async function measure(target: Target): Promise<Row> {
   if (target.method === 'GetTask') target.taskId = await verify({ ...target, method: 'SendMessage' })
   const label = `${target.name} ${target.method} ${target.binding}`
+  if (target.binding === 'gRPC') {
+    console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} calls in flight on one HTTP/2 connection`)
+    await runGrpcLoad(target.endpoint, BENCH_TOKEN, connections, warmupSeconds)
+    const cpuBefore = cpuMs(target.child.pid)
+    const result = await runGrpcLoad(target.endpoint, BENCH_TOKEN, connections, seconds)
+    const cpuAfter = cpuMs(target.child.pid)
+    const cpuUsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? ((cpuAfter - cpuBefore) * 1000) / result.requests : undefined
+    return { name: target.name, binding: target.binding, method: target.method, ...result, cpuUsPerRequest }
+  }
   if (useWrk) {
     console.log(`${label}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections (wrk)`)
     const rest = target.binding === 'HTTP+JSON'
@@ -225,8 +237,8 @@ function printTable(rows: Row[]): void {
   for (const row of cells.slice(1)) console.log(line(row))
 }
 
-/** Where SendMessage over `binding` is served (GetTask is JSON-RPC only here) under a server's endpoint base. */
-const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ? base : `${base}/rest/message:send`)
+/** Where SendMessage over `binding` is served (GetTask is JSON-RPC only here) under a server's endpoint base; gRPC: the address a client dials. */
+const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ? base : binding === 'gRPC' ? new URL(base).host : `${base}/rest/message:send`)
 
 // Which server does what: the raw ceiling only answers SendMessage over JSON-RPC, like for like.
 // ours-bare right after ours: the two mounts of a pair are measured back to back (see mountTargets).
@@ -236,6 +248,10 @@ const SERVERS = [
   { name: 'ours-router', file: 'ours.ts', env: { BENCH_HTTP: 'router' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON']] },
   { name: 'sdk', file: 'sdk.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
+  // The gRPC binding of each, a process of its own: ours and sdk again, over another binding.
+  { name: 'ours', file: 'ours.ts', env: { BENCH_HTTP: 'grpc' }, plan: [['SendMessage', 'gRPC']] },
+  { name: 'sdk', file: 'sdk.ts', env: { BENCH_HTTP: 'grpc' }, plan: [['SendMessage', 'gRPC']] },
+  { name: 'raw', file: 'raw-grpc.ts', plan: [['SendMessage', 'gRPC']] },
 ] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
 
 /** Each row's figures are the median over the rounds; errors and requests are summed. */
@@ -314,6 +330,20 @@ function pairedShare(samples: Map<Target, Row[]>, mine: string, theirs: string, 
   }
 }
 
+/** Issue 33 §4: SendMessage over gRPC, our binding against the SDK's gRPC server, same run. */
+function grpcTarget(rows: Row[]): void {
+  const [ours, sdk] = ['ours', 'sdk'].map((name) => rows.find((row) => row.name === name && row.method === 'SendMessage' && row.binding === 'gRPC'))
+  if (!ours || !sdk || sdk.rps <= 0) return
+  const share = ours.rps / sdk.rps
+  const cpu = ours.cpuUsPerRequest && sdk.cpuUsPerRequest ? `; by server CPU per send ${(sdk.cpuUsPerRequest / ours.cpuUsPerRequest).toFixed(2)}` : ''
+  console.log(`SendMessage gRPC: ours/sdk throughput${cpu} (goal ≥ 2.00) ${share.toFixed(2)} ${share >= 2 ? 'met' : 'NOT met'}`)
+  // Where the time goes: raw is grpc-js and HTTP/2 alone, so the rest of each server's CPU per send is its A2A work.
+  const raw = rows.find((row) => row.name === 'raw' && row.binding === 'gRPC')?.cpuUsPerRequest
+  if (raw && ours.cpuUsPerRequest && sdk.cpuUsPerRequest) {
+    console.log(`SendMessage gRPC: server CPU per send, raw grpc-js ${raw.toFixed(0)} µs; A2A work above it: ours ${(ours.cpuUsPerRequest - raw).toFixed(0)} µs, sdk ${(sdk.cpuUsPerRequest - raw).toFixed(0)} µs`)
+  }
+}
+
 function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {
   const [a, b] = [mine, theirs].map((name) => rows.find((row) => row.name === name && row.method === method && row.binding === binding))
   if (!a || !b || b.rps <= 0) return
@@ -325,7 +355,8 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = []
   // Hard ceiling so a wedged server or load run cannot hang CI.
   const runs = SERVERS.reduce((sum, server) => sum + server.plan.length, 0)
-  const budgetMs = rounds * runs * (warmupSeconds + seconds) * 1000 + 90_000
+  // Plus a start-up allowance per server process: under tsx on a loaded machine each takes seconds.
+  const budgetMs = rounds * runs * (warmupSeconds + seconds) * 1000 + 90_000 + SERVERS.length * 15_000
   const watchdog = setTimeout(() => {
     console.error(`bench exceeded its ${budgetMs / 1000} s budget`)
     for (const child of children) child.kill('SIGKILL')
@@ -351,8 +382,9 @@ async function main(): Promise<void> {
     // One at a time, every server in turn per method and binding (an idle server costs nothing),
     // the whole sequence once per round, so neighbours' load falls on every server alike.
     // Odd rounds take each method's servers in the reverse order, so no server is always measured first.
+    const turns = [...SERVERS[0].plan, ['SendMessage', 'gRPC']] as const
     for (let round = 0; round < rounds; round++) {
-      for (const [method, binding] of SERVERS[0].plan) {
+      for (const [method, binding] of turns) {
         const turn = targets.filter((t) => t.method === method && t.binding === binding)
         for (const target of round % 2 ? turn.toReversed() : turn) {
           const row = await measure(target)
@@ -367,7 +399,8 @@ async function main(): Promise<void> {
     console.log(`${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}, runtime from ${runtimeFrom}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
     printTable(rows)
     console.log()
-    for (const [method, binding] of SERVERS[0].plan) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
+    for (const [method, binding] of turns) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
+    grpcTarget(rows)
     ratio(rows, 'SendMessage', 'JSON-RPC', 'ours-bare', 'raw')
     for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) ratio(rows, 'SendMessage', binding, 'ours-router', 'ours-bare')
     for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) mountTargets(rows, samples, binding)

@@ -1,6 +1,7 @@
 /**
  * Interop: the official `@a2a-js/sdk` client against the quickstart agent over real HTTP, once
- * over each binding the card lists (JSON-RPC, and HTTP+JSON through the SDK's REST transport).
+ * over each binding the card lists (JSON-RPC, HTTP+JSON through the SDK's REST transport, and gRPC
+ * through its grpc-js transport, on the port serveGrpc listens on).
  * The SDK is an independent v1.0 implementation, so whatever it accepts is evidence our wire
  * shapes (card, ProtoJSON results, routes, error codes and bodies) match the spec as others read it.
  */
@@ -23,19 +24,34 @@ import {
 import type { SendMessageResult } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client'
 import type { Client } from '@a2a-js/sdk/client'
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc'
 import { A2A_ERROR_CODE, JsonRpcTaskNotCancelableError, JsonRpcTaskNotFoundError, RestTaskNotCancelableError, RestTaskNotFoundError } from '@a2a-js/sdk/errors'
+import { GrpcTaskNotCancelableError, GrpcTaskNotFoundError, isGrpcError } from '@a2a-js/sdk/errors/grpc'
+import { InterceptingCall, status as GrpcStatus, type Interceptor } from '@grpc/grpc-js'
 import { devKeyResolver, type Exchange } from '@a2a-agent/runtime'
+import { serveGrpc, type GrpcBinding } from '@a2a-agent/runtime/grpc'
 import { createQuickstart } from '../examples/quickstart/src/agent.js'
 
 let server: Server
 let exchange: Exchange
+let grpc: GrpcBinding
 let baseUrl: string
 
 /** The card's bindings, each with the typed errors its SDK transport raises. */
 const PROTOCOLS = [
   { protocol: 'JSONRPC', notFound: JsonRpcTaskNotFoundError, notCancelable: JsonRpcTaskNotCancelableError, path: '/a2a' },
   { protocol: 'HTTP+JSON', notFound: RestTaskNotFoundError, notCancelable: RestTaskNotCancelableError, path: '/a2a/rest' },
+  { protocol: 'GRPC', notFound: GrpcTaskNotFoundError, notCancelable: GrpcTaskNotCancelableError, path: undefined },
 ] as const
+
+/** gRPC calls carry the key in their `authorization` metadata. */
+const bearerMetadata = (token: string): Interceptor => (options, next) =>
+  new InterceptingCall(next(options), {
+    start: (metadata, listener, start) => {
+      metadata.set('authorization', `Bearer ${token}`)
+      start(metadata, listener)
+    },
+  })
 
 /** A fetch that authenticates every call (card and JSON-RPC) as the given dev key. */
 function bearerFetch(token: string): typeof fetch {
@@ -50,7 +66,11 @@ function clientFactory(token: string, protocol: string): ClientFactory {
   const fetchImpl = bearerFetch(token)
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl }),
+        new RestTransportFactory({ fetchImpl }),
+        new GrpcTransportFactory({ grpcCallOptions: { interceptors: [bearerMetadata(token)] } }),
+      ],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
       preferredTransports: [protocol],
     }),
@@ -98,9 +118,11 @@ beforeAll(async () => {
   server = createServer(quickstart.listener).listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  grpc = await serveGrpc(exchange, { port: 0, host: '127.0.0.1' })
 })
 
 afterAll(async () => {
+  await grpc?.close({ timeoutMs: 2000 })
   await exchange?.shutdown({ timeoutMs: 2000 })
   server?.closeAllConnections()
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
@@ -119,7 +141,8 @@ describe.each(PROTOCOLS)('@a2a-js/sdk client over $protocol against the quicksta
     expect(alice.protocolVersion).toBe('1.0')
     const card = await alice.getAgentCard()
     expect(card.name).toBe('Quickstart agent')
-    expect(card.supportedInterfaces.find((i) => i.protocolBinding === protocol)).toMatchObject({ url: `${baseUrl}${path}`, protocolVersion: '1.0' })
+    const url = path === undefined ? `127.0.0.1:${grpc.port}` : `${baseUrl}${path}`
+    expect(card.supportedInterfaces.find((i) => i.protocolBinding === protocol)).toMatchObject({ url, protocolVersion: '1.0' })
     expect(card.skills.map((skill) => skill.id)).toEqual(['echo', 'ask', 'slow', 'fail'])
   })
 
@@ -158,6 +181,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk client over $protocol against the quicksta
     expect(error).toBeInstanceOf(notCancelable)
     if (error instanceof JsonRpcTaskNotCancelableError) expect(error.envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_CANCELABLE)
     if (error instanceof RestTaskNotCancelableError) expect(error.statusCode).toBe(409)
+    if (isGrpcError(error)) expect(error.status).toBe(GrpcStatus.FAILED_PRECONDITION)
   })
 
   it('getTask of an unknown id is a typed task-not-found error', async () => {
@@ -165,6 +189,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk client over $protocol against the quicksta
     expect(error).toBeInstanceOf(notFound)
     if (error instanceof JsonRpcTaskNotFoundError) expect(error.envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_FOUND)
     if (error instanceof RestTaskNotFoundError) expect(error.statusCode).toBe(404)
+    if (isGrpcError(error)) expect(error.status).toBe(GrpcStatus.NOT_FOUND)
   })
 
   it('ask pauses for input, then completes when resumed with the taskId', async () => {
@@ -207,6 +232,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk client over $protocol against the quicksta
 describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against an agent that delivers to a local receiver', ({ protocol }) => {
   let agent: Server
   let agentExchange: Exchange
+  let agentGrpc: GrpcBinding
   let receiver: Server
   let hookUrl: string
   let client: Client
@@ -228,10 +254,12 @@ describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against
     agentExchange = quickstart.exchange
     agent = createServer(quickstart.listener).listen(0, '127.0.0.1')
     await new Promise<void>((resolve) => agent.once('listening', resolve))
+    agentGrpc = await serveGrpc(agentExchange, { port: 0, host: '127.0.0.1' })
     client = await clientFactory('key-alice', protocol).createFromUrl(`http://127.0.0.1:${(agent.address() as AddressInfo).port}`)
   })
 
   afterAll(async () => {
+    await agentGrpc.close({ timeoutMs: 2000 })
     await agentExchange.shutdown({ timeoutMs: 2000 })
     agent.closeAllConnections()
     await new Promise<void>((resolve) => agent.close(() => resolve()))

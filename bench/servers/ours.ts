@@ -3,8 +3,9 @@
  * listening; runs until killed. Started by send-message.bench.ts in its own process so the load
  * generator does not share this event loop. Mounted as generated apps mount it by default
  * (a2aListener in front of an Express app); BENCH_HTTP=router mounts a2aRouter inside the app
- * instead (what routes behind app middleware cost), and BENCH_HTTP=node calls the exchange
- * straight from node:http, which leaves only its own cost.
+ * instead (what routes behind app middleware cost), BENCH_HTTP=node calls the exchange
+ * straight from node:http, which leaves only its own cost, and BENCH_HTTP=grpc serves the gRPC
+ * binding alone (serveGrpc), printing its port.
  */
 import type { RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -34,27 +35,43 @@ const exchange = createExchange({
   maxConcurrentRunsPerOwner: -1,
 })
 
-const bare: RequestListener = (request, response) => {
-  const path = (request.url ?? '/').split('?')[0]!
-  if (path === exchange.path) return void exchange.handle(request, response)
-  if (exchange.servesRest(path)) return void exchange.handleRest(request, response)
-  response.writeHead(404).end()
+if (process.env.BENCH_HTTP === 'grpc') {
+  // Loaded only here: the HTTP targets run without grpc-js, as apps without gRPC do.
+  const { serveGrpc } = await import('@a2a-agent/runtime/grpc')
+  const grpc = await serveGrpc(exchange, { port: 0, host: '127.0.0.1' })
+  console.log(JSON.stringify({ port: grpc.port }))
+  process.once('SIGTERM', async () => {
+    await exchange.shutdown({ timeoutMs: 1000 })
+    await grpc.close({ timeoutMs: 1000 })
+    process.exit(0)
+  })
+} else {
+  serveHttp()
 }
-const app = express()
-app.disable('x-powered-by')
-const mounts: Record<string, () => RequestListener> = {
-  app: () => a2aListener(exchange, app),
-  router: () => app.use(a2aRouter(exchange)),
-  node: () => bare,
-}
-const mount = mounts[process.env.BENCH_HTTP || 'app']
-if (!mount) throw new Error(`BENCH_HTTP=${process.env.BENCH_HTTP}: use app, router or node`)
-const server = createHttpServer(mount()).listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
-})
 
-process.once('SIGTERM', async () => {
-  await exchange.shutdown({ timeoutMs: 1000 })
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
+function serveHttp(): void {
+  const bare: RequestListener = (request, response) => {
+    const path = (request.url ?? '/').split('?')[0]!
+    if (path === exchange.path) return void exchange.handle(request, response)
+    if (exchange.servesRest(path)) return void exchange.handleRest(request, response)
+    response.writeHead(404).end()
+  }
+  const app = express()
+  app.disable('x-powered-by')
+  const mounts: Record<string, () => RequestListener> = {
+    app: () => a2aListener(exchange, app),
+    router: () => app.use(a2aRouter(exchange)),
+    node: () => bare,
+  }
+  const mount = mounts[process.env.BENCH_HTTP || 'app']
+  if (!mount) throw new Error(`BENCH_HTTP=${process.env.BENCH_HTTP}: use app, router or node`)
+  const server = createHttpServer(mount()).listen(0, '127.0.0.1', () => {
+    console.log(JSON.stringify({ port: (server.address() as AddressInfo).port }))
+  })
+
+  process.once('SIGTERM', async () => {
+    await exchange.shutdown({ timeoutMs: 1000 })
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  })
+}

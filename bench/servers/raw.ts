@@ -5,20 +5,13 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { fixedTask } from './shared.js'
 
 const answer = (id: unknown) =>
   JSON.stringify({
     jsonrpc: '2.0',
     id,
-    result: {
-      task: {
-        id: '6f1c1a52-3f0e-4c55-9d55-0a6f7cbbd2d1',
-        contextId: '0b5e7f6c-0c55-4d0e-8e43-61b3a7d5c0aa',
-        status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
-        artifacts: [{ artifactId: 'a8d7c0d6-4e7a-4f4e-9b0e-9a4b7f3c2e11', name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] }],
-        history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hello' }] }],
-      },
-    },
+    result: { task: fixedTask() },
   })
 
 const server = createServer((request, response) => {

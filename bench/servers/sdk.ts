@@ -1,6 +1,7 @@
 /**
  * Bench target: the official SDK's DefaultRequestHandler with an executor doing the same work as
- * ours (task, one artifact, completed). Prints `{"port":N}` on stdout once listening.
+ * ours (task, one artifact, completed). Prints `{"port":N}` on stdout once listening. BENCH_HTTP=grpc
+ * serves it over the SDK's own gRPC service (`@a2a-js/sdk/server/grpc` on grpc-js) instead.
  */
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
@@ -62,14 +63,27 @@ app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuild
 // minus the stack it prints for each: bench:heavy-requests sends thousands of bodies over the SDK's
 // 100 KB limit, whose traces would flood the bench's output and charge the SDK for writing them.
 app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => finalhandler(request, response, { env: 'production' })(error))
-const server = app.listen(0, '127.0.0.1', () => {
-  const port = (server.address() as AddressInfo).port
-  card.supportedInterfaces[0]!.url = `http://127.0.0.1:${port}/a2a`
-  card.supportedInterfaces[1]!.url = `http://127.0.0.1:${port}/a2a/rest`
-  console.log(JSON.stringify({ port }))
-})
+if (process.env.BENCH_HTTP === 'grpc') {
+  const grpc = await import('@grpc/grpc-js')
+  const { A2AService, grpcService, UserBuilder: GrpcUserBuilder } = await import('@a2a-js/sdk/server/grpc')
+  const server = new grpc.Server()
+  server.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: GrpcUserBuilder.noAuthentication }))
+  server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => {
+    if (error) throw error
+    card.supportedInterfaces.push({ url: `127.0.0.1:${port}`, protocolBinding: 'GRPC', protocolVersion: '1.0', tenant: '' })
+    console.log(JSON.stringify({ port }))
+  })
+  process.once('SIGTERM', () => server.tryShutdown(() => process.exit(0)))
+} else {
+  const server = app.listen(0, '127.0.0.1', () => {
+    const port = (server.address() as AddressInfo).port
+    card.supportedInterfaces[0]!.url = `http://127.0.0.1:${port}/a2a`
+    card.supportedInterfaces[1]!.url = `http://127.0.0.1:${port}/a2a/rest`
+    console.log(JSON.stringify({ port }))
+  })
 
-process.once('SIGTERM', () => {
-  server.closeAllConnections()
-  server.close(() => process.exit(0))
-})
+  process.once('SIGTERM', () => {
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  })
+}

@@ -27,13 +27,19 @@ await serve({
       signingKeys: env.A2A_CARD_SIGNING_KEY,
       v03: env.A2A_COMPAT_V03 === 'true',
     })
+    // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card.
+    const grpcPort = env.A2A_GRPC_PORT
+    const grpc = grpcPort ? await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host, { port: Number(grpcPort), agent: 'invoices' }) : undefined
     const keys = env.A2A_DEV_KEYS?.trim() ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'
     return {
       listener,
       exchange: host,
       store,
       check: () => db.$queryRaw`SELECT 1`,
-      close: () => db.$disconnect(),
+      close: async () => {
+        await grpc?.close()
+        await db.$disconnect()
+      },
       banner: (url) => `Invoices agents on ${url}/a2a/invoices and /a2a/reports (listed at /a2a/agents), tools at /mcp (${keys})`,
     }
   },

@@ -169,6 +169,11 @@ export class AgentHost {
     await Promise.all([...this.#exchanges.values()].map((exchange) => exchange.shutdown(options)))
   }
 
+  /** Whether `principal` may use the agent (the canUse hook; without one, every agent), for bindings served outside {@link handle} (serveGrpc). */
+  canUse(principal: Principal, id: string): Promise<boolean> {
+    return this.#usable(principal, id)
+  }
+
   async #usable(principal: Principal, id: string): Promise<boolean> {
     return this.#options.canUse ? Boolean(await this.#options.canUse(principal, id)) : true
   }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
-import { BINDINGS, type Binding, type BindingClient } from '../testing/binding-client.js'
+import { EVERY_BINDING, type Binding, type BindingClient } from '../testing/binding-client.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
 
@@ -35,7 +35,7 @@ const STORES: [string, () => Store][] = [
   ['a filtering store', () => new MemoryStore()],
   ['a store that filters nothing', () => new UnfilteringStore()],
 ]
-const CASES = BINDINGS.flatMap((binding) => STORES.map(([name, makeStore]): [Binding, string, () => Store] => [binding, name, makeStore]))
+const CASES = EVERY_BINDING.flatMap((binding) => STORES.map(([name, makeStore]): [Binding, string, () => Store] => [binding, name, makeStore]))
 
 describe.each(CASES)('over %s with %s', (binding, _name, makeStore) => {
   let server: TestServer
@@ -43,7 +43,7 @@ describe.each(CASES)('over %s with %s', (binding, _name, makeStore) => {
   const made: Record<string, string> = {}
 
   beforeAll(async () => {
-    server = await startTestServer({ skills: [ask], tokens: TOKENS, store: makeStore() })
+    server = await startTestServer({ skills: [ask], tokens: TOKENS, store: makeStore(), grpc: binding === 'GRPC' })
     client = server.client(binding, wireCheck)
     for (const token of ['alice', 'alice-t2', 'alice-read', 'alice-rw', 'bob']) {
       made[token] = (await client.result('SendMessage', { message: userMessage(token) }, { token })).task.id

@@ -41,7 +41,7 @@ import type { Store } from '../store/store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../stream/task-events.js'
 import { checkRequestLimits, requestLimits, type RequestLimits } from '../wire/limits.js'
-import type { AgentCapabilities, AgentCard, AgentSkill } from '../wire/types.js'
+import type { AgentCapabilities, AgentCard, AgentInterface, AgentSkill } from '../wire/types.js'
 import type { ExchangeCore } from './core.js'
 import { methodTable, unknownMethod, type MethodHandler } from './methods.js'
 import type { Caller } from './send-message.js'
@@ -77,13 +77,17 @@ export class Exchange {
   readonly #requestLimits: RequestLimits
   readonly #bodyLimits: { maxBodyBytes: number; bodyIdleTimeoutMs: number }
   readonly #allowedOrigins: ReadonlySet<string>
-  readonly #serveCard: (request: IncomingMessage, response: ServerResponse) => Promise<void>
-  readonly #serveV03Card: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined
+  #serveCard!: (request: IncomingMessage, response: ServerResponse) => Promise<void>
+  #serveV03Card!: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined
+  /** Fresh card handlers (their caches empty): the cards change when a binding is listed or taken off. */
+  readonly #renewCardHandlers: () => void
   readonly #serveJwks: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
   readonly #serveProtectedResource: (request: IncomingMessage, response: ServerResponse) => void
   readonly #serveArtifact: (request: IncomingMessage, response: ServerResponse) => Promise<void>
   readonly #signer: CardSigner | undefined
   readonly #publicUrl: string | undefined
+  /** Bindings served beside this module's HTTP ones (serveGrpc), each listed on the card. */
+  readonly #listed = new Set<(baseUrl: string) => AgentInterface>()
 
   constructor(options: ExchangeOptions) {
     if (typeof options.resolvePrincipal !== 'function') {
@@ -219,8 +223,11 @@ export class Exchange {
     }
     // With a 0.3 card beside it, which card a request gets depends on its A2A-Version.
     const varyOn = this.v03CardPath ? 'A2A-Version' : undefined
-    this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined, varyOn)
-    this.#serveV03Card = varyOn ? createCardHandler((base) => this.v03Card(base), this.#publicUrl, maxAge, gate || undefined, varyOn) : undefined
+    this.#renewCardHandlers = () => {
+      this.#serveCard = createCardHandler((base) => this.signedCard(base), this.#publicUrl, maxAge, gate || undefined, varyOn)
+      this.#serveV03Card = varyOn ? createCardHandler((base) => this.v03Card(base), this.#publicUrl, maxAge, gate || undefined, varyOn) : undefined
+    }
+    this.#renewCardHandlers()
     const signer = this.#signer
     this.#serveJwks = signer && createDocumentHandler(() => signer.jwks, this.#publicUrl, maxAge)
     this.#serveProtectedResource = createDocumentHandler(
@@ -253,6 +260,7 @@ export class Exchange {
     })
     // The same JSON-RPC endpoint, for 0.3 clients (requests without A2A-Version).
     if (this.v03CardPath) interfaces.push({ url: `${baseUrl}${this.path}`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' })
+    for (const listed of this.#listed) interfaces.push(listed(baseUrl))
     return buildAgentCard(this.#options.card, this.#core.skills.values(), interfaces, this.capabilities)
   }
 
@@ -332,6 +340,21 @@ export class Exchange {
   /** Whether a request path belongs to the HTTP+JSON binding. */
   servesRest(pathname: string): boolean {
     return this.restPath !== undefined && isBelow(pathname, this.restPath)
+  }
+
+  /** Lists a binding served elsewhere (serveGrpc's) on the card, built for each base URL; returns the function that takes it off. */
+  listInterface(entry: (baseUrl: string) => AgentInterface): () => void {
+    this.#listed.add(entry)
+    this.#renewCardHandlers()
+    return () => {
+      this.#listed.delete(entry)
+      this.#renewCardHandlers()
+    }
+  }
+
+  /** The gate's settings and the method table's entry, for a binding served outside the HTTP handlers (gRPC). */
+  get bindingOptions(): GateOptions & { call: Exchange['call'] } {
+    return this.#http
   }
 
   /** Built once, on first use: every field is fixed by then. */

@@ -6,7 +6,7 @@
 import { canSee, viewerOf } from '../auth/principal.js'
 import { HttpRefusal } from '../http/http-refusal.js'
 import { tierOf } from '../run/retention.js'
-import type { SseWriter, StreamCloseListener } from '../stream/sse-writer.js'
+import type { EventSink, StreamCloseListener } from '../stream/sse-writer.js'
 import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
 import { TaskStream, type FollowOptions, type Rechecker } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
@@ -25,15 +25,15 @@ export interface StreamingOptions {
   pollMs: number
 }
 
-/** What a streaming method answers: the HTTP layer opens the SSE response and hands it over. */
 /**
  * No deadline frees a stream seat (a stream lasts as long as its task's turn), so Retry-After is a
  * short pause in which the caller's other streams may end; a client that cannot wait polls GetTask.
  */
 const SEAT_RETRY = { 'Retry-After': '5' }
 
+/** What a streaming method answers: the binding opens its stream (an SSE response, a gRPC server stream) and hands it over. */
 export class StreamReply {
-  constructor(readonly start: (sink: SseWriter) => void) {}
+  constructor(readonly start: (sink: EventSink) => void) {}
 }
 
 export async function sendStreamingMessage(
@@ -80,7 +80,7 @@ class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
   readonly #options: StreamingOptions
   /** The key's seat's owner, when keys are capped. */
   readonly #key: string | undefined
-  #sink: SseWriter | undefined
+  #sink: EventSink | undefined
   /** Set when the seat was taken away before or while streaming. */
   #evicted = false
 
@@ -117,7 +117,7 @@ class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
     if (this.#key !== undefined) this.#options.keySeats!.release(this.#key, this)
   }
 
-  bind(sink: SseWriter): void {
+  bind(sink: EventSink): void {
     this.#sink = sink
     sink.onClose(this)
     if (this.#evicted) sink.fail(this.#evictedError())

@@ -55,12 +55,29 @@ export interface StreamCloseListener {
   streamClosed(): void
 }
 
-type Closer = StreamCloseListener | (() => void)
+export type Closer = StreamCloseListener | (() => void)
+
+/**
+ * Where a stream's events go: an SSE response here, a gRPC server stream on that binding. Task
+ * streams, seats and rechecks write to this, never to a transport.
+ */
+export interface EventSink {
+  readonly open: boolean
+  /** Runs (or tells) `closer` when the stream ends, whichever side ended it; at once if it has. */
+  onClose(closer: Closer): void
+  send(result: StreamResponse, version?: number): void
+  /** A result already encoded as JSON (one event fans out to every stream of its task). */
+  sendEncoded(resultJson: string, version?: number): void
+  keepAlive(): void
+  /** An error after the first event: the stream ends with it. */
+  fail(error: A2AError): void
+  close(): void
+}
 
 /** Where a response keeps its writer, for the one close listener all responses share. */
 const WRITER = Symbol('a2a.sseWriter')
 
-export class SseWriter {
+export class SseWriter implements EventSink {
   #open = true
   #wrote = false
   /** Events written in this turn, not yet handed to the response. */
@@ -157,6 +174,9 @@ export class SseWriter {
 }
 
 const close = (closer: Closer): void => (typeof closer === 'function' ? closer() : closer.streamClosed())
+
+/** Runs or tells a closer: for other sinks' ends. */
+export { close as notifyClosed }
 
 /** Streams with events written this turn; one microtask writes them all. */
 let pending: SseWriter[] = []

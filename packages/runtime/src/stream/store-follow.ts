@@ -13,14 +13,14 @@ import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { TaskState } from '../wire/types.js'
-import type { SseWriter } from './sse-writer.js'
+import type { EventSink } from './sse-writer.js'
 import type { TaskEvent } from './task-events.js'
 
 /** What following the store needs of a stream (a TaskStream). */
 export interface StoreFollowed {
   readonly core: ExchangeCore
   readonly taskId: string
-  readonly sink: SseWriter
+  readonly sink: EventSink
   readonly pollMs: number
   /** A held snapshot waits for a direct reply, which only the task tells (not its kept events). */
   readonly holdsSnapshot: boolean

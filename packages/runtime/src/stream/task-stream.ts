@@ -11,7 +11,7 @@ import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, isTerminal, type StreamResponse, type TaskState } from '../wire/types.js'
 import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from './keep-alive-clock.js'
-import type { SseWriter, StreamCloseListener } from './sse-writer.js'
+import type { EventSink, StreamCloseListener } from './sse-writer.js'
 import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable.js'
@@ -59,7 +59,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
   readonly core: ExchangeCore
   /** Events that came before {@link follow} took over; undefined from then on. */
   #early: TaskEvent[] | undefined = []
-  #sink: SseWriter | undefined
+  #sink: EventSink | undefined
   #endsStream = endsTask
   #historyLength: number | undefined
   #keepAliveMs = 0
@@ -93,7 +93,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
     core.events.subscribe(taskId, this)
   }
 
-  get sink(): SseWriter {
+  get sink(): EventSink {
     return this.#sink!
   }
 
@@ -140,7 +140,7 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
   }
 
   /** Streams the task onto `sink` until the end `options.until` names, or until the stream closes; a failure ends the stream with an error event. */
-  follow(sink: SseWriter, options: FollowOptions): void {
+  follow(sink: EventSink, options: FollowOptions): void {
     this.#sink = sink
     this.#endsStream = options.until === 'terminal' ? endsTask : endsTurn
     this.#historyLength = options.historyLength

@@ -9,8 +9,11 @@
 import { ROUTES } from '../rest/rest-routes.js'
 import { openSse, type SseEvent, type SseReply } from './sse-client.js'
 
-export type Binding = 'JSONRPC' | 'HTTP+JSON'
+export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC'
+/** The HTTP bindings, which {@link bindingClient} speaks. */
 export const BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON']
+/** With gRPC: a test server started with `grpc: true` gives a client for each (see testing/grpc-client.ts). */
+export const EVERY_BINDING: readonly Binding[] = [...BINDINGS, 'GRPC']
 
 export interface CallOptions {
   token?: string
@@ -63,6 +66,7 @@ export interface WireCheck {
 let nextId = 1
 
 export function bindingClient(binding: Binding, endpoints: BindingEndpoints, check?: WireCheck): BindingClient {
+  if (binding === 'GRPC') throw new Error("bindingClient speaks the HTTP bindings; for gRPC start the test server with grpc: true and call its client('GRPC')")
   const headersFor = (options: CallOptions = {}) => {
     const token = options.token ?? endpoints.token
     return { 'A2A-Version': '1.0', 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...options.headers }

@@ -62,10 +62,12 @@ export type TestServerOptions = Omit<ExchangeOptions, 'card' | 'resolvePrincipal
   check?: WireCheck
   /** a2aListener in front of an Express app (as generated apps run; the default) or a2aRouter inside it; A2A_TEST_MOUNT sets the default. */
   mount?: Mount
+  /** Serves the gRPC binding too (serveGrpc on 127.0.0.1), for client('GRPC'). */
+  grpc?: boolean
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
-  const { tokens, token: defaultToken = 'alice', serverTimeouts, check, mount = testMount(), ...rest } = options
+  const { tokens, token: defaultToken = 'alice', serverTimeouts, check, mount = testMount(), grpc: withGrpc, ...rest } = options
   const exchange = createExchange({
     card: { name: 'Test agent', description: 'An agent under test', version: '0.0.0' },
     resolvePrincipal: tokenResolver(tokens ?? { alice: { owner: 'alice' }, bob: { owner: 'bob' } }),
@@ -77,6 +79,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   await new Promise<void>((resolve) => server.once('listening', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const endpoint = `${url}${exchange.path ?? ''}`
+  const grpc = withGrpc ? await startGrpc(exchange) : undefined
+  const grpcClients: { close(): void }[] = []
 
   const post = async (body: string, headers: Record<string, string> = {}): Promise<RpcReply> => {
     const response = await fetch(endpoint, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } })
@@ -109,18 +113,33 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     rpc,
     stream,
     post,
-    client: (binding, clientCheck = check) => bindingClient(binding, { jsonRpc: endpoint, rest: `${url}${exchange.restPath ?? ''}`, token: defaultToken }, clientCheck),
+    client: (binding, clientCheck = check) => {
+      if (binding !== 'GRPC') return bindingClient(binding, { jsonRpc: endpoint, rest: `${url}${exchange.restPath ?? ''}`, token: defaultToken }, clientCheck)
+      if (!grpc) throw new Error("client('GRPC') needs a test server started with grpc: true")
+      const client = grpc.client(defaultToken, clientCheck)
+      grpcClients.push(client)
+      return client
+    },
     async result(method, params, rpcOptions) {
       const reply = await rpc(method, params, rpcOptions)
       if (reply.status !== 200 || reply.body?.error) throw new Error(`${method} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
       return reply.body.result
     },
     async close() {
+      for (const client of grpcClients) client.close()
+      await grpc?.binding.close({ timeoutMs: 1000 })
       await exchange.shutdown({ timeoutMs: 1000 })
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** The gRPC binding on a free loopback port and its test client, loaded only when a test asks for gRPC. */
+async function startGrpc(exchange: Exchange) {
+  const [{ serveGrpc }, { grpcBindingClient }] = await Promise.all([import('../grpc/serve-grpc.js'), import('./grpc-client.js')])
+  const binding = await serveGrpc(exchange, { port: 0, host: '127.0.0.1' })
+  return { binding, client: (token: string, check?: WireCheck) => grpcBindingClient(`127.0.0.1:${binding.port}`, token, check) }
 }
 
 /** Runs each event's result through `check` as the test reads it. */
