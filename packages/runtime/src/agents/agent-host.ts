@@ -99,7 +99,7 @@ export class AgentHost {
     this.#paused.delete(id)
   }
 
-  /** Whether `principal` may use the agent (the canUse hook; without one, everyone may). */
+  /** Whether `principal` may use the agent (the canUse hook; without one, everyone may): for what is served outside {@link handle} (serveGrpc, the inbox). */
   canUse(principal: Principal, id: string): Promise<boolean> {
     return this.#usable(principal, id)
   }
@@ -167,11 +167,6 @@ export class AgentHost {
   /** Shuts every agent's exchange down (see {@link Exchange.shutdown}). */
   async shutdown(options?: { timeoutMs?: number }): Promise<void> {
     await Promise.all([...this.#exchanges.values()].map((exchange) => exchange.shutdown(options)))
-  }
-
-  /** Whether `principal` may use the agent (the canUse hook; without one, every agent), for bindings served outside {@link handle} (serveGrpc). */
-  canUse(principal: Principal, id: string): Promise<boolean> {
-    return this.#usable(principal, id)
   }
 
   async #usable(principal: Principal, id: string): Promise<boolean> {
