@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-export { createInbox, Inbox, inboxLinkUrl, type InboxOptions } from './inbox/inbox.js'
+export { createInbox, Inbox, type InboxOptions } from './inbox/inbox.js'
 export type { SessionResolver } from './inbox/session.js'
-export { LINK_TTL_MS, MemoryInboxTokens, mintInboxLink, type InboxTokenKind, type InboxTokenRecord, type InboxTokens, type NewInboxLink } from './inbox/tokens.js'
+export { inboxLinkUrl, LINK_TTL_MS, MemoryInboxTokens, mintInboxLink, type InboxTokenKind, type InboxTokenRecord, type InboxTokens, type NewInboxLink } from './inbox/tokens.js'
 export { prismaInboxTokens, type InboxTokenRow, type PrismaInboxTokenClient } from './inbox/prisma-tokens.js'

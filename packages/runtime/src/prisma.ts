@@ -65,3 +65,6 @@ export type { PrismaUserDataClient, UserErasure, UserExport } from './store/pris
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'
 export type { ApiKeyInfo, ApiKeyResolverOptions, ApiKeyRow, NewApiKey, PrismaApiKeyClient } from './auth/api-keys.js'
 export type { Delegate, PrismaTaskClient, PrismaTaskModels, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/prisma/client.js'
+/** One-time sign-in links to the inbox (`a2a inbox-link`), kept as hashes in the app's database; the pages are `@a2a-agent/runtime/inbox`. */
+export { inboxLinkUrl, mintInboxLink } from './inbox/tokens.js'
+export { prismaInboxTokens, type PrismaInboxTokenClient } from './inbox/prisma-tokens.js'

@@ -4,7 +4,7 @@
  * the running app, on any replica, accepts it once before it expires.
  * @module
  */
-import { inboxLinkUrl, mintInboxLink, prismaInboxTokens, type PrismaInboxTokenClient } from '@a2a-agent/runtime/inbox'
+import { inboxLinkUrl, mintInboxLink, prismaInboxTokens, type PrismaInboxTokenClient } from '@a2a-agent/runtime/prisma'
 import { type AppDbOptions, CliUserError, reportFailure, withAppDb } from './app-db.js'
 import type { Io } from './io.js'
 

@@ -22,7 +22,7 @@ import { INBOX_CSS, INBOX_JS } from './assets.js'
 import { InboxFeed } from './feed.js'
 import { artifactPage, listPage, messagePage, render, signInPage, taskDetail, taskItem, taskPage, type AnswerState, type Html, type PageContext } from './pages.js'
 import { Sessions, type SessionResolver, type Signed } from './session.js'
-import { MemoryInboxTokens, mintInboxLink, type InboxTokens, type NewInboxLink } from './tokens.js'
+import { inboxLinkUrl, MemoryInboxTokens, mintInboxLink, type InboxTokens, type NewInboxLink } from './tokens.js'
 
 export interface InboxOptions {
   /** Where the inbox lives; default `/inbox`. */
@@ -310,8 +310,6 @@ export class Inbox {
     response.writeHead(500, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' }).end('The inbox failed to answer; try again shortly.')
   }
 }
-
-export const inboxLinkUrl = (baseUrl: string, path: string, token: string): string => `${baseUrl.replace(/\/+$/, '')}${path}/sign-in?token=${token}`
 
 const decodeSegment = (segment: string): string | undefined => {
   try {

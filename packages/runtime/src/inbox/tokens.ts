@@ -90,3 +90,6 @@ export class MemoryInboxTokens implements InboxTokens {
     this.#rows.delete(hash)
   }
 }
+
+/** The one-time link's address: the inbox at `path` under `baseUrl`, its sign-in page with the token. */
+export const inboxLinkUrl = (baseUrl: string, path: string, token: string): string => `${baseUrl.replace(/\/+$/, '')}${path}/sign-in?token=${token}`
