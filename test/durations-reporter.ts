@@ -22,15 +22,16 @@ export default class DurationsReporter implements Reporter {
     for (const testModule of testModules) {
       const { duration, collectDuration, setupDuration, prepareDuration } = testModule.diagnostic()
       let tests = 0
+      let failed = 0
       for (const test of testModule.children.allTests()) {
         tests += 1
         const state = test.result().state
         if (state === 'passed') counts.passed += 1
-        else if (state === 'failed') counts.failed += 1
+        else if (state === 'failed') failed += 1
         else counts.skipped += 1
       }
-      // A file that fails before its tests run still counts once as a failure.
-      if (tests === 0 && testModule.state() === 'failed') counts.failed += 1
+      // A file or suite that fails outside its tests (a hook, an import) still counts as a failure.
+      counts.failed += failed === 0 && testModule.state() === 'failed' ? 1 : failed
       files.push({
         file: relative(root, testModule.moduleId),
         project: testModule.project.name,

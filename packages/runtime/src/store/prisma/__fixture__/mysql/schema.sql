@@ -95,3 +95,17 @@ CREATE TABLE `A2AArtifactFile` (
     INDEX `A2AArtifactFile_owner_idx`(`owner`),
     PRIMARY KEY (`taskId`, `id`)
 ) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+
+CREATE TABLE `A2AInboxToken` (
+    `hash` VARCHAR(191) NOT NULL,
+    `kind` VARCHAR(191) NOT NULL,
+    `owner` VARCHAR(191) NOT NULL,
+    `tenant` VARCHAR(191) NULL,
+    `createdAt` DATETIME(3) NOT NULL,
+    `expiresAt` DATETIME(3) NOT NULL,
+    `usedAt` DATETIME(3) NULL,
+
+    INDEX `A2AInboxToken_owner_idx`(`owner`),
+    INDEX `A2AInboxToken_expiresAt_idx`(`expiresAt`),
+    PRIMARY KEY (`hash`)
+) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
