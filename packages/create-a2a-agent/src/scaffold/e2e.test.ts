@@ -125,7 +125,9 @@ describe('a scaffolded app', () => {
     const recorder: Run = async (command, args, options) => {
       calls.push([command === process.execPath ? 'node' : command, ...args.map((arg) => (arg.includes('node_modules') ? '<prisma>' : arg))].join(' '))
       expect(options.cwd).toBe(app)
-      if (args.includes('migrate')) expect(options.env).toEqual(env)
+      if (args.includes('migrate')) expect(options.env).toMatchObject(env)
+      // Every step finds the app's bins (the seed's tsx) first, whatever PATH started the scaffolder.
+      if (command !== 'git') expect(options.env?.PATH?.split(':')[0]).toBe(join(app, 'node_modules/.bin'))
       return { code: 0, stdout: '', stderr: '' }
     }
     const { io, stdout } = captureIo()
