@@ -20,6 +20,7 @@ import { defineConfig, type PrismaConfigInternal } from 'prisma/config'
 import { loadDotEnv } from './env/dot-env.js'
 import { pgMigrateAdapter } from './migrate/pg-adapter.js'
 import { sqliteMigrateAdapter } from './migrate/sqlite-adapter.js'
+import { fixWasmSchemaEngine } from './migrate/wasm-engine.js'
 
 export interface PrismaConfigOptions {
   /** The database when neither the environment nor `.env` sets DATABASE_URL. */
@@ -50,6 +51,7 @@ export function databaseUrl(defaultUrl: string): string {
 /** The config for the database in DATABASE_URL (SQLite or PostgreSQL, by its scheme). */
 export function prismaConfig(options: PrismaConfigOptions): PrismaConfigInternal {
   const url = databaseUrl(options.defaultUrl)
+  fixWasmSchemaEngine()
   const schema = options.schema ?? 'prisma'
   return defineConfig({
     experimental: { adapter: true },
