@@ -170,6 +170,8 @@ describe('create-a2a-agent with flags', () => {
     expect(read(dir, 'prisma.config.ts')).toContain("from '@a2a-agent/runtime/prisma-config'")
     expect(read(dir, 'tsconfig.json')).not.toContain('@a2a-agent/source')
     expect(pkg.scripts.dev).toBe('tsx watch src/main.ts')
+    expect(read(dir, 'README.md')).toContain('## Layout\n\n- `vendor/`: `@a2a-agent/runtime` and `create-a2a-agent` as packed from a clone')
+    expect(read(join(root, 'app-1'), 'README.md')).not.toContain('vendor/')
   })
 
   it('reports usage errors and prints help', async () => {

@@ -35,6 +35,8 @@ export interface TemplateView {
   cliVersion: string
   /** Linked to this repository's package folders (file: versions): its configs resolve their TypeScript sources. */
   linked: boolean
+  /** @a2a-agent/runtime and create-a2a-agent come from tarballs in the app's vendor/ (`--packages`). */
+  vendored: boolean
   /** The package manager the scaffolder was started with; the app's README, settings and commands use it. */
   packageManager: PackageManager
   npm: boolean
@@ -75,6 +77,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     runtimeVersion: options.versions.runtime,
     cliVersion: options.versions.cli,
     linked: isFolderLink(options.versions.runtime),
+    vendored: options.versions.runtime.startsWith('file:vendor/'),
     packageManager: options.packageManager,
     npm: options.packageManager === 'npm',
     pnpm: options.packageManager === 'pnpm',
