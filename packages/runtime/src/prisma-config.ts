@@ -20,6 +20,7 @@ import { defineConfig, type PrismaConfigInternal } from 'prisma/config'
 import { loadDotEnv } from './env/dot-env.js'
 import { pgMigrateAdapter } from './migrate/pg-adapter.js'
 import { sqliteMigrateAdapter } from './migrate/sqlite-adapter.js'
+import { hideDatasourceUrlWarning } from './migrate/url-warning.js'
 import { fixWasmSchemaEngine } from './migrate/wasm-engine.js'
 
 export interface PrismaConfigOptions {
@@ -52,6 +53,7 @@ export function databaseUrl(defaultUrl: string): string {
 export function prismaConfig(options: PrismaConfigOptions): PrismaConfigInternal {
   const url = databaseUrl(options.defaultUrl)
   fixWasmSchemaEngine()
+  hideDatasourceUrlWarning()
   const schema = options.schema ?? 'prisma'
   return defineConfig({
     experimental: { adapter: true },

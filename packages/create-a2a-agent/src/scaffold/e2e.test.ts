@@ -36,6 +36,11 @@ describe('a scaffolded app', () => {
     expect(sql).toContain('CREATE TABLE "Note"')
     const { tests } = await checkApp(app, env)
     expect(tests).toMatch(/Test Files +2 passed/)
+    // Nothing to change: said without Prisma's warning to remove the datasource url (which must stay).
+    const noop = await run(process.execPath, [bin('prisma/build/index.js'), 'migrate', 'dev'], { cwd: app, env })
+    expect(noop.code, noop.stderr).toBe(0)
+    expect(noop.stdout).toContain('Already in sync')
+    expect(noop.stdout + noop.stderr).not.toContain('WARNING')
   })
 
   it('started without A2A_DEV_KEYS, answers 401 to the old default tokens and 200 to a key from `a2a keys create`', { timeout: 180_000 }, async () => {
