@@ -29,7 +29,7 @@ const helloSkill = { skill: 'hello' }
 const createNote = { data: { skill: 'entity.notes', operation: 'create', arguments: { title: 'Milk' } } }
 
 describe('a scaffolded app', () => {
-  it('SQLite, example entity: generates, migrates, seeds, type-checks and passes its own tests', { timeout: 180_000 }, async () => {
+  it('SQLite, example entity: generates, migrates, seeds, type-checks and passes its own tests', { timeout: 300_000 }, async () => {
     const { app, sql, output } = await scaffoldApp(root, 'my-agent', [], 'sqlite', env)
     expect(output).toMatch(/\nNext:\n {2}cd .*my-agent\n {2}npm run dev .*\n {2}npm test\n$/)
     sqliteApp = app
