@@ -20,6 +20,8 @@ import { defineConfig, type PrismaConfigInternal } from 'prisma/config'
 import { loadDotEnv } from './env/dot-env.js'
 import { pgMigrateAdapter } from './migrate/pg-adapter.js'
 import { sqliteMigrateAdapter } from './migrate/sqlite-adapter.js'
+import { hideDatasourceUrlWarning } from './migrate/url-warning.js'
+import { fixWasmSchemaEngine } from './migrate/wasm-engine.js'
 
 export interface PrismaConfigOptions {
   /** The database when neither the environment nor `.env` sets DATABASE_URL. */
@@ -64,6 +66,8 @@ export function databaseUrl(defaultUrl: string): string {
 /** The config for the database in DATABASE_URL (SQLite, PostgreSQL or MySQL/MariaDB, by its scheme). */
 export function prismaConfig(options: PrismaConfigOptions): PrismaConfigInternal {
   const url = databaseUrl(options.defaultUrl)
+  fixWasmSchemaEngine()
+  hideDatasourceUrlWarning()
   const schema = options.schema ?? 'prisma'
   return defineConfig({
     experimental: { adapter: true },

@@ -18,6 +18,8 @@ export interface CreateFlags {
   yes: boolean
   /** Several agents in one app (an AgentHost) instead of one exchange at /a2a. */
   multiAgent: boolean
+  /** A folder holding `npm pack` tarballs of @a2a-agent/runtime and create-a2a-agent, used instead of the registry's. */
+  packages?: string
 }
 
 export type ParsedArgs = { kind: 'run'; flags: CreateFlags } | { kind: 'output'; text: string } | { kind: 'error'; message: string }
@@ -37,6 +39,10 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .option('empty', { type: 'boolean', describe: 'Start with just a User model and no entities' })
     .option('install', { type: 'boolean', describe: 'Run npm install, generate and the first migration (--no-install skips)', defaultDescription: 'true' })
     .option('multi-agent', { type: 'boolean', default: false, describe: 'Two agents in one app (/a2a/main, /a2a/helper, listed at /a2a/agents) instead of one at /a2a' })
+    .option('packages', {
+      type: 'string',
+      describe: 'Folder with `npm pack` tarballs of @a2a-agent/runtime and create-a2a-agent: copied into the app\'s vendor/ and installed from there (what `npm run create` in a clone passes)',
+    })
     .option('git', { type: 'boolean', default: true, describe: 'git init and a first commit (--no-git skips)' })
     .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Take the defaults for everything not given; never ask' })
     .conflicts('example', 'empty')
@@ -68,6 +74,7 @@ export async function parseCreateArgs(args: readonly string[], version: string):
       git: argv.git,
       yes: argv.yes,
       multiAgent: argv.multiAgent === true,
+      ...(typeof argv.packages === 'string' && { packages: argv.packages }),
     }
   } catch (error) {
     return { kind: 'error', message: (error as Error).message }

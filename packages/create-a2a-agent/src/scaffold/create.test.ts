@@ -132,6 +132,49 @@ describe('create-a2a-agent with flags', () => {
     expect(readdirSync(dir)).toEqual(['notes.txt'])
   })
 
+  it('refuses a folder name npm would refuse as the package name, suggesting one, and writes nothing', async () => {
+    const { io, stdout, stderr } = captureIo()
+    const dir = join(root, 'My Agent!')
+    expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(1)
+    expect(stderr()).toBe(
+      `create-a2a-agent: "My Agent!" cannot name the app, whose package.json takes the folder's name: name can only contain URL-friendly characters; name can no longer contain capital letters; name can no longer contain special characters ("~'!()*"). Nothing was written. Try ${join(root, 'my-agent')} instead.\n`,
+    )
+    expect(stdout()).toBe('')
+    expect(existsSync(dir)).toBe(false)
+  })
+
+  it('quotes the printed commands for the shell', async () => {
+    const dir = join(root, 'with space', 'app-quoted')
+    const { io, stdout } = captureIo()
+    expect(await runCreate([dir, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
+    expect(stdout()).toContain(`Next:\n  cd '${relative(process.cwd(), dir)}'\n`)
+  })
+
+  it('--packages: the tarballs land in vendor/ and the app depends on them there, as on published versions', async () => {
+    const packs = join(root, 'packs')
+    mkdirSync(packs)
+    const missing = captureIo()
+    expect(await runCreate([target(), '--packages', packs, '--yes', '--no-install', '--no-git'], missing.io, { run: noRun })).toBe(1)
+    expect(missing.stderr()).toMatch(/^create-a2a-agent: --packages .*packs: no a2a-agent-runtime-<version>\.tgz in it; run `npm pack --pack-destination .*packs` in packages\/runtime/)
+    writeFileSync(join(packs, 'a2a-agent-runtime-0.1.0.tgz'), 'runtime')
+    writeFileSync(join(packs, 'create-a2a-agent-0.1.0.tgz'), 'cli')
+    const dir = target()
+    const { io, stderr } = captureIo()
+    expect(await runCreate([dir, '--packages', packs, '--yes', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
+    expect(stderr()).toBe('')
+    expect(readdirSync(join(dir, 'vendor'))).toEqual(['a2a-agent-runtime-0.1.0.tgz', 'create-a2a-agent-0.1.0.tgz'])
+    expect(read(dir, 'vendor/a2a-agent-runtime-0.1.0.tgz')).toBe('runtime')
+    const pkg = JSON.parse(read(dir, 'package.json'))
+    expect(pkg.dependencies['@a2a-agent/runtime']).toBe('file:vendor/a2a-agent-runtime-0.1.0.tgz')
+    expect(pkg.devDependencies['create-a2a-agent']).toBe('file:vendor/create-a2a-agent-0.1.0.tgz')
+    // Installed from a tarball, the runtime is its built JavaScript: no source condition anywhere.
+    expect(read(dir, 'prisma.config.ts')).toContain("from '@a2a-agent/runtime/prisma-config'")
+    expect(read(dir, 'tsconfig.json')).not.toContain('@a2a-agent/source')
+    expect(pkg.scripts.dev).toBe('tsx watch src/main.ts')
+    expect(read(dir, 'README.md')).toContain('## Layout\n\n- `vendor/`: `@a2a-agent/runtime` and `create-a2a-agent` as packed from a clone')
+    expect(read(join(root, 'app-1'), 'README.md')).not.toContain('vendor/')
+  })
+
   it('reports usage errors and prints help', async () => {
     const bad = captureIo()
     expect(await runCreate(['x', '--database', 'mysql'], bad.io)).toBe(1)
@@ -147,10 +190,28 @@ describe('create-a2a-agent with flags', () => {
 
 describe('create-a2a-agent steps', () => {
   it.each([
-    ['pnpm/9.12.0 npm/? node/v20.19.0 linux x64', 'pnpm install', ['pnpm install', 'pnpm generate', 'pnpm exec prisma migrate dev --name init', 'pnpm db:seed', 'pnpm dev', 'pnpm test']],
-    ['yarn/4.5.0 npm/? node/v20.19.0 linux x64', 'yarn install', ['yarn', 'yarn generate', 'yarn prisma migrate dev --name init', 'yarn db:seed', 'yarn dev', 'yarn test']],
-    ['bun/1.1.30 npm/? node/v20.19.0 linux x64', 'bun install', ['bun install', 'bun run generate', 'bunx prisma migrate dev --name init', 'bun run db:seed', 'bun run dev', 'bun run test']],
-  ])('started by %s, installs with it and prints its commands', async (agent, install, printed) => {
+    [
+      'pnpm/9.12.0 npm/? node/v20.19.0 linux x64',
+      'pnpm install',
+      ['pnpm install', 'pnpm generate', 'pnpm exec prisma migrate dev --name init', 'pnpm db:seed', 'pnpm dev', 'pnpm test'],
+      { pnpm: { overrides: { 'better-sqlite3': '$better-sqlite3' }, onlyBuiltDependencies: ['better-sqlite3'], ignoredBuiltDependencies: ['@prisma/client', '@prisma/engines', 'esbuild', 'prisma'] } },
+      ['pnpm db:migrate && pnpm dev', 'pnpm db:change --name add_due_date', 'KEY=$(pnpm exec a2a keys create --user alice)', '`pnpm exec prisma studio`'],
+    ],
+    [
+      'yarn/4.5.0 npm/? node/v20.19.0 linux x64',
+      'yarn install',
+      ['yarn', 'yarn generate', 'yarn prisma migrate dev --name init', 'yarn db:seed', 'yarn dev', 'yarn test'],
+      { resolutions: { 'better-sqlite3': '12.11.1' } },
+      ['yarn db:migrate && yarn dev', 'yarn db:change --name add_due_date', 'KEY=$(yarn a2a keys create --user alice)', '`yarn prisma studio`'],
+    ],
+    [
+      'bun/1.1.30 npm/? node/v20.19.0 linux x64',
+      'bun install',
+      ['bun install', 'bun run generate', 'bunx prisma migrate dev --name init', 'bun run db:seed', 'bun run dev', 'bun run test'],
+      { overrides: { 'better-sqlite3': '12.11.1' }, trustedDependencies: ['better-sqlite3'] },
+      ['bun run db:migrate && bun run dev', 'bun run db:change --name add_due_date', 'KEY=$(bunx a2a keys create --user alice)', '`bunx prisma studio`'],
+    ],
+  ])('started by %s, installs with it, prints its commands and writes them into the app', async (agent, install, printed, settings, readme) => {
     const dir = target()
     const calls: string[] = []
     const failing: Run = async (command, args) => {
@@ -169,6 +230,14 @@ describe('create-a2a-agent steps', () => {
     expect(calls).toEqual([install])
     const next = stdout().slice(stdout().indexOf('Next:\n')).split('\n').slice(2, -1).map((line) => line.trim().replace(/ +#.*/, ''))
     expect(next).toEqual(printed)
+    // The app's own README, settings and comments speak the same package manager; npm's settings are left out.
+    const pkg = JSON.parse(read(dir, 'package.json'))
+    expect(pkg).toMatchObject(settings)
+    expect(pkg.allowScripts).toBeUndefined()
+    for (const line of readme) expect(read(dir, 'README.md')).toContain(line)
+    for (const path of ['README.md', '.env.example', 'prisma/schema.prisma']) expect(read(dir, path), path).not.toMatch(/\bnpm run\b|\bnpx\b/)
+    expect(existsSync(join(dir, '.yarnrc.yml'))).toBe(install === 'yarn install')
+    expect(existsSync(join(dir, 'pnpm-workspace.yaml'))).toBe(false)
   })
 
 
@@ -246,11 +315,15 @@ describe('create-a2a-agent prompts', () => {
     mkdirSync(taken)
     writeFileSync(join(taken, 'notes.txt'), 'mine')
     const dir = target()
-    const { prompter, asked, refused } = scripted(['  ', taken, dir, 'sqlite'])
+    const { prompter, asked, refused } = scripted(['  ', taken, join(root, 'Two Words'), dir, 'sqlite'])
     const { io } = captureIo()
     expect(await runCreate(['--example', '--no-install', '--no-git'], io, { prompter, run: noRun })).toBe(0)
-    expect(asked).toEqual(['Where should the agent go?', 'Where should the agent go?', 'Where should the agent go?', 'Which database?'])
-    expect(refused).toEqual(['the folder name is empty; type one, e.g. my-agent', `${taken} is not empty (notes.txt); nothing was written. Pick a new folder name, or empty this one first.`])
+    expect(asked).toEqual(['Where should the agent go?', 'Where should the agent go?', 'Where should the agent go?', 'Where should the agent go?', 'Which database?'])
+    expect(refused).toEqual([
+      'the folder name is empty; type one, e.g. my-agent',
+      `${taken} is not empty (notes.txt); nothing was written. Pick a new folder name, or empty this one first.`,
+      expect.stringMatching(/^"Two Words" cannot name the app, whose package\.json takes the folder's name: name can only contain URL-friendly characters; .* Try .*\/two-words instead\.$/),
+    ])
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })
 

@@ -4,6 +4,7 @@
  * @module
  */
 import pg from 'pg'
+import { shellCommand } from './names.js'
 
 /** `unavailable` carries why, and the command that fixes it when there is one (`createdb …`). */
 export type DatabaseCheck = { kind: 'exists' } | { kind: 'created' } | { kind: 'missing'; command: string } | { kind: 'unavailable'; reason: string; command?: string }
@@ -54,8 +55,8 @@ async function connect(url: string): Promise<{ ok: true } | { ok: false; code?: 
   }
 }
 
-/** `createdb` with the URL's host, port and user, the one command a person runs to fix it. */
+/** `createdb` with the URL's host, port and user, the one command a person runs to fix it, quoted for the shell. */
 function createdbCommand(url: URL, name: string): string {
-  const flags = [url.hostname && `-h ${url.hostname}`, url.port && `-p ${url.port}`, url.username && `-U ${decodeURIComponent(url.username)}`].filter(Boolean)
-  return ['createdb', ...flags, name].join(' ')
+  const flags = [url.hostname && ['-h', url.hostname], url.port && ['-p', url.port], url.username && ['-U', decodeURIComponent(url.username)]].filter((flag) => !!flag).flat()
+  return shellCommand('createdb', ...flags, name)
 }

@@ -17,6 +17,8 @@ import { ensurePostgresDatabase } from './database.js'
 import { type Commands, commandsFor, detectPackageManager } from './package-manager.js'
 import { lineProgress, type Progress } from './progress.js'
 import type { Prompter } from './prompts.js'
+import { packageNameProblems, shellCommand, suggestPackageName } from './names.js'
+import { packedPackages, vendoredVersions, vendorTarballs } from './vendor.js'
 import { StepError, type Run, firstMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
 import { renderApp, renderEnv, templateView } from './templates.js'
 
@@ -53,24 +55,30 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
       io.stderr.write('create-a2a-agent: name the folder to create, e.g. `create-a2a-agent my-agent` (it is asked for only in a terminal, without --yes).\n')
       return 1
     }
+    const refuse = (answer: string) => refuseTarget(resolve(cwd, answer), answer) ?? refuseName(resolve(cwd, answer), answer)
     const shownTarget =
-      flags.directory ??
-      (await prompter!.text({ message: 'Where should the agent go?', placeholder: 'my-agent', validate: (answer) => refuseTarget(resolve(cwd, answer.trim()), answer.trim()) }))
+      flags.directory ?? (await prompter!.text({ message: 'Where should the agent go?', placeholder: 'my-agent', validate: (answer) => refuse(answer.trim()) }))
     const directory = resolve(cwd, shownTarget.trim())
-    const refusal = refuseTarget(directory, shownTarget)
+    const refusal = refuse(shownTarget.trim())
     if (refusal) {
       io.stderr.write(`create-a2a-agent: ${refusal}\n`)
       return 1
     }
     const given: Answers = { database: flags.database, example: flags.example, install: flags.install }
     const answers = prompter ? await promptAnswers(given, prompter) : defaultAnswers(given)
+    const packages = flags.packages === undefined ? undefined : await packedPackages(resolve(cwd, flags.packages))
+    if (typeof packages === 'string') {
+      io.stderr.write(`create-a2a-agent: --packages ${flags.packages}: ${packages}\n`)
+      return 1
+    }
     const options: ScaffoldOptions = {
-      name: packageName(directory),
+      name: basename(directory),
       directory,
       ...answers,
       git: flags.git,
       multiAgent: flags.multiAgent,
-      versions: linkedVersions(directory),
+      versions: packages ? vendoredVersions(packages) : linkedVersions(directory),
+      ...(packages && { packages }),
       devKeys: randomDevKeys(),
       packageManager: detectPackageManager(),
       databaseUrl: '',
@@ -125,6 +133,7 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
     await mkdir(dirname(join(directory, path)), { recursive: true })
     await writeFile(join(directory, path), content)
   }
+  if (options.packages) await vendorTarballs(options.packages, directory)
   // The app's own secrets, so never part of the rendered (deterministic) files: .env is git-ignored.
   await writeFile(join(directory, '.env'), await renderEnv(options, { devKeys: options.devKeys, cardSigningKey: cardSigningKey() }), { mode: 0o600 })
   io.stdout.write(`Created ${options.name} in ${shown} (${options.database}, ${options.example ? 'example notes entity' : 'empty'}): ${files.size} files.\n`)
@@ -164,7 +173,7 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
 
 /** The commands to run next, printed last: what is left to do, then starting and testing the app. */
 export function nextSteps(shown: string, left: readonly string[], commands: Commands): string {
-  const lines = ['Next:', `  cd ${shown}`, ...left.map((command) => `  ${command}`)]
+  const lines = ['Next:', `  ${shellCommand('cd', shown)}`, ...left.map((command) => `  ${command}`)]
   lines.push(`  ${commands.run('dev')}     # the agent on http://localhost:3000/a2a and /mcp`, `  ${commands.test}`)
   return `${lines.join('\n')}\n`
 }
@@ -201,9 +210,16 @@ function databaseUrlFor(options: ScaffoldOptions): string {
   return templateView(options).defaultUrl
 }
 
-/** npm package names are lowercase, without spaces. */
-function packageName(directory: string): string {
-  return basename(directory).toLowerCase().replace(/[^a-z0-9._~-]+/g, '-').replace(/^[._]+/, '') || 'a2a-agent'
+/**
+ * Why the folder's name cannot be the app's package name (npm's rules), with a name that can; the
+ * folder and the package keep one name, so neither is changed behind the user's back.
+ */
+function refuseName(directory: string, shown: string): string | undefined {
+  const name = basename(directory)
+  const problems = packageNameProblems(name)
+  if (problems.length === 0) return undefined
+  const suggestion = join(dirname(shown), suggestPackageName(name))
+  return `${JSON.stringify(name)} cannot name the app, whose package.json takes the folder's name: ${problems.join('; ')}. Nothing was written. Try ${shellCommand(suggestion)} instead.`
 }
 
 /** Inside this repository: file: links to the local packages, so nothing needs publishing. */

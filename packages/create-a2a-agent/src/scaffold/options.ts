@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { PackageManager } from './package-manager.js'
+import type { PackedPackages } from './vendor.js'
 import type { Prompter } from './prompts.js'
 import type { Database } from './templates.js'
 
@@ -22,6 +23,8 @@ export interface ScaffoldOptions {
   multiAgent?: boolean
   /** The dependency specifiers written for `@a2a-agent/runtime` and `create-a2a-agent`. */
   versions: { runtime: string; cli: string }
+  /** `--packages`: tarballs of this project's packages, copied into the app's vendor/ and depended on there. */
+  packages?: PackedPackages
   /** A2A_DEV_KEYS for the app's .env: owner:token pairs with tokens random to this app. */
   devKeys: string
   /** Runs the install and appears in every printed command. */

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { runGenerateEntities } from '../cli/generate-entities.js'
 import type { Io } from '../cli/io.js'
 import { installArgs, type PackageManager } from './package-manager.js'
@@ -31,6 +31,19 @@ export const run: Run = (command, args, { cwd, env }) =>
     child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
   })
 
+/**
+ * The environment of every command run in `app`: its node_modules/.bin first, then the folder of the
+ * node running the scaffolder, then the caller's PATH. Prisma runs the seed command (`tsx …`) with the
+ * PATH it was given, and npx, `node bin/…`, a global install or `pnpm dlx` each start the scaffolder
+ * with a different one, none of which need hold the app's bins.
+ */
+export function appEnv(app: string, env: Record<string, string> = {}): Record<string, string> {
+  // Windows spells it Path; keep whichever key the process has.
+  const key = Object.keys(process.env).find((name) => name.toUpperCase() === 'PATH') ?? 'PATH'
+  const path = [join(app, 'node_modules', '.bin'), dirname(process.execPath), process.env[key]].filter(Boolean).join(delimiter)
+  return { ...env, [key]: path }
+}
+
 export class StepError extends Error {
   override name = 'StepError'
 }
@@ -43,14 +56,14 @@ async function prisma(app: string, args: readonly string[], env: Record<string, 
   } catch {
     throw new StepError('prisma is not installed in the app; run `npm install` first.')
   }
-  const result = await runner(process.execPath, [cli, ...args], { cwd: app, env })
+  const result = await runner(process.execPath, [cli, ...args], { cwd: app, env: appEnv(app, env) })
   if (result.code !== 0) throw new StepError(`prisma ${args.slice(0, 2).join(' ')} failed:\n${result.stderr || result.stdout}`)
   return result
 }
 
 export async function install(app: string, pm: PackageManager, runner: Run = run): Promise<void> {
   const [command, args] = installArgs(pm)
-  const result = await runner(command, args, { cwd: app })
+  const result = await runner(command, args, { cwd: app, env: appEnv(app) })
   if (result.code !== 0) throw new StepError(`${pm} install failed:\n${result.stderr || result.stdout}`)
 }
 

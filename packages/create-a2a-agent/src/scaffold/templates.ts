@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { templatesRoot } from '@a2a-agent/generators/templates-root'
 import Handlebars from 'handlebars'
 import type { ScaffoldOptions } from './options.js'
+import { commandsFor, type PackageManager } from './package-manager.js'
 
 export const TEMPLATE_DIRECTORY = join(templatesRoot(), 'app')
 
@@ -32,8 +33,16 @@ export interface TemplateView {
   urlFallback: string
   runtimeVersion: string
   cliVersion: string
-  /** Linked to this repository's packages (file: versions): its configs resolve their TypeScript sources. */
+  /** Linked to this repository's package folders (file: versions): its configs resolve their TypeScript sources. */
   linked: boolean
+  /** @a2a-agent/runtime and create-a2a-agent come from tarballs in the app's vendor/ (`--packages`). */
+  vendored: boolean
+  /** The package manager the scaffolder was started with; the app's README, settings and commands use it. */
+  packageManager: PackageManager
+  npm: boolean
+  pnpm: boolean
+  yarn: boolean
+  bun: boolean
   /**
    * What prisma.config.ts imports its config from. Linked, the runtime's source file: Prisma loads
    * the config through jiti, which no script can give the source condition.
@@ -67,14 +76,28 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     urlFallback: `\${DATABASE_URL:-${defaultUrl}}`,
     runtimeVersion: options.versions.runtime,
     cliVersion: options.versions.cli,
-    linked: options.versions.runtime.startsWith('file:'),
-    prismaConfigModule: options.versions.runtime.startsWith('file:')
+    linked: isFolderLink(options.versions.runtime),
+    vendored: options.versions.runtime.startsWith('file:vendor/'),
+    packageManager: options.packageManager,
+    npm: options.packageManager === 'npm',
+    pnpm: options.packageManager === 'pnpm',
+    yarn: options.packageManager === 'yarn',
+    bun: options.packageManager === 'bun',
+    prismaConfigModule: isFolderLink(options.versions.runtime)
       ? `${options.versions.runtime.slice('file:'.length)}/src/prisma-config.js`
       : '@a2a-agent/runtime/prisma-config',
     devKeys: '',
     envDatabaseUrl: defaultUrl,
     cardSigningKey: '',
   }
+}
+
+/** Files that only one package manager reads, written only for it. */
+const PACKAGE_MANAGER_FILES: Record<string, PackageManager> = { '.yarnrc.yml': 'yarn' }
+
+/** A `file:` link to a package folder; a `file:….tgz` tarball installs like a published version. */
+function isFolderLink(version: string): boolean {
+  return version.startsWith('file:') && !version.endsWith('.tgz')
 }
 
 /** The app's files, path (with `/`) to content, sorted by path. Nothing is written. */
@@ -89,6 +112,8 @@ export async function renderApp(options: ScaffoldOptions, directory = TEMPLATE_D
   for (const path of paths) {
     const target = targetPath(path, options.database)
     if (!target) continue
+    const reader = PACKAGE_MANAGER_FILES[target]
+    if (reader && reader !== options.packageManager) continue
     const source = await readFile(`${directory}/${path}`, 'utf8')
     files.set(target, path.endsWith('.hbs') ? render(source, view) : source)
   }
@@ -113,9 +138,24 @@ export function targetPath(path: string, database: Database): string | undefined
   return target
 }
 
+/**
+ * Output is code, so nothing is HTML-escaped; strict makes a misspelt key throw. The helpers spell a
+ * command for the app's package manager: `{{run "db:change" "--name x"}}`, `{{exec "prisma studio"}}`,
+ * `{{install}}`, `{{test}}`.
+ */
 function render(source: string, view: TemplateView): string {
-  // Output is code, so nothing is HTML-escaped; strict makes a misspelt key throw.
-  return Handlebars.compile(source, { noEscape: true, strict: true })(view)
+  const commands = commandsFor(view.packageManager)
+  const handlebars = Handlebars.create()
+  // Handlebars passes its options object last; only string arguments are the command's.
+  const words = (args: unknown[]) => args.filter((arg): arg is string => typeof arg === 'string')
+  handlebars.registerHelper('run', (...args: unknown[]) => {
+    const [script, extra] = words(args)
+    return commands.run(script!, extra)
+  })
+  handlebars.registerHelper('exec', (...args: unknown[]) => commands.exec(words(args)[0]!))
+  handlebars.registerHelper('install', () => commands.install)
+  handlebars.registerHelper('test', () => commands.test)
+  return handlebars.compile(source, { noEscape: true, strict: true })(view)
 }
 
 /** The app's .env: .env.example with this app's database and its own secrets filled in. */
