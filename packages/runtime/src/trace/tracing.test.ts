@@ -2,7 +2,8 @@
  * Spans through a real listening server with an SDK registered as an app registers one (an
  * in-memory exporter here): the caller's traceparent continues through request → A2A method →
  * skill run → store statements → push delivery, and on to the push receiver, with one trace id;
- * a run that outlives its request, and a resumed INPUT_REQUIRED task, stay in their callers' traces.
+ * a run that outlives its request, and a resumed INPUT_REQUIRED task, stay in their callers' traces;
+ * the PostgreSQL push outbox's workers deliver in the trace of the write that queued each row.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -19,9 +20,10 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 import { prepareSqlite } from '../store/prisma/sqlite.js'
 import { SqliteStore } from '../store/prisma/sqlite-store.js'
 import { PostgresStore } from '../store/prisma/postgres-store.js'
+import { PushOutbox } from '../push/outbox/push-outbox.js'
 import { gate } from '../testing/gate.js'
 import { bindingClient, type BindingClient } from '../testing/binding-client.js'
-import { tokenResolver, userMessage } from '../testing/test-server.js'
+import { startTestServer, tokenResolver, userMessage } from '../testing/test-server.js'
 
 const exporter = new InMemorySpanExporter()
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
@@ -50,6 +52,7 @@ let server: Server
 let receiver: Server
 let pushUrl: string
 const pushed: IncomingHttpHeaders[] = []
+const pushedBodies: string[] = []
 const client = (agent: string): BindingClient => {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a/${agent}`
   return bindingClient('JSONRPC', { jsonRpc: base, rest: `${base}/rest`, token: 'alice' })
@@ -74,7 +77,12 @@ beforeAll(async () => {
   server = createHttpServer(a2aListener(host)).listen(0, '127.0.0.1')
   receiver = createServer((request, response) => {
     pushed.push(request.headers)
-    request.resume().on('end', () => response.writeHead(200).end())
+    let body = ''
+    request.on('data', (chunk) => (body += chunk))
+    request.on('end', () => {
+      pushedBodies.push(body)
+      response.writeHead(200).end()
+    })
   }).listen(0, '127.0.0.1')
   await Promise.all([server, receiver].map((s) => new Promise((resolve) => s.once('listening', resolve))))
   pushUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
@@ -208,4 +216,46 @@ describe('PostgresStore statements', () => {
       await postgres.close()
     }
   })
+})
+
+describe('the PostgreSQL push outbox', () => {
+  it('delivers in the trace of the write that queued the row, on to the receiver', async () => {
+    const postgres = await openDatabase('postgres')
+    const quiet = { warn: () => {}, error: () => {} }
+    const outbox = new PushOutbox({ connectionString: postgres.url, allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5 })
+    const pgStore = new PostgresStore(postgres.url, { max: 2, onConnectionError: () => {} })
+    const outboxTrace = '33333333333333333333333333333333'
+    try {
+      await outbox.start()
+      // Rows written both ways: by the outbox (the task's first event) and by the store's task writes.
+      const agent = await startTestServer({ skills: [echo], store: pgStore, allowPrivatePush: true, pushDelivery: outbox, logger: quiet })
+      try {
+        await expect.poll(() => pgStore.queuePushOutbox('a2a_push')).toBe(true)
+        pushed.length = 0
+        pushedBodies.length = 0
+        await agent.result(
+          'SendMessage',
+          { message: userMessage('hello'), configuration: { taskPushNotificationConfig: { url: pushUrl } } },
+          { headers: { traceparent: traceparent(outboxTrace, CALLER_SPAN) } },
+        )
+        await expect.poll(() => pushedBodies.some((body) => body.includes('TASK_STATE_COMPLETED')), { timeout: 20_000, interval: 50 }).toBe(true)
+      } finally {
+        await agent.close()
+      }
+      const sent = pushed.map((headers) => String(headers.traceparent).split('-')[1])
+      expect(sent.length).toBeGreaterThan(1)
+      expect(new Set(sent)).toEqual(new Set([outboxTrace]))
+      // Each worker's delivery span continues the caller's trace; webhook-client's span is its child.
+      const spans = exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === outboxTrace)
+      const consumers = byName(spans, 'push outbox delivery')
+      expect(consumers.length).toBe(sent.length)
+      for (const consumer of consumers) expect(consumer.kind).toBe(SpanKind.CONSUMER)
+      const deliveries = byName(spans, 'push delivery')
+      expect(deliveries.map(parentOf).sort()).toEqual(consumers.map(idOf).sort())
+    } finally {
+      await outbox.stop()
+      await pgStore.close()
+      await postgres.close()
+    }
+  }, 40_000)
 })

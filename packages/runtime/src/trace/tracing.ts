@@ -50,6 +50,28 @@ export function injectTraceContext(headers: Record<string, string | number>): vo
   propagation.inject(context.active(), headers)
 }
 
+/** The active W3C trace context as stored with work done later (a push outbox row); null when there is none. */
+export function traceCarrier(): Record<string, string> | null {
+  const active = context.active()
+  // No SDK, no context manager: nothing is active and nothing is allocated.
+  if (!trace.getSpanContext(active)) return null
+  const carrier: Record<string, string> = {}
+  propagation.inject(active, carrier)
+  return Object.keys(carrier).length > 0 ? carrier : null
+}
+
+/**
+ * `work` inside a CONSUMER span continuing the trace context `carrier` stored (see
+ * {@link traceCarrier}), active while it runs so its inner spans are its children; just `work`
+ * when nothing was stored or no SDK is registered.
+ */
+export function continuedSpan<T>(name: string, carrier: Record<string, string> | null | undefined, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  if (!carrier || !tracingOn()) return work()
+  return context.with(propagation.extract(ROOT_CONTEXT, carrier), () =>
+    tracer.startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes }, (span) => settleSpan(span, work())),
+  )
+}
+
 /** Marks `span` failed with `error`'s name and message (never a stack, never a body). */
 export function failSpan(span: Span, error: unknown): void {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error)

@@ -9,6 +9,7 @@
  */
 import { scrub, type Logger } from '../../log/logger.js'
 import { PushUrlError } from '../address-guard.js'
+import { continuedSpan } from '../../trace/tracing.js'
 import { describeUrl, type deliverWebhook } from '../webhook-client.js'
 import type { OutboxRow, outboxStatements } from './outbox-sql.js'
 
@@ -56,7 +57,8 @@ export async function drain(job: DrainJob, context: DrainContext): Promise<void>
       await query(sql.stale, [row.id])
       continue
     }
-    const failure = await attempt(row, context)
+    // In the trace of the write that queued the row: the receiver's traceparent continues the caller's.
+    const failure = await continuedSpan('push outbox delivery', row.trace_context, { 'a2a.task_id': taskId }, () => attempt(row, context))
     if (!failure) {
       await query(sql.delivered, [row.id])
       // This job's retry count belongs to the row just delivered; the next row starts afresh.

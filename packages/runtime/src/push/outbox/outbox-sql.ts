@@ -30,6 +30,8 @@ export function outboxDdl(schema: string): string {
       created_at timestamptz NOT NULL DEFAULT now(),
       updated_at timestamptz NOT NULL DEFAULT now()
     );
+    -- The W3C trace context of the write (traceparent, tracestate), continued by the delivery; added after the table's first release.
+    ALTER TABLE ${schema}.outbox ADD COLUMN IF NOT EXISTS trace_context jsonb;
     CREATE INDEX IF NOT EXISTS outbox_pending ON ${schema}.outbox (task_id, config_id, version, id) WHERE state = 'pending';
     CREATE INDEX IF NOT EXISTS outbox_delivered ON ${schema}.outbox (task_id, config_id, version) WHERE state = 'delivered';
     CREATE INDEX IF NOT EXISTS outbox_dead ON ${schema}.outbox (updated_at) WHERE state = 'dead';
@@ -43,6 +45,7 @@ export interface OutboxRow {
   version: number
   target: { url: string; token?: string; authentication?: { scheme: string; credentials?: string } }
   body: unknown
+  trace_context: Record<string, string> | null
   attempts: number
   delivered_version: number | null
 }
@@ -52,9 +55,9 @@ export function outboxStatements(schema: string) {
   return {
     /** $1: a JSON array of rows; answers each row's config once. */
     insert: `
-      INSERT INTO ${table} (task_id, config_id, owner, version, target, body)
-      SELECT task_id, config_id, owner, version, target, body
-      FROM jsonb_to_recordset($1::jsonb) AS r(task_id text, config_id text, owner text, version integer, target jsonb, body jsonb)`,
+      INSERT INTO ${table} (task_id, config_id, owner, version, target, body, trace_context)
+      SELECT task_id, config_id, owner, version, target, body, trace_context
+      FROM jsonb_to_recordset($1::jsonb) AS r(task_id text, config_id text, owner text, version integer, target jsonb, body jsonb, trace_context jsonb)`,
     /**
      * Leases the config's oldest pending row for $4 ms to job $3, unless it is leased or another
      * job owns its retries. Also answers the newest version delivered to the config.
@@ -71,7 +74,7 @@ export function outboxStatements(schema: string) {
       WHERE o.id = head.id AND o.state = 'pending'
         AND (o.job_id IS NULL OR o.job_id = $3)
         AND (o.lease_until IS NULL OR o.lease_until < now())
-      RETURNING o.id, o.task_id, o.config_id, o.version, o.target, o.body, o.attempts,
+      RETURNING o.id, o.task_id, o.config_id, o.version, o.target, o.body, o.trace_context, o.attempts,
         (SELECT max(d.version) FROM ${table} d
           WHERE d.task_id = o.task_id AND d.config_id = o.config_id AND d.state = 'delivered') AS delivered_version`,
     /** Marks $1 delivered and forgets the config's earlier delivered rows (the newest one is the version guard). */

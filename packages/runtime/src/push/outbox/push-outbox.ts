@@ -12,6 +12,7 @@
 import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../../log/logger.js'
+import { traceCarrier } from '../../trace/tracing.js'
 import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
@@ -188,7 +189,9 @@ export class PushOutbox implements PushDeliveryProvider {
 
   #notify(event: PushEvent, context: PushDeliveryContext): Promise<void> {
     const previous = this.#chains.get(event.taskId) ?? Promise.resolve()
-    const current = previous.then(() => this.#enqueue(event, context)).catch((error: unknown) => {
+    // Taken now, in the caller's context: the rows carry it to the replica that delivers them.
+    const traceContext = traceCarrier()
+    const current = previous.then(() => this.#enqueue(event, context, traceContext)).catch((error: unknown) => {
       this.#log('error', `a2a: push notification for task ${scrub(event.taskId, 100)} version ${event.version} was not queued: ${scrub(error)}`)
     })
     this.#chains.set(event.taskId, current)
@@ -205,7 +208,7 @@ export class PushOutbox implements PushDeliveryProvider {
     await store.queuePushOutbox?.(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
   }
 
-  async #enqueue(event: PushEvent, context: PushDeliveryContext): Promise<void> {
+  async #enqueue(event: PushEvent, context: PushDeliveryContext, traceContext: Record<string, string> | null): Promise<void> {
     const written = context.store.outboxedFor?.(event.taskId, event.version)
     if (written) {
       // The task write wrote the rows: only their wake-up is left.
@@ -223,6 +226,7 @@ export class PushOutbox implements PushDeliveryProvider {
       version: event.version,
       target: webhookTarget(config),
       body: event.response,
+      trace_context: traceContext,
     }))
     await this.#pool.query(this.#sql.insert, [JSON.stringify(rows)])
     // Written before its wake-up: a replica that dies in between leaves the rows to the sweep.

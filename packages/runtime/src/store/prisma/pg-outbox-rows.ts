@@ -4,11 +4,12 @@
  * outbox row per push config of the task, in the same statement. A process that dies after the
  * commit but before handing the event to the outbox loses nothing: the row is there, and the
  * outbox's sweep wakes it. Rows are what PushOutbox writes itself (push/outbox/outbox-sql.ts):
- * the config's target as webhookTarget builds it, the event as the body.
+ * the config's target as webhookTarget builds it, the event as the body, the writer's trace context for the delivery to continue.
  * @module
  */
 import type { StreamResponse } from '../../wire/types.js'
 import { raw } from 'sql-template-tag'
+import { traceCarrier } from '../../trace/tracing.js'
 import { eventRows, eventVersion } from './pg-notifications.js'
 import { sql, type Sql } from './sql.js'
 
@@ -29,11 +30,13 @@ export const outboxExists = (table: string): Sql => sql`SELECT to_regclass(${tab
  * `"written"`, and the column `outboxed` naming the configs they were written for.
  */
 export function outboxRows(table: string, events: readonly StreamResponse[]): { ctes: Sql; columns: Sql } {
-  const into = raw(`INSERT INTO ${table} (task_id, config_id, owner, version, target, body)`)
+  const into = raw(`INSERT INTO ${table} (task_id, config_id, owner, version, target, body, trace_context)`)
+  const traceContext = traceCarrier()
   return {
     ctes: sql`, "outboxed" AS (${into}
       SELECT c."taskId", c."id", c."owner", ${eventVersion(events)},
-        jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', c."authentication")), e."event"
+        jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', c."authentication")), e."event",
+        ${traceContext && JSON.stringify(traceContext)}::jsonb
       FROM ${eventRows(events)} JOIN "A2APushConfig" c ON c."taskId" = w."id" RETURNING config_id)`,
     columns: sql`, ARRAY(SELECT DISTINCT config_id FROM "outboxed") AS "outboxed"`,
   }
