@@ -45,8 +45,8 @@ it('creates a declared extension in one migration; the next `migrate dev` is alr
     const url = new URL(server.href)
     url.pathname = `/${name}`
     await writeFile(join(app, 'prisma.config.ts'), `import { prismaConfig } from '${prismaConfigModule}'\n\nexport default prismaConfig({ defaultUrl: '${url.href}' })\n`)
-    const migrateDev = (migration: string) =>
-      run(process.execPath, [prisma, 'migrate', 'dev', '--name', migration, '--skip-generate', '--skip-seed'], { cwd: app, env: { ...process.env, DATABASE_URL: url.href } })
+    const migrateDev = (migration: string, ...flags: string[]) =>
+      run(process.execPath, [prisma, 'migrate', 'dev', '--name', migration, '--skip-generate', '--skip-seed', ...flags], { cwd: app, env: { ...process.env, DATABASE_URL: url.href } })
 
     const first = await migrateDev('members')
     expect(first.stdout).toContain('members')
@@ -59,6 +59,11 @@ it('creates a declared extension in one migration; the next `migrate dev` is alr
     await appDatabase.connect()
     const installed = await appDatabase.query<{ extname: string }>('SELECT extname FROM pg_extension').finally(() => appDatabase.end())
     expect(installed.rows.map((row) => row.extname)).toContain('citext')
+
+    // A draft for hand-written SQL starts empty rather than creating the extension again.
+    await migrateDev('hand_sql', '--create-only')
+    const [draft] = (await readdir(join(app, 'prisma/migrations'))).filter((entry) => entry.endsWith('_hand_sql'))
+    expect(await readFile(join(app, 'prisma/migrations', draft!, 'migration.sql'), 'utf8')).not.toContain('CREATE EXTENSION')
   } finally {
     await rm(app, { recursive: true, force: true })
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
