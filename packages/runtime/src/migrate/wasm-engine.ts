@@ -9,8 +9,11 @@
  * P7: the engine arms a 10 s JavaScript timer around its calls and never clears it, so every command
  * idled up to 10 s after its last line. Once the engine is freed nothing it armed can matter: its
  * timers are unref'd, and the process exits when the command is done.
+ *
+ * P8 (declared-extensions.ts): declared PostgreSQL extensions are created by every `migrate dev`.
  * @module
  */
+import { fixCreateMigration } from './declared-extensions.js'
 
 const INSTALLED = Symbol.for('@a2a-agent/runtime:wasm-engine-fixes')
 const PATCHED = Symbol.for('@a2a-agent/runtime:idempotent-free')
@@ -20,7 +23,7 @@ interface WasmObject {
   free(): void
 }
 
-/** Installs both fixes once per process. */
+/** Installs the fixes once per process. */
 export function fixWasmSchemaEngine(): void {
   const global = globalThis as typeof globalThis & { [INSTALLED]?: true }
   if (global[INSTALLED] || typeof FinalizationRegistry === 'undefined') return
@@ -40,7 +43,11 @@ export function fixWasmSchemaEngine(): void {
   // wasm-bindgen registers each object it wraps for finalization: the one place to reach its class.
   const register = FinalizationRegistry.prototype.register
   FinalizationRegistry.prototype.register = function (this: FinalizationRegistry<unknown>, target: WeakKey, held: unknown, token?: WeakKey) {
-    if (typeof target === 'object' && '__wbg_ptr' in target) idempotentFree(Object.getPrototypeOf(target) as WasmObject & { free: { [PATCHED]?: true } }, armed)
+    if (typeof target === 'object' && '__wbg_ptr' in target) {
+      const prototype = Object.getPrototypeOf(target) as WasmObject & { free: { [PATCHED]?: true } }
+      idempotentFree(prototype, armed)
+      fixCreateMigration(prototype)
+    }
     return register.call(this, target, held, token)
   } as typeof register
 }
