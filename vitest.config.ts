@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defaultServerConditions } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
 
@@ -40,9 +41,11 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    env: { NODE_OPTIONS },
+    // A2A_NESTED_VITEST reaches the apps' own vitest runs that tests start (they load this file too):
+    // those keep vitest's plain reporter.
+    env: { NODE_OPTIONS, A2A_NESTED_VITEST: '1' },
     // Per-file durations (test-durations.json) and the slowest ten, after vitest's own summary.
-    reporters: ['default', './test/durations-reporter.ts'],
+    reporters: process.env.A2A_NESTED_VITEST ? ['default'] : ['default', fileURLToPath(new URL('./test/durations-reporter.ts', import.meta.url))],
     projects: [
       { extends: true, test: { name: 'fast', include: everyTest, exclude: [...configDefaults.exclude, ...endToEnd] } },
       // The runtime's HTTP tests once more on a2aRouter/agentsRouter inside Express; the run above
@@ -52,7 +55,7 @@ export default defineConfig({
         test: {
           name: 'router-mount',
           include: ['packages/runtime/src/{http,rest,agents,stream}/**/*.test.ts'],
-          env: { NODE_OPTIONS, A2A_TEST_MOUNT: 'router' },
+          env: { NODE_OPTIONS, A2A_NESTED_VITEST: '1', A2A_TEST_MOUNT: 'router' },
         },
       },
       { extends: true, test: { name: 'e2e', include: endToEnd, exclude: configDefaults.exclude } },
