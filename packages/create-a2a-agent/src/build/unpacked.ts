@@ -4,12 +4,14 @@
  * @module
  */
 import { execFile } from 'node:child_process'
-import { mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
 const REPO_MODULES = fileURLToPath(new URL('../../../../node_modules/', import.meta.url))
+// Where npm put a version of its own for this package (another at the root serves something else).
+const PACKAGE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url))
 
 /** Unpacks `tarball` into `<folder>/node_modules/create-a2a-agent`; returns that package folder. */
 export async function unpackWithDependencies(tarball: string, folder: string): Promise<string> {
@@ -21,7 +23,8 @@ export async function unpackWithDependencies(tarball: string, folder: string): P
   const { dependencies } = JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
   for (const name of Object.keys(dependencies)) {
     mkdirSync(dirname(join(modules, name)), { recursive: true })
-    symlinkSync(join(REPO_MODULES, name), join(modules, name))
+    const own = join(PACKAGE_MODULES, name)
+    symlinkSync(existsSync(own) ? own : join(REPO_MODULES, name), join(modules, name))
   }
   return unpacked
 }
