@@ -34,7 +34,7 @@ export { PrismaStore } from './store/prisma/prisma-store.js'
  * process.once('SIGTERM', () => store.close())
  * ```
  */
-export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-store.js'
+export { SqliteStore, type SqliteStoreOptions } from './store/sql/sqlite/sqlite-store.js'
 /**
  * The same store on a node-postgres pool of its own to the app's PostgreSQL database: named
  * prepared statements, one round trip for most writes, no Prisma client in between (see
@@ -49,22 +49,22 @@ export { SqliteStore, type SqliteStoreOptions } from './store/prisma/sqlite-stor
  * process.once('SIGTERM', () => store.close())
  * ```
  */
-export { PostgresStore, type PostgresStoreOptions } from './store/prisma/postgres-store.js'
-export { isConnectionLoss } from './store/prisma/pg-executor.js'
+export { PostgresStore, type PostgresStoreOptions } from './store/sql/postgres/postgres-store.js'
+export { isConnectionLoss } from './store/sql/postgres/executor.js'
 /** Whether a store failure means the database is out of reach for now (answered -31503, HTTP 503 with Retry-After). */
 export { isStoreUnavailable } from './store/unavailable.js'
 /**
  * What a SqliteStore or PostgresStore reports when the database lacks tables or columns it uses
  * (`missing`): the app's prisma/a2a.prisma and migrations are older than its runtime.
  */
-export { TaskStoreSchemaError } from './store/prisma/schema-check.js'
-export { prepareSqlite } from './store/prisma/sqlite.js'
-export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/prisma/postgres.js'
+export { TaskStoreSchemaError } from './store/sql/schema-check.js'
+export { prepareSqlite } from './store/sql/sqlite/prepare-sqlite.js'
+export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
 export { exportUser, eraseUser } from './store/prisma/user-data.js'
 export type { PrismaUserDataClient, UserErasure, UserExport } from './store/prisma/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'
 export type { ApiKeyInfo, ApiKeyResolverOptions, ApiKeyRow, NewApiKey, PrismaApiKeyClient } from './auth/api-keys.js'
-export type { Delegate, PrismaTaskClient, PrismaTaskModels, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/prisma/client.js'
+export type { Delegate, PrismaTaskClient, PrismaTaskModels, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/sql/client.js'
 /** One-time sign-in links to the inbox (`a2a inbox-link`), kept as hashes in the app's database; the pages are `@a2a-agent/runtime/inbox`. */
 export { inboxLinkUrl, mintInboxLink } from './inbox/tokens.js'
 export { prismaInboxTokens, type PrismaInboxTokenClient } from './inbox/prisma-tokens.js'

@@ -4,9 +4,9 @@
  * statement the files whose task row is gone.
  * @module
  */
-import type { Executor } from '../store/prisma/executor.js'
-import { toDate } from '../store/prisma/rows.js'
-import { sql } from '../store/prisma/sql.js'
+import type { Executor } from '../store/sql/executor.js'
+import { toDate } from '../store/sql/rows.js'
+import { sql } from '../store/sql/sql.js'
 import type { ArtifactFile, ArtifactFiles } from './artifact-files.js'
 
 interface FileRow {

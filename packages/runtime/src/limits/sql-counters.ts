@@ -1,7 +1,7 @@
 /**
  * {@link LimitCounters} in the A2ALimitEntry table of a PostgreSQL database, shared by every
  * replica on it. The takes that arrive within one turn of the event loop run as one transaction
- * (store/prisma/tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
+ * (store/sql/tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
  * lock, taken in hash order so that two batches sharing keys (from any replica) queue instead of
  * deadlocking, then one statement that prunes, counts and inserts for all of them, the four
  * (BEGIN and COMMIT too) written at once: one round trip. Concurrent takes of one key therefore
@@ -9,11 +9,11 @@
  * send. Releases are batched the same way.
  * @module
  */
-import type { Executor } from '../store/prisma/executor.js'
-import { toDate } from '../store/prisma/rows.js'
-import { paddedRows } from '../store/prisma/padded-rows.js'
-import { shaped, sql, type Sql } from '../store/prisma/sql.js'
-import { TickBatch } from '../store/prisma/tick-batch.js'
+import type { Executor } from '../store/sql/executor.js'
+import { toDate } from '../store/sql/rows.js'
+import { paddedRows } from '../store/sql/padded-rows.js'
+import { shaped, sql, type Sql } from '../store/sql/sql.js'
+import { TickBatch } from '../store/sql/tick-batch.js'
 import type { LimitCounters, Take } from './counters.js'
 
 export interface TakeRequest {
@@ -93,7 +93,7 @@ function takeAll(db: Executor, requests: TakeRequest[], nowMs: number): Promise<
 /**
  * The batch's entries deleted by key, each a probe of the primary key. As `IN (SELECT … unnest)`,
  * a plan made while the table was empty kept a hash of the batch and a scan of the table: 4.7 ms
- * per release at 20,000 entries, against 0.1 (pg-plans.test.ts).
+ * per release at 20,000 entries, against 0.1 (postgres/plans.test.ts).
  */
 export function releaseStatement(entries: readonly Entry[]): Sql {
   const { size, rows } = paddedRows(entries.length, (i) => sql`(${entries[i]?.key ?? null}::text, ${entries[i]?.id ?? null}::text)`)
@@ -106,7 +106,7 @@ export function releaseStatement(entries: readonly Entry[]): Sql {
  * expired ones deleted by their row address: joined as a set, the prepared plan hashed the keys
  * and scanned the whole table twice per batch, every key's entries and every dead row a busy
  * agent's takes and releases leave until a vacuum. The requests are a padded VALUES list
- * (store/prisma/padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
+ * (store/sql/padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
  * the delete went back to a scan of the table. Each request meets its key's count and its own
  * entry through joins: as subqueries per request, each scanned every live entry of the batch's
  * keys, three times (~30,000 rows per take of 32 at 16 per key).

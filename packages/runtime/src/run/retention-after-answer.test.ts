@@ -3,7 +3,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defineSkill } from '../skills/skill.js'
 import { lockWaiters, openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
-import { PostgresStore } from '../store/prisma/postgres-store.js'
+import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 
 // The retention trim a settled run triggers is housekeeping: a blocking send is answered without

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
-import { SqliteStore } from '../store/prisma/sqlite-store.js'
+import { SqliteStore } from '../store/sql/sqlite/sqlite-store.js'
 import type { Store } from '../store/store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { TrimPacing } from './trim-pacing.js'

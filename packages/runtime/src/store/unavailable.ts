@@ -5,7 +5,7 @@
  * @module
  */
 import { A2AError } from '../wire/a2a-error.js'
-import { isConnectionLoss } from './prisma/pg-executor.js'
+import { isConnectionLoss } from './sql/postgres/executor.js'
 
 /** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])

@@ -4,7 +4,7 @@ import { createApiKey, apiKeyResolver } from '../auth/api-keys.js'
 import type { Principal } from '../auth/principal.js'
 import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
-import { PostgresStore } from '../store/prisma/postgres-store.js'
+import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { gate } from '../testing/gate.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 

@@ -6,11 +6,11 @@
  * RETURNING: the update and the read of what it wrote go in one transaction.
  * @module
  */
-import type { PrismaTaskClient, RawClient } from './client.js'
-import type { Executor, Run, Steps } from './executor.js'
-import { isConnectionLoss } from './pg-executor.js'
-import { execute, isMysql, query, type Sql } from './sql.js'
-import { returningParts } from './statements.js'
+import type { PrismaTaskClient, RawClient } from '../sql/client.js'
+import type { Executor, Run, Steps } from '../sql/executor.js'
+import { isConnectionLoss } from '../sql/postgres/executor.js'
+import { execute, isMysql, query, type Sql } from '../sql/sql.js'
+import { returningParts } from '../sql/statements.js'
 
 export class PrismaExecutor implements Executor {
   readonly #db: PrismaTaskClient

@@ -8,15 +8,15 @@
  * writes (SqliteStore, on a connection of its own, is the faster choice there). PostgreSQL: text
  * and jsonb refuse U+0000, so a task or id holding it fails to store; tables outside `public` need
  * the schema on the connection's search_path (see sql.ts). MySQL/MariaDB (@prisma/adapter-mariadb):
- * the statements are rewritten to MySQL's syntax (mysql-dialect.ts); its default collation,
+ * the statements are rewritten to MySQL's syntax (mysql/dialect.ts); its default collation,
  * utf8mb4_unicode_ci, compares ids and message ids case-insensitively.
  * @module
  */
-import type { PrismaTaskClient } from './client.js'
+import type { PrismaTaskClient } from '../sql/client.js'
 import { PrismaExecutor } from './prisma-executor.js'
-import type { prepareSqlite } from './sqlite.js'
-import { SqlStore } from './sql-store.js'
-import { assertSchema, foundColumns, SchemaCheckedExecutor, TASK_STORE_SCHEMA } from './schema-check.js'
+import type { prepareSqlite } from '../sql/sqlite/prepare-sqlite.js'
+import { SqlStore } from '../sql/sql-store.js'
+import { assertSchema, foundColumns, SchemaCheckedExecutor, TASK_STORE_SCHEMA } from '../sql/schema-check.js'
 
 export class PrismaStore extends SqlStore {
   readonly #checked: SchemaCheckedExecutor

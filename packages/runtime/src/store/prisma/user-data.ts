@@ -6,9 +6,9 @@
  */
 import { type ApiKeyInfo, type PrismaApiKeyClient, listApiKeys } from '../../auth/api-keys.js'
 import type { PushConfigRecord, TaskRecord } from '../store.js'
-import type { PrismaTaskClient } from './client.js'
-import { toPushConfig, toRecord } from './rows.js'
-import { execute, sql } from './sql.js'
+import type { PrismaTaskClient } from '../sql/client.js'
+import { toPushConfig, toRecord } from '../sql/rows.js'
+import { execute, sql } from '../sql/sql.js'
 
 /** The app's client as export and erasure use it: the task-store and API-key models. */
 export type PrismaUserDataClient = PrismaTaskClient & PrismaApiKeyClient

@@ -1,7 +1,7 @@
 import { expect } from 'vitest'
 import { T0, makeRecord, nextTask } from '../../conformance-fixtures.js'
 import type { PushConfigRecord } from '../../store.js'
-import type { SqlStore } from '../sql-store.js'
+import type { SqlStore } from '../../sql/sql-store.js'
 import { exportUser } from '../user-data.js'
 import type { TestDatabase } from './databases.js'
 

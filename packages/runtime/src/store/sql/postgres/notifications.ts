@@ -14,10 +14,10 @@
  * the store, so no write is lost, only heard late (followers read on a timer while it is down).
  * @module
  */
-import type { TaskNote, TaskNotifications } from '../store.js'
-import type { StreamResponse } from '../../wire/types.js'
-import type { ErrorEmitter } from './postgres.js'
-import { sql, type Sql } from './sql.js'
+import type { TaskNote, TaskNotifications } from '../../store.js'
+import type { StreamResponse } from '../../../wire/types.js'
+import type { ErrorEmitter } from './pool.js'
+import { sql, type Sql } from '../sql.js'
 
 /** The channel every task write is notified on. */
 export const TASK_CHANNEL = 'a2a_task'

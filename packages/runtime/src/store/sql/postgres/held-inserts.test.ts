@@ -1,15 +1,15 @@
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { makeRecord } from '../conformance-fixtures.js'
-import { lockWaiters, openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import { HeldInserts, type HeldClaim } from './pg-held-inserts.js'
-import { isConnectionLoss, type PgPool, type QueryConfig } from './pg-executor.js'
-import { guardPool } from './postgres.js'
+import { makeRecord } from '../../conformance-fixtures.js'
+import { lockWaiters, openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import { HeldInserts, type HeldClaim } from './held-inserts.js'
+import { isConnectionLoss, type PgPool, type QueryConfig } from './executor.js'
+import { guardPool } from './pool.js'
 import { PostgresStore } from './postgres-store.js'
-import type { TaskRecord } from '../store.js'
+import type { TaskRecord } from '../../store.js'
 
 // A new task's claim on its message id and its insert, one transaction held open between them
-// (pg-held-inserts.ts), on real PostgreSQL: what another connection sees meanwhile, a duplicate
+// (postgres/held-inserts.ts), on real PostgreSQL: what another connection sees meanwhile, a duplicate
 // claim from another store, a claim that outlives its wait, a group whose commit fails on one
 // insert, and the held connection cut.
 

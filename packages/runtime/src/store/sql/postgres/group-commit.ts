@@ -13,7 +13,7 @@
  * a write sent alone.
  * @module
  */
-import type { PgClient, PgPool, QueryConfig, QueryResult } from './pg-executor.js'
+import type { PgClient, PgPool, QueryConfig, QueryResult } from './executor.js'
 
 interface Grouped {
   config: QueryConfig

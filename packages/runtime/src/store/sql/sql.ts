@@ -11,12 +11,12 @@
  * outside `public` also names the schema in the URL, `?options=-c%20search_path%3D<schema>`.
  *
  * On a MySQL or MariaDB client (@prisma/adapter-mariadb) each statement goes rewritten to MySQL's
- * syntax (mysql-dialect.ts).
+ * syntax (mysql/dialect.ts).
  * @module
  */
 import sql, { Sql, join } from 'sql-template-tag'
 import type { RawClient } from './client.js'
-import { toMysql } from './mysql-dialect.js'
+import { toMysql } from './mysql/dialect.js'
 
 export { sql, join, type Sql }
 

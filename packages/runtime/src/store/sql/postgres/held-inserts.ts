@@ -15,8 +15,8 @@
  * commit with its task: the caller then claims and inserts in one statement).
  * @module
  */
-import { connectFor, inOneTrip } from './pg-group-commit.js'
-import type { PgClient, PgPool, QueryConfig, QueryResult } from './pg-executor.js'
+import { connectFor, inOneTrip } from './group-commit.js'
+import type { PgClient, PgPool, QueryConfig, QueryResult } from './executor.js'
 
 export interface HeldClaim<S> {
   /**
@@ -37,7 +37,7 @@ interface Claiming<S> {
   reject(error: unknown): void
 }
 
-/** Claims per transaction, as pg-group-commit.ts's MAX_GROUP. */
+/** Claims per transaction, as postgres/group-commit.ts's MAX_GROUP. */
 const MAX_GROUP = 64
 
 /** How long a group waits for its claims' inserts: far past a first turn that awaits anything. */

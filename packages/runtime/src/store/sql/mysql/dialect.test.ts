@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { toMysql } from './mysql-dialect.js'
-import { claimMessageId, upsertPushConfig } from './statements.js'
-import { sql } from './sql.js'
+import { toMysql } from './dialect.js'
+import { claimMessageId, upsertPushConfig } from '../statements.js'
+import { sql } from '../sql.js'
 
 describe('toMysql', () => {
   it('quotes identifiers with backticks and keeps every value bound', () => {

@@ -1,7 +1,7 @@
 /**
  * What the task store needs of a database connection, so one store logic (sql-store.ts) runs on
  * the app's Prisma client (prisma-executor.ts) or on a better-sqlite3 connection of its own
- * (sqlite-executor.ts). Every statement comes from statements.ts.
+ * (sqlite/executor.ts). Every statement comes from statements.ts.
  *
  * The one multi-step transaction, an update that re-indexes message ids, is a generator of
  * statements rather than an async function: the Prisma executor awaits each step inside an

@@ -5,25 +5,25 @@
  * loaded only when a PostgresStore is made, so apps on SQLite never load it.
  * @module
  */
-import { PgExecutor, type PgPool } from './pg-executor.js'
-import { tracedExecutor } from './traced-executor.js'
-import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './pg-notifications.js'
-import { PgReads } from './pg-reads.js'
-import { outboxExists, outboxRows, outboxTable } from './pg-outbox-rows.js'
+import { PgExecutor, type PgPool } from './executor.js'
+import { tracedExecutor } from '../traced-executor.js'
+import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './notifications.js'
+import { PgReads } from './reads.js'
+import { outboxExists, outboxRows, outboxTable } from './outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
-import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './postgres.js'
-import { shaped, sql, type Sql } from './sql.js'
-import { GROUPED, SqlStore } from './sql-store.js'
-import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from './schema-check.js'
-import { SqlCounters } from '../../limits/sql-counters.js'
-import * as statements from './statements.js'
-import type { Viewer } from '../../auth/principal.js'
-import { compareNewestFirst } from '../cursor.js'
-import type { NewTaskClaim, StoredEvent, TaskChanges, TaskRecord } from '../store.js'
-import type { TaskRow } from './client.js'
-import { toRecord } from './rows.js'
-import type { StreamResponse } from '../../wire/types.js'
-import { encodeJson } from '../../wire/json-safe.js'
+import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './pool.js'
+import { shaped, sql, type Sql } from '../sql.js'
+import { GROUPED, SqlStore } from '../sql-store.js'
+import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from '../schema-check.js'
+import { SqlCounters } from '../../../limits/sql-counters.js'
+import * as statements from '../statements.js'
+import type { Viewer } from '../../../auth/principal.js'
+import { compareNewestFirst } from '../../cursor.js'
+import type { NewTaskClaim, StoredEvent, TaskChanges, TaskRecord } from '../../store.js'
+import type { TaskRow } from '../client.js'
+import { toRecord } from '../rows.js'
+import type { StreamResponse } from '../../../wire/types.js'
+import { encodeJson } from '../../../wire/json-safe.js'
 
 export interface PostgresStoreOptions {
   /** The most connections the store's pool opens; default 10 (see postgresPoolSize). */
@@ -61,7 +61,7 @@ const distinct = (ids: readonly string[]): readonly string[] => (ids.length < 2 
  * transaction took six. Every table is joined to the doomed ids, a nested loop probing its task-id
  * index once per id: `= ANY(ARRAY(…))` let a plan kept from a young table scan the whole table,
  * dead rows and all, at every trim (A2ATask: 1343 buffers per trim after 5000 sends, growing until
- * a vacuum), and `IN (SELECT …)` planned a hash join over every row (pg-plans.test.ts).
+ * a vacuum), and `IN (SELECT …)` planned a hash join over every row (postgres/plans.test.ts).
  * The events go too: the sweep prunes at most a batch of them per sweep, fewer than a busy agent
  * keeps in that time.
  */
@@ -99,7 +99,7 @@ export class PostgresStore extends SqlStore {
       connectionString: url,
       max: options.max ?? DEFAULT_POOL_SIZE,
       stream: corkedSocket,
-      // A group commit's statements go out together, not each after the last one's answer (pg-group-commit.ts).
+      // A group commit's statements go out together, not each after the last one's answer (postgres/group-commit.ts).
       pipeline: true,
       types: { getTypeParser: (oid: number, format?: string) => (oid === TIMESTAMP_OID ? parseUtc : pg.types.getTypeParser(oid, format)) },
     })
@@ -183,7 +183,7 @@ export class PostgresStore extends SqlStore {
 
   /**
    * The claim is the task's message-index row, in a transaction held open while the run's first
-   * turn lasts (pg-held-inserts.ts); the insert is the task row, committed with it. Should the
+   * turn lasts (postgres/held-inserts.ts); the insert is the task row, committed with it. Should the
    * claim not commit with its task (it lapsed, or the commit failed on another's statement), or
    * its connection die, the insert is made the way createUnlessAccepted (or create) makes it.
    * Absent with `insertBeforeRun`.

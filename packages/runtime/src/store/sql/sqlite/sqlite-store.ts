@@ -6,11 +6,11 @@
  * @module
  */
 import { createRequire } from 'node:module'
-import { SqliteExecutor, type Connection } from './sqlite-executor.js'
-import { SqlStore } from './sql-store.js'
-import { tracedExecutor } from './traced-executor.js'
-import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from './schema-check.js'
-import type { StoreCapabilities } from '../store.js'
+import { SqliteExecutor, type Connection } from './executor.js'
+import { SqlStore } from '../sql-store.js'
+import { tracedExecutor } from '../traced-executor.js'
+import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
+import type { StoreCapabilities } from '../../store.js'
 
 export interface SqliteStoreOptions {
   /**

@@ -8,9 +8,9 @@
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defineSkill } from '../../skills/skill.js'
-import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { defineSkill } from '../../../skills/skill.js'
+import { startTestServer, userMessage, type TestServer } from '../../../testing/test-server.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
 import { PostgresStore } from './postgres-store.js'
 
 let release: () => void = () => {}

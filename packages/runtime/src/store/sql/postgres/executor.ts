@@ -16,10 +16,10 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import type { Executor, Run, Step, Steps } from './executor.js'
-import type { Sql } from './sql.js'
-import { GroupCommit, inOneTrip } from './pg-group-commit.js'
-import { HeldInserts, type HeldClaim } from './pg-held-inserts.js'
+import type { Executor, Run, Step, Steps } from '../executor.js'
+import type { Sql } from '../sql.js'
+import { GroupCommit, inOneTrip } from './group-commit.js'
+import { HeldInserts, type HeldClaim } from './held-inserts.js'
 
 type Row = Record<string, unknown>
 
@@ -95,7 +95,7 @@ export class PgExecutor implements Executor {
   readonly #grouped: GroupCommit
   readonly #held: HeldInserts<Sql>
 
-  /** `pool` must be guarded (see guardPool in postgres.ts): it and its connections handle `error`. */
+  /** `pool` must be guarded (see guardPool in pool.ts): it and its connections handle `error`. */
   constructor(pool: PgPool) {
     this.#pool = pool
     this.#grouped = new GroupCommit(pool, isConnectionLoss)
@@ -103,7 +103,7 @@ export class PgExecutor implements Executor {
   }
 
   /**
-   * Sends `claim` in this turn's claiming transaction (pg-held-inserts.ts): undefined when it
+   * Sends `claim` in this turn's claiming transaction (postgres/held-inserts.ts): undefined when it
    * inserted no row, else the claim, to insert in the same transaction or release (`undo`).
    */
   claim(claim: Sql, undo: Sql): Promise<HeldClaim<Sql> | undefined> {

@@ -1,14 +1,14 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
-import type { StreamResponse } from '../../wire/types.js'
-import { keepingEvents } from './pg-notifications.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import type { Sql } from './sql.js'
-import * as statements from './statements.js'
+import { T0, makeRecord, nextTask } from '../../conformance-fixtures.js'
+import type { StreamResponse } from '../../../wire/types.js'
+import { keepingEvents } from './notifications.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import type { Sql } from '../sql.js'
+import * as statements from '../statements.js'
 import { trimSettledPast } from './postgres-store.js'
-import { selectTasks } from './pg-reads.js'
-import { INDEX_PROBES_ONLY, releaseStatement, takeStatement } from '../../limits/sql-counters.js'
+import { selectTasks } from './reads.js'
+import { INDEX_PROBES_ONLY, releaseStatement, takeStatement } from '../../../limits/sql-counters.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the

@@ -4,7 +4,7 @@
  * @module
  */
 import { createRequire } from 'node:module'
-import { consoleLogger, scrub } from '../../log/logger.js'
+import { consoleLogger, scrub } from '../../../log/logger.js'
 
 /** node-postgres's own default: enough for one process on a small database server. */
 export const DEFAULT_POOL_SIZE = 10

@@ -6,11 +6,11 @@
  * the batch's size.
  * @module
  */
-import type { Executor } from './executor.js'
-import type { TaskRow } from './client.js'
-import { paddedRows } from './padded-rows.js'
-import { shaped, sql, type Sql } from './sql.js'
-import { TickBatch } from './tick-batch.js'
+import type { Executor } from '../executor.js'
+import type { TaskRow } from '../client.js'
+import { paddedRows } from '../padded-rows.js'
+import { shaped, sql, type Sql } from '../sql.js'
+import { TickBatch } from '../tick-batch.js'
 
 const REPEATABLE = { idempotent: true }
 

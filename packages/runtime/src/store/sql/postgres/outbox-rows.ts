@@ -7,11 +7,11 @@
  * the config's target as webhookTarget builds it, the event as the body, the writer's trace context for the delivery to continue.
  * @module
  */
-import type { StreamResponse } from '../../wire/types.js'
+import type { StreamResponse } from '../../../wire/types.js'
 import { raw } from 'sql-template-tag'
-import { traceCarrier } from '../../trace/tracing.js'
-import { eventRows, eventVersion } from './pg-notifications.js'
-import { sql, type Sql } from './sql.js'
+import { traceCarrier } from '../../../trace/tracing.js'
+import { eventRows, eventVersion } from './notifications.js'
+import { sql, type Sql } from '../sql.js'
 
 /** A lower-case SQL identifier, as PushOutbox requires of its schema. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/

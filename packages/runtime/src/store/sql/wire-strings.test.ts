@@ -3,9 +3,9 @@ import { defineSkill } from '../../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
 import { MemoryStore } from '../memory-store.js'
 import type { Store } from '../store.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import { PrismaStore } from './prisma-store.js'
-import { SqliteStore } from './sqlite-store.js'
+import { openDatabase, type TestDatabase } from '../prisma/__fixture__/databases.js'
+import { PrismaStore } from '../prisma/prisma-store.js'
+import { SqliteStore } from './sqlite/sqlite-store.js'
 
 // The same inputs over HTTP on every store give the same answers: strings no store can keep alike
 // are refused at the wire, and a skill that produces one fails the same way everywhere.

@@ -1,8 +1,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { makeRecord, nextTask, T0 } from '../conformance-fixtures.js'
-import type { TaskNote } from '../store.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { makeRecord, nextTask, T0 } from '../../conformance-fixtures.js'
+import type { TaskNote } from '../../store.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
 import { PostgresStore } from './postgres-store.js'
 
 // Two PostgresStores on one database, as two replicas hold them: one writes, the other listens.

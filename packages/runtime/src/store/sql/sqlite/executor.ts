@@ -24,8 +24,8 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Executor, Step, Steps } from './executor.js'
-import type { Sql } from './sql.js'
+import type { Executor, Step, Steps } from '../executor.js'
+import type { Sql } from '../sql.js'
 import { WalSync } from './wal-sync.js'
 
 type Row = Record<string, unknown>

@@ -51,7 +51,7 @@ export const insertTask = (record: TaskRecord, taskJson: string): Sql => sql`INS
  * equality, never `= ANY(array)`: a plan prepared while the table was small (and kept, generic)
  * matched an array only on the owner, filtering every row of the owner's index range (7 ms at
  * 20,000 rows). Each equality is paired with the owner's, as a whole key: `owner AND (id OR id)`
- * had the same fate for two ids (pg-plans.test.ts).
+ * had the same fate for two ids (postgres/plans.test.ts).
  */
 export const insertTaskUnlessAccepted = (record: TaskRecord, taskJson: string): Sql =>
   sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
 import { corkedSocket } from './corked-socket.js'
 
 let database: TestDatabase

@@ -1,7 +1,7 @@
 import { Sql } from 'sql-template-tag'
 import { describe, expect, it } from 'vitest'
 import type { StreamResponse } from '../../wire/types.js'
-import { PostgresStore } from './postgres-store.js'
+import { PostgresStore } from './postgres/postgres-store.js'
 import { updateTask, type TaskUpdate } from './statements.js'
 
 // A shaped statement must have exactly the text it would have been built with: a shape key that

@@ -1,13 +1,13 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { T0, makeRecord, nextTask } from '../conformance-fixtures.js'
-import { expectEachReadsTheOther } from './__fixture__/cross-read.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import { isConnectionLoss } from './pg-executor.js'
+import { T0, makeRecord, nextTask } from '../../conformance-fixtures.js'
+import { expectEachReadsTheOther } from '../../prisma/__fixture__/cross-read.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import { isConnectionLoss } from './executor.js'
 import { PostgresStore } from './postgres-store.js'
-import { PrismaStore } from './prisma-store.js'
-import type { Executor } from './executor.js'
-import { sql } from './sql.js'
+import { PrismaStore } from '../../prisma/prisma-store.js'
+import type { Executor } from '../executor.js'
+import { sql } from '../sql.js'
 
 // PostgresStore beside the app's Prisma client on one PostgreSQL database, as an app runs them.
 

@@ -22,7 +22,7 @@ export const TASK_STORE_SCHEMA: RequiredSchema = {
   A2AArtifactFile: ['taskId', 'id', 'owner', 'mediaType', 'filename', 'bytes', 'createdAt'],
 }
 
-/** PostgresStore's also keep events for other replicas (pg-notifications.ts) and count limits (sql-counters.ts). */
+/** PostgresStore's also keep events for other replicas (postgres/notifications.ts) and count limits (sql-counters.ts). */
 export const POSTGRES_STORE_SCHEMA: RequiredSchema = {
   ...TASK_STORE_SCHEMA,
   A2ATaskEvent: ['taskId', 'version', 'owner', 'event', 'createdAt'],

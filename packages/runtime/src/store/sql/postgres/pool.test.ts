@@ -3,11 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { PrismaPg } from '@prisma/adapter-pg'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PrismaClient } from './__fixture__/postgres/generated/client/client.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import { makeRecord } from '../conformance-fixtures.js'
-import { DEFAULT_POOL_SIZE, postgresPoolSize } from './postgres.js'
-import { PrismaStore } from './prisma-store.js'
+import { PrismaClient } from '../../prisma/__fixture__/postgres/generated/client/client.js'
+import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import { makeRecord } from '../../conformance-fixtures.js'
+import { DEFAULT_POOL_SIZE, postgresPoolSize } from './pool.js'
+import { PrismaStore } from '../../prisma/prisma-store.js'
 
 describe('postgresPoolSize', () => {
   it('reads DATABASE_POOL_SIZE, defaulting when unset or blank', () => {
