@@ -7,7 +7,7 @@
 import type { Executor } from '../store/prisma/executor.js'
 import { toDate } from '../store/prisma/rows.js'
 import { sql } from '../store/prisma/sql.js'
-import type { ArtifactFile, ArtifactFiles } from './artifact-files.js'
+import type { ArtifactFile, ArtifactFiles } from '../core/artifact-files.js'
 
 interface FileRow {
   taskId: string

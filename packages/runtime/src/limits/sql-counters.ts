@@ -14,7 +14,7 @@ import { toDate } from '../store/prisma/rows.js'
 import { paddedRows } from '../store/prisma/padded-rows.js'
 import { shaped, sql, type Sql } from '../store/prisma/sql.js'
 import { TickBatch } from '../store/prisma/tick-batch.js'
-import type { LimitCounters, Take } from './counters.js'
+import type { LimitCounters, Take } from '../core/counters.js'
 
 export interface TakeRequest {
   key: string
