@@ -54,7 +54,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'router-mount',
-          include: ['packages/runtime/src/{http,rest,agents,stream}/**/*.test.ts'],
+          include: ['packages/runtime/src/{http,jsonrpc,host,rest,agents,stream}/**/*.test.ts'],
           env: { NODE_OPTIONS, A2A_NESTED_VITEST: '1', A2A_TEST_MOUNT: 'router' },
         },
       },

@@ -29,8 +29,8 @@ export { createHttpServer, DEFAULT_LISTEN_BACKLOG, DEFAULT_SERVER_TIMEOUTS } fro
 export type { HttpServerOptions, ServerTimeouts } from './http/http-server.js'
 
 // Serving: the runtime's routes straight from node:http, the rest to the app (see also ./express)
-export { a2aListener } from './http/a2a-listener.js'
-export type { A2aListenerOptions } from './http/a2a-listener.js'
+export { a2aListener } from './host/a2a-listener.js'
+export type { A2aListenerOptions } from './host/a2a-listener.js'
 
 // Several agents in one app
 export { AgentHost, createAgentHost } from './agents/agent-host.js'
@@ -39,7 +39,7 @@ export type { AgentDefinition, AgentHostOptions, AgentIndexEntry } from './agent
 // Skills and the task context handlers work with
 export { defineSkill } from './skills/skill.js'
 export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'
-export type { TaskContext, ArtifactChunk, Content } from './run/task-context.js'
+export type { TaskContext, ArtifactChunk, Content } from './skills/task-context.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 
 // Entity tools: the registry generated code plugs into, its derived skills and its MCP endpoint
@@ -54,8 +54,8 @@ export { createMcpHandler } from './entity/mcp-handler.js'
 export type { McpHandlerOptions, McpHttpHandler } from './entity/mcp-handler.js'
 
 // Identity
-export { canSee, scopeKey, viewerOf } from './auth/principal.js'
-export type { Principal, PrincipalResolver, Viewer } from './auth/principal.js'
+export { canSee, scopeKey, viewerOf } from './core/principal.js'
+export type { Principal, PrincipalResolver, Viewer } from './core/principal.js'
 export { loadDotEnv } from './env/dot-env.js'
 export { DEV_KEYS_VARIABLE, devKeyResolver, devKeysFromEnv, parseDevKeys, withDevKeys } from './auth/dev-keys.js'
 
@@ -66,7 +66,7 @@ export type { ListPage, ListQuery, NewTaskClaim, PushConfigRecord, PushConfigSto
 export { NotJsonEncodableError } from './wire/json-safe.js'
 
 // Streaming and push
-export { StreamReply } from './exchange/streaming.js'
+export { StreamReply } from './methods/streaming.js'
 export type { SeatOverflow } from './stream/stream-seats.js'
 export { PushUrlError } from './push/address-guard.js'
 export type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from './push/push-delivery.js'

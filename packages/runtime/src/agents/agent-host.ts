@@ -8,17 +8,17 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import type { Principal, PrincipalResolver } from '../core/principal.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { resolveCaller, unauthenticated, type Refuse } from '../http/gate.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { sendJson } from '../http/respond.js'
-import { rpcRefuser } from '../http/rpc-handler.js'
+import { rpcRefuser } from '../jsonrpc/rpc-handler.js'
 import { consoleLogger } from '../log/logger.js'
 import { restRefuser } from '../rest/rest-handler.js'
 import { requestPath } from '../http/request-path.js'
-import { requestNote } from '../log/request-log.js'
+import { requestNote } from '../http/request-log.js'
 import { MemoryStore } from '../store/memory-store.js'
 
 /** One hosted agent: its id (a URL segment) and its own exchange options. */

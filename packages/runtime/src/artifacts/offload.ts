@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Part } from '../wire/types.js'
-import type { ArtifactFiles } from './artifact-files.js'
+import type { ArtifactFiles } from '../core/artifact-files.js'
 
 export const INLINE_ARTIFACT_BYTES = 64 * 1024
 /** Files of deleted tasks are swept at most this often, when a file is stored. */

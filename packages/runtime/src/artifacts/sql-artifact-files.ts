@@ -7,7 +7,7 @@
 import type { Executor } from '../store/sql/executor.js'
 import { toDate } from '../store/sql/rows.js'
 import { sql } from '../store/sql/sql.js'
-import type { ArtifactFile, ArtifactFiles } from './artifact-files.js'
+import type { ArtifactFile, ArtifactFiles } from '../core/artifact-files.js'
 
 interface FileRow {
   taskId: string

@@ -6,11 +6,11 @@
  * @module
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import type { Delegate, RawClient } from '../store/sql/client.js'
 import { query, sql } from '../store/sql/sql.js'
 import { isStoreUnavailable } from '../store/unavailable.js'
-import { type Principal, type PrincipalResolver, scopeKey } from './principal.js'
+import { type Principal, type PrincipalResolver, scopeKey } from '../core/principal.js'
 
 /** An A2AApiKey row as Prisma returns it. */
 export interface ApiKeyRow {

@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Principal, PrincipalResolver } from './principal.js'
+import type { Principal, PrincipalResolver } from '../core/principal.js'
 
 const digest = (value: string) => createHash('sha256').update(value).digest()
 

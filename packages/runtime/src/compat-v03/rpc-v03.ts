@@ -6,7 +6,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { negotiateExtensions } from '../exchange/extensions.js'
+import { negotiateExtensions } from '../http/extensions.js'
 import type { GateOptions } from '../http/gate.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { JsonRpcId } from '../wire/json-rpc.js'

@@ -4,7 +4,7 @@
  * input schemas, so it cannot drift from what the tools accept.
  * @module
  */
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { scrub } from '../log/logger.js'
 import type { Skill } from '../skills/skill.js'
 import type { Message } from '../wire/types.js'

@@ -4,7 +4,7 @@
  * surfaces cannot drift.
  * @module
  */
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import type { EntityOperation } from './declarations.js'
 
 /** A JSON Schema (draft 2020-12 subset) describing a tool's arguments object. */

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createExchange } from '../exchange/exchange.js'
-import { a2aRouter } from '../express.js'
+import { a2aRouter } from '../host/express-router.js'
 import { startTestServer, type TestServer } from '../testing/test-server.js'
 import { entityMessage, mcpClient, testRegistry } from './notes-fixture.js'
 

@@ -7,7 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { ToolError, type EntityTool, type JsonSchema } from './entity-tool.js'
 import { createToolRegistry, type ToolRegistry } from './tool-registry.js'
 

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module'
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { isDateTime } from './date-time.js'
 import { ENTITY_OPERATIONS } from './declarations.js'

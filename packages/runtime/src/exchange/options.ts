@@ -2,12 +2,12 @@
  * Everything an app configures on the exchange, with the defaults each knob falls back to.
  * @module
  */
-import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import type { Principal, PrincipalResolver } from '../core/principal.js'
 import type { CardOptions } from '../card/agent-card.js'
 import type { ProtectedResourceOptions } from '../card/protected-resource.js'
 import type { SigningKeyInput } from '../card/signing-keys.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
-import type { LimitCounters } from '../limits/counters.js'
+import type { LimitCounters } from '../core/counters.js'
 import type { Logger } from '../log/logger.js'
 import type { PushDeliveryProvider } from '../push/push-delivery.js'
 import type { Skill } from '../skills/skill.js'

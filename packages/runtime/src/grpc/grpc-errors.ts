@@ -6,7 +6,7 @@
  * @module
  */
 import { Metadata, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { restErrorBody, restStatus } from '../rest/rest-errors.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { codecOf } from './codec.js'

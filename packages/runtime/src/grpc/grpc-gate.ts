@@ -8,11 +8,11 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js'
-import type { Principal } from '../auth/principal.js'
-import { negotiateExtensions } from '../exchange/extensions.js'
-import { negotiateVersion } from '../exchange/version.js'
+import type { Principal } from '../core/principal.js'
+import { negotiateExtensions } from '../http/extensions.js'
+import { negotiateVersion } from '../http/version.js'
 import type { GateOptions } from '../http/gate.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 

@@ -7,9 +7,9 @@
  */
 import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js'
 import type { Exchange } from '../exchange/exchange.js'
-import { StreamReply } from '../exchange/streaming.js'
+import { StreamReply } from '../methods/streaming.js'
 import type { GateOptions } from '../http/gate.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { codecOf, SERVICE, serviceMethods } from './codec.js'

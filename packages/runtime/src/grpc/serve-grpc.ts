@@ -7,7 +7,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import type { GateOptions } from '../http/gate.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { a2aServiceDefinition, a2aServiceHandlers } from './grpc-service.js'
 

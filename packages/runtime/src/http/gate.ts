@@ -6,16 +6,16 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import type { Principal, PrincipalResolver } from '../core/principal.js'
 import { requestBaseUrl } from '../card/card-handler.js'
 import { bearerChallenge } from '../card/protected-resource.js'
-import { negotiateExtensions } from '../exchange/extensions.js'
-import { negotiateVersion } from '../exchange/version.js'
+import { negotiateExtensions } from './extensions.js'
+import { negotiateVersion } from './version.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkBodyText, type RequestLimits } from '../wire/limits.js'
 import type { AgentExtension } from '../wire/types.js'
-import { HttpRefusal, refusalOf } from './http-refusal.js'
+import { HttpRefusal, refusalOf } from '../core/http-refusal.js'
 import { originAllowed } from './origin.js'
 import { bodyAtOnce, bodyRefusal, readBody, type BodyLimits } from './read-body.js'
 

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ServerResponse } from 'node:http'
-import { TurnBatch } from '../run/turns.js'
+import { TurnBatch } from '../core/turns.js'
 import { answerText } from '../wire/json-safe.js'
 
 /**

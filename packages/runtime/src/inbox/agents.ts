@@ -5,7 +5,7 @@
  * @module
  */
 import { AgentHost } from '../agents/agent-host.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, type ListTasksResponse, type Message, type SendMessageResponse, type Task, type TaskState } from '../wire/types.js'

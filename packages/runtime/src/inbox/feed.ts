@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { scrub, type Logger } from '../log/logger.js'
 import type { ListTasksResponse } from '../wire/types.js'
 import { joinKeepAlive, leaveKeepAlive, type KeepAliveMember } from '../stream/keep-alive-clock.js'

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { newToken, tokenHash, type InboxTokens } from './tokens.js'
 
 /** The app's own sign-in: the person behind a request, or null. */

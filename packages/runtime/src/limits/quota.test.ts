@@ -4,7 +4,7 @@ import { defineSkill } from '../skills/skill.js'
 import { EVERY_BINDING, type Binding, type BindingClient } from '../testing/binding-client.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
-import { MemoryCounters } from './counters.js'
+import { MemoryCounters } from '../core/counters.js'
 
 const releases: (() => void)[] = []
 const hold = defineSkill({

@@ -6,13 +6,13 @@
  * task starts no turn, so it is never refused, though its run occupies a place while it works.
  * @module
  */
-import type { Viewer } from '../auth/principal.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import type { Viewer } from '../core/principal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import type { Logger } from '../log/logger.js'
 import { scrub } from '../log/logger.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
-import type { LimitCounters } from './counters.js'
+import type { LimitCounters } from '../core/counters.js'
 
 export const TURN_WINDOW_MS = 60 * 60_000
 

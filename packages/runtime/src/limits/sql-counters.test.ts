@@ -5,7 +5,7 @@ import { defineSkill } from '../skills/skill.js'
 import { lockWaiters, openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { startTestServer, userMessage } from '../testing/test-server.js'
-import { MemoryCounters } from './counters.js'
+import { MemoryCounters } from '../core/counters.js'
 import { SqlCounters } from './sql-counters.js'
 
 // Two PostgresStores on one database stand for two replicas: each its own pool, one table.

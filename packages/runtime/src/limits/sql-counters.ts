@@ -14,7 +14,7 @@ import { toDate } from '../store/sql/rows.js'
 import { paddedRows } from '../store/sql/padded-rows.js'
 import { shaped, sql, type Sql } from '../store/sql/sql.js'
 import { TickBatch } from '../store/sql/tick-batch.js'
-import type { LimitCounters, Take } from './counters.js'
+import type { LimitCounters, Take } from '../core/counters.js'
 
 export interface TakeRequest {
   key: string

@@ -12,7 +12,7 @@
  * per replica every third of a lease for all its live runs; one indexed SELECT per sweep.
  * @module
  */
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import type { RunLease, TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'

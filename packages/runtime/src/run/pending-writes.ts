@@ -16,7 +16,7 @@
  */
 import type { Store, TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'
-import type { TaskEvents } from '../stream/task-events.js'
+import type { TaskEvents } from './task-events.js'
 
 /** One write's decision on the task's latest record: its changes, or null to decline. */
 export type Decision = (current: TaskRecord) => TaskChanges | null

@@ -8,7 +8,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from './exchange-core.js'
 import type { TaskNote, TaskRecord } from '../store/store.js'
 import { isPaused, isTerminal } from '../wire/types.js'
 

@@ -3,7 +3,7 @@
  * housekeeping: a failing store or trimmer is logged once and never fails the request or the run.
  * @module
  */
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import { tierKey, type TaskRecord } from '../store/store.js'
 import { isPaused, isTerminal } from '../wire/types.js'

@@ -5,8 +5,8 @@
  * A deleted task's push configs go with it.
  * @module
  */
-import type { Viewer } from '../auth/principal.js'
-import type { ExchangeCore } from '../exchange/core.js'
+import type { Viewer } from '../core/principal.js'
+import type { ExchangeCore } from './exchange-core.js'
 import { compareNewestFirst } from '../store/cursor.js'
 import { statusTime, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'

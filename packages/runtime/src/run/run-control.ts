@@ -5,7 +5,7 @@
  * (task-run) build on it.
  * @module
  */
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from './exchange-core.js'
 import type { TaskRecord } from '../store/store.js'
 import { retain } from './retain.js'
 import { Waiter } from './waiter.js'

@@ -7,7 +7,7 @@
  * longest a run may last (the task deadline and one lease).
  * @module
  */
-import type { LimitCounters } from '../limits/counters.js'
+import type { LimitCounters } from '../core/counters.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { isStoreUnavailable } from '../store/unavailable.js'
 

@@ -5,7 +5,7 @@
  * until then, or as one update of a task stored before the run started.
  * @module
  */
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import type { TaskChanges, TaskRecord } from '../store/store.js'
 import { writeTask, type WriteOutcome } from '../store/write.js'

@@ -4,8 +4,8 @@
  * cancel, the deadline, shutdown) wins in the store, and later writes of the run are refused.
  * @module
  */
-import type { Principal } from '../auth/principal.js'
-import type { ExchangeCore } from '../exchange/core.js'
+import type { Principal } from '../core/principal.js'
+import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import { context, settleSpan, startRunSpan } from '../trace/tracing.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
@@ -16,7 +16,7 @@ import { armDeadline, armTimeout } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { RunWrites, type InsertTask } from './run-writes.js'
 import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
-import { createTaskContext } from './task-context.js'
+import { createTaskContext } from '../skills/task-context.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */

@@ -3,7 +3,7 @@
  * and drives the task through it.
  * @module
  */
-import type { TaskContext } from '../run/task-context.js'
+import type { TaskContext } from './task-context.js'
 import type { Message } from '../wire/types.js'
 
 /** What a handler may return: nothing (the task completes if still open) or a direct message. */

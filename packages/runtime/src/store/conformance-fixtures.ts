@@ -4,7 +4,7 @@
  * @module
  */
 import { expect } from 'vitest'
-import type { Viewer } from '../auth/principal.js'
+import type { Viewer } from '../core/principal.js'
 import type { Task, TaskState } from '../wire/types.js'
 import type { ListPage, ListQuery, PushConfigRecord, Store, TaskChanges, TaskRecord } from './store.js'
 

@@ -6,8 +6,8 @@
  * body's encode or parse ends the turn it ran in.
  * @module
  */
-import type { Viewer } from '../auth/principal.js'
-import { LARGE_TEXT, nextTurn } from '../run/turns.js'
+import type { Viewer } from '../core/principal.js'
+import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { extended } from '../wire/copy.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'

@@ -4,9 +4,9 @@
  * scope set. Run the conformance suite from `@a2a-agent/runtime/testing` against any store.
  * @module
  */
-import type { Viewer } from '../auth/principal.js'
-import type { ArtifactFiles } from '../artifacts/artifact-files.js'
-import type { LimitCounters } from '../limits/counters.js'
+import type { Viewer } from '../core/principal.js'
+import type { ArtifactFiles } from '../core/artifact-files.js'
+import type { LimitCounters } from '../core/counters.js'
 import type { StreamResponse, Task, TaskState } from '../wire/types.js'
 
 export interface TaskRecord {

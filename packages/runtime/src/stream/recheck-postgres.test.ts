@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { createApiKey, apiKeyResolver } from '../auth/api-keys.js'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import { encode, encodeComment } from 'eventsource-encoder'
 import type { A2AError } from '../wire/a2a-error.js'
-import { TurnBatch } from '../run/turns.js'
+import { TurnBatch } from '../core/turns.js'
 import { answerText } from '../wire/json-safe.js'
 import { rpcError, type JsonRpcId } from '../wire/json-rpc.js'
 import type { StreamResponse } from '../wire/types.js'

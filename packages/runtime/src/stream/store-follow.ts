@@ -8,13 +8,13 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ExchangeCore } from '../exchange/core.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
 import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { TaskState } from '../wire/types.js'
 import type { EventSink } from './sse-writer.js'
-import type { TaskEvent } from './task-events.js'
+import type { TaskEvent } from '../run/task-events.js'
 
 /** What following the store needs of a stream (a TaskStream). */
 export interface StoreFollowed {

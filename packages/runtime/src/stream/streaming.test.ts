@@ -1,6 +1,6 @@
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { defineSkill } from '../skills/skill.js'
 import type { SseEvent } from '../testing/sse-client.js'
 import { gate } from '../testing/gate.js'

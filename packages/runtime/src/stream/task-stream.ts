@@ -5,8 +5,8 @@
  * starts before the snapshot is taken, so no event falls between the two.
  * @module
  */
-import type { ExchangeCore } from '../exchange/core.js'
-import { toWireTask } from '../exchange/to-wire.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
+import { toWireTask } from '../run/to-wire.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { isPaused, isTerminal, type StreamResponse, type TaskState } from '../wire/types.js'
@@ -17,7 +17,7 @@ import type { TaskRecord } from '../store/store.js'
 import { isStoreUnavailable, storeUnavailable } from '../store/unavailable.js'
 import { rememberedText, rememberText } from '../wire/json-safe.js'
 import { followStore, type StoreFollowed } from './store-follow.js'
-import { encodeEvent, type TaskEvent, type TaskEventListener } from './task-events.js'
+import { encodeEvent, type TaskEvent, type TaskEventListener } from '../run/task-events.js'
 
 export interface FollowOptions {
   /** Where the stream ends: a terminal state, or also an interrupted one (the end of one turn). */

@@ -9,8 +9,8 @@ import type { RequestListener } from 'node:http'
 import type { Express } from 'express'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
-import { a2aRouter, agentsRouter } from '../express.js'
-import { a2aListener } from '../http/a2a-listener.js'
+import { a2aRouter, agentsRouter } from '../host/express-router.js'
+import { a2aListener } from '../host/a2a-listener.js'
 
 export type Mount = 'listener' | 'router'
 

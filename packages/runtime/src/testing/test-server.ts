@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import type { Principal, PrincipalResolver } from '../auth/principal.js'
+import type { Principal, PrincipalResolver } from '../core/principal.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { bindingClient, type Binding, type BindingClient, type WireCheck } from './binding-client.js'
 import { createHttpServer, type ServerTimeouts } from '../http/http-server.js'

@@ -14,7 +14,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createAgentHost, type AgentHost } from '../agents/agent-host.js'
 import { createHttpServer } from '../http/http-server.js'
-import { a2aListener } from '../http/a2a-listener.js'
+import { a2aListener } from '../host/a2a-listener.js'
 import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { prepareSqlite } from '../store/sql/sqlite/prepare-sqlite.js'

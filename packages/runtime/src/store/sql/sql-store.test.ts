@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Viewer } from '../../auth/principal.js'
+import type { Viewer } from '../../core/principal.js'
 import type { TaskState } from '../../wire/types.js'
 import { NON_TERMINAL, T0, TERMINAL, makeRecord, walk } from '../conformance-fixtures.js'
 import { MemoryStore } from '../memory-store.js'

@@ -6,11 +6,11 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { Viewer } from '../../auth/principal.js'
+import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
-import type { LimitCounters } from '../../limits/counters.js'
+import type { LimitCounters } from '../../core/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'

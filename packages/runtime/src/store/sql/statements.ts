@@ -3,7 +3,7 @@
  * always bound, never spliced: every `${…}` below is a parameter or a nested fragment.
  * @module
  */
-import type { Viewer } from '../../auth/principal.js'
+import type { Viewer } from '../../core/principal.js'
 import { TERMINAL_STATES, type StreamResponse } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
 import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'

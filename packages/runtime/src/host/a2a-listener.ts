@@ -10,9 +10,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { observeRequest } from '../log/request-log.js'
+import { observeRequest } from '../http/request-log.js'
 import { a2aRoutes, answeredRefusal, type A2aRoutesOptions } from './a2a-routes.js'
-import { sendJson } from './respond.js'
+import { sendJson } from '../http/respond.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
   /**

@@ -4,13 +4,13 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig, type PushConfigOptions } from '../push/push-configs.js'
+import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig, type PushConfigOptions } from './push-configs.js'
 import type { PushConfigRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
-import type { ExchangeCore } from './core.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
 import type { AcceptHooks } from './send-message.js'
-import { toWireTask } from './to-wire.js'
+import { toWireTask } from '../run/to-wire.js'
 
 const samePushConfig = (held: PushConfigRecord, sent: CheckedPushConfig): boolean =>
   (sent.id === undefined || sent.id === held.id) &&

@@ -3,19 +3,19 @@
  * tenant's or scope set's task answers exactly like an unknown id and is never listed or counted.
  * @module
  */
-import { canSee, type Viewer } from '../auth/principal.js'
+import { canSee, type Viewer } from '../core/principal.js'
 import { retain } from '../run/retain.js'
 import { tierOf } from '../run/retention.js'
 import { agentMessage, withStatus } from '../run/task-changes.js'
-import { LARGE_TEXT, nextTurn } from '../run/turns.js'
+import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter } from '../store/cursor.js'
 import { InvalidCursorError, statusTime, type ListQuery, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { ListTasksParams } from '../wire/params.js'
 import { isTerminal, type ListTasksResponse, type Task } from '../wire/types.js'
-import type { ExchangeCore } from './core.js'
-import { toWireTask } from './to-wire.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
+import { toWireTask } from '../run/to-wire.js'
 
 export async function findVisible(core: ExchangeCore, viewer: Viewer, id: string): Promise<TaskRecord> {
   const record = await core.store.get(id)

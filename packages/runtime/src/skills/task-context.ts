@@ -4,11 +4,11 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../core/principal.js'
 import { assertJsonEncodable } from '../wire/json-safe.js'
 import type { DataPart, Message } from '../wire/types.js'
-import { agentMessage, toParts, withArtifact, withStatus, type ArtifactChunk, type Content } from './task-changes.js'
-import type { TaskRun } from './task-run.js'
+import { agentMessage, toParts, withArtifact, withStatus, type ArtifactChunk, type Content } from '../run/task-changes.js'
+import type { TaskRun } from '../run/task-run.js'
 
 export type { ArtifactChunk, Content }
 

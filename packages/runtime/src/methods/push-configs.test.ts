@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { viewerOf, type Principal } from '../auth/principal.js'
-import type { ExchangeCore } from '../exchange/core.js'
-import type { Caller } from '../exchange/send-message.js'
+import { viewerOf, type Principal } from '../core/principal.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
+import type { Caller } from './send-message.js'
 import { trimSettled } from '../run/retention.js'
 import { RunSlots } from '../run/run-slots.js'
 import { TrimPacing } from '../run/trim-pacing.js'
@@ -9,7 +9,7 @@ import { makeRecord } from '../store/conformance-fixtures.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { PushConfigRecord, Store } from '../store/store.js'
 
-import { TaskEvents } from '../stream/task-events.js'
+import { TaskEvents } from '../run/task-events.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { parseParams, sendMessageParams } from '../wire/params.js'
 import {
@@ -21,7 +21,7 @@ import {
   listPushConfigs,
   type PushConfigOptions,
 } from './push-configs.js'
-import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from './push-params.js'
+import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
 
 const quiet = { warn: () => {}, error: () => {} }
 

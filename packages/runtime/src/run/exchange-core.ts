@@ -4,16 +4,16 @@
  */
 import type { Logger } from '../log/logger.js'
 import type { PushDelivery } from '../push/push-delivery.js'
-import type { TaskRun } from '../run/task-run.js'
+import type { TaskRun } from './task-run.js'
 import type { ArtifactOffload } from '../artifacts/offload.js'
-import type { Principal, Viewer } from '../auth/principal.js'
+import type { Principal, Viewer } from '../core/principal.js'
 import type { Quota } from '../limits/quota.js'
-import type { RemoteWrites } from '../run/remote-writes.js'
-import type { RunSlots } from '../run/run-slots.js'
-import type { TrimPacing } from '../run/trim-pacing.js'
+import type { RemoteWrites } from './remote-writes.js'
+import type { RunSlots } from './run-slots.js'
+import type { TrimPacing } from './trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
-import type { TaskEvents } from '../stream/task-events.js'
+import type { TaskEvents } from './task-events.js'
 
 export interface Limits {
   taskTimeoutMs: number

@@ -8,10 +8,10 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { requestPath } from '../http/request-path.js'
+import { requestPath } from './request-path.js'
 import { callerContext, context, failSpan, SpanKind, tracer, tracingOn, withSpan, type Span } from '../trace/tracing.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { logsRequests, scrub, type Logger } from './logger.js'
+import { logsRequests, scrub, type Logger } from '../log/logger.js'
 
 /** What the handlers learned about one request; logged and put on its span once it ends. */
 export interface RequestNote {

@@ -3,8 +3,8 @@
  * is refused (HTTP 429) before anything is written: no task row, no run slot.
  * @module
  */
-import { canSee, viewerOf } from '../auth/principal.js'
-import { HttpRefusal } from '../http/http-refusal.js'
+import { canSee, viewerOf } from '../core/principal.js'
+import { HttpRefusal } from '../core/http-refusal.js'
 import { tierOf } from '../run/retention.js'
 import type { EventSink, StreamCloseListener } from '../stream/sse-writer.js'
 import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
@@ -13,7 +13,7 @@ import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import { isTerminal } from '../wire/types.js'
-import type { ExchangeCore } from './core.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
 import { acceptMessage, type AcceptHooks, type Caller } from './send-message.js'
 import { findVisible } from './task-queries.js'
 

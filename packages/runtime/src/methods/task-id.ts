@@ -4,7 +4,7 @@
  * @module
  */
 import { createHash, hash as sha, type Hash } from 'node:crypto'
-import type { Viewer } from '../auth/principal.js'
+import type { Viewer } from '../core/principal.js'
 import type { Message } from '../wire/types.js'
 
 /** Strings at least this long go to the hash on their own instead of through the pending text. */

@@ -6,15 +6,15 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
-import type { ExchangeCore } from '../exchange/core.js'
-import type { Caller } from '../exchange/send-message.js'
-import { findVisible } from '../exchange/task-queries.js'
+import type { ExchangeCore } from '../run/exchange-core.js'
+import type { Caller } from './send-message.js'
+import { findVisible } from './task-queries.js'
 import type { PushConfigRecord, TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import type { TaskPushNotificationConfig } from '../wire/types.js'
-import { PushUrlError, checkPushUrl, type HostLookup } from './address-guard.js'
-import type { CreatePushConfigParams, ListPushConfigsParams, PushConfigRefParams } from './push-params.js'
+import { PushUrlError, checkPushUrl, type HostLookup } from '../push/address-guard.js'
+import type { CreatePushConfigParams, ListPushConfigsParams, PushConfigRefParams } from '../push/push-params.js'
 
 export const DEFAULT_MAX_PUSH_CONFIGS_PER_TASK = 8
 
