@@ -64,7 +64,7 @@ describe('PrismaStore with its tables outside the public schema', () => {
     const setup = new pg.Client({ connectionString: database.url })
     await setup.connect()
     await setup.query('CREATE SCHEMA tenant_a; SET search_path TO tenant_a')
-    await setup.query(await readFile(new URL('./__fixture__/postgres/generated/schema.sql', import.meta.url), 'utf8'))
+    await setup.query(await readFile(new URL('../../prisma/__fixture__/postgres/generated/schema.sql', import.meta.url), 'utf8'))
     await setup.end()
     // Prisma's `schema` option qualifies model queries; the store's SQL follows the search_path.
     const url = new URL(database.url)
