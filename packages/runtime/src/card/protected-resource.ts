@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendJson } from '../http/respond.js'
-import { etagMatches, requestBaseUrl } from './card-handler.js'
-
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'
+import { requestBaseUrl } from '../http/base-url.js'
+import { PROTECTED_RESOURCE_PATH } from '../http/bearer-challenge.js'
+import { etagMatches } from './card-handler.js'
 
 export interface ProtectedResourceOptions {
   /** Issuer URLs of the authorization servers whose tokens this agent accepts. */
@@ -36,11 +36,6 @@ export function protectedResourceMetadata(baseUrl: string, options: ProtectedRes
     ...(resource.documentationUrl ? { resource_documentation: resource.documentationUrl } : {}),
     ...(resource.jwksUrl ? { jwks_uri: resource.jwksUrl } : {}),
   }
-}
-
-/** The challenge of every 401: Bearer, with the metadata URL (RFC 9728 section 5.1). */
-export function bearerChallenge(baseUrl: string): string {
-  return `Bearer resource_metadata="${baseUrl}${PROTECTED_RESOURCE_PATH}"`
 }
 
 /** Serves a public JSON document built per base URL, with an ETag, 304 and Cache-Control. */

@@ -6,8 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { canSee, type Principal, type PrincipalResolver, type Viewer } from '../core/principal.js'
-import { bearerChallenge } from '../card/protected-resource.js'
-import { requestBaseUrl } from '../card/card-handler.js'
+import { bearerChallenge } from './bearer-challenge.js'
+import { requestBaseUrl } from './base-url.js'
 import { sendJson } from './respond.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { tierOf } from '../run/retention.js'

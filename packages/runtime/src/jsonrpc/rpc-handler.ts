@@ -15,7 +15,7 @@ import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } fr
 import { StreamReply } from '../methods/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from '../http/gate.js'
-import { refusalOf } from '../core/http-refusal.js'
+import { refusalOf } from '../http/refusal-of.js'
 import { sendJson, sendJsonText } from '../http/respond.js'
 import { answerText } from '../wire/json-safe.js'
 import { claimV03, type V03Request } from '../compat-v03/rpc-v03.js'

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamReply } from '../methods/streaming.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from '../http/gate.js'
-import { refusalOf } from '../core/http-refusal.js'
+import { refusalOf } from '../http/refusal-of.js'
 import { sendJson } from '../http/respond.js'
 import type { RpcHttpOptions } from '../jsonrpc/rpc-handler.js'
 import { scrub } from '../log/logger.js'
