@@ -178,6 +178,14 @@ describe('the runtime layers', () => {
     expect(checkLayers(imports, ROWS, PENDING)).toEqual([])
   })
 
+  it("matches the README's Layers table, row by row", () => {
+    const readme = readFileSync(path.join(SRC, '..', 'README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('\n## Layers\n'), readme.indexOf('\n### ', readme.indexOf('\n## Layers\n')))
+    const tableRows = section.split('\n').filter((line) => /^\| \d+ \|/.test(line))
+    const folders = tableRows.map((line) => [...line.split('|')[2]!.matchAll(/`([^`]+)`/g)].map(([, name]) => (name === 'src/*.ts' ? ENTRY : name)))
+    expect(folders).toEqual(ROWS)
+  })
+
   describe('fails on a planted import', () => {
     // Only what the planted file adds: these cases hold whatever the tree's own state.
     const before = new Set(checkLayers(imports, ROWS, PENDING))
