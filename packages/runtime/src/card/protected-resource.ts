@@ -1,6 +1,6 @@
 /**
- * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the app, and the `WWW-Authenticate`
- * challenge that points a refused caller at it; plus a small server for such well-known JSON
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the app (the `WWW-Authenticate` challenge
+ * that points a refused caller at it is http/bearer-challenge.ts); plus a small server for such well-known JSON
  * documents (the metadata and the card's JWKS), public and cacheable.
  * @module
  */
@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendJson } from '../http/respond.js'
 import { requestBaseUrl } from '../http/base-url.js'
-import { PROTECTED_RESOURCE_PATH } from '../http/bearer-challenge.js'
 import { etagMatches } from './card-handler.js'
 
 export interface ProtectedResourceOptions {

@@ -13,7 +13,7 @@ import type { PushConfigRecord, TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import type { TaskPushNotificationConfig } from '../wire/types.js'
-import { PushUrlError, checkPushUrl, type HostLookup } from '../push/address-guard.js'
+import { PushUrlError, checkPushUrl } from '../push/address-guard.js'
 import {
   createPushConfigParams,
   listPushConfigsParams,

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { canSee, tierOf, type Principal, type Viewer } from '../core/principal.js'
+import { canSee, tierOf, type Viewer } from '../core/principal.js'
 import { scrub } from '../log/logger.js'
 import { freshLease } from '../run/leases.js'
 import { retain } from '../run/retain.js'

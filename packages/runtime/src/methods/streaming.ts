@@ -6,7 +6,7 @@
 import { canSee, tierOf, viewerOf } from '../core/principal.js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import type { EventSink, StreamCloseListener } from '../stream/sse-writer.js'
-import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
+import type { SeatHolder } from '../stream/stream-seats.js'
 import { TaskStream, type FollowOptions, type Rechecker } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
