@@ -7,7 +7,7 @@
  * @module
  */
 import type { AgentCard, AgentInterface, AgentSkill } from '../wire/types.js'
-import { isObject } from './to-v03.js'
+import { isObject } from '../wire/to-v03.js'
 
 type Json = Record<string, unknown>
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { A2AError } from '../wire/a2a-error.js'
-import { isObject } from './to-v03.js'
+import { isObject } from '../wire/to-v03.js'
 
 type Json = Record<string, unknown>
 

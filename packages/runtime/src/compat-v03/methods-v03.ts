@@ -8,7 +8,7 @@ import type { AgentCard, Message, Task, TaskPushNotificationConfig } from '../wi
 import { A2AError } from '../wire/a2a-error.js'
 import { cardToV03 } from './card-v03.js'
 import { pushRefFromV03, sendParamsFromV03, setPushParamsFromV03 } from './from-v03.js'
-import { pushConfigToV03, sendResultToV03, taskToV03, type StreamEnd } from './to-v03.js'
+import { pushConfigToV03, sendResultToV03, taskToV03, type StreamEnd } from '../wire/to-v03.js'
 
 /** Calls a 1.0 method as the request's caller. */
 export type Invoke = (method: string, params: unknown) => Promise<unknown>

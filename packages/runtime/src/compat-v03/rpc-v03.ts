@@ -13,7 +13,7 @@ import type { JsonRpcId } from '../wire/json-rpc.js'
 import { rpcFraming, SseWriter, type SseFraming } from '../stream/sse-writer.js'
 import type { StreamResponse } from '../wire/types.js'
 import { V03_METHODS, type Invoke, type V03Method } from './methods-v03.js'
-import { streamEventToV03, type StreamEnd } from './to-v03.js'
+import { streamEventToV03, type StreamEnd } from '../wire/to-v03.js'
 import { requestedVersion } from './version-v03.js'
 
 export interface V03Request {

@@ -59,7 +59,7 @@ export async function handleRpc(options: RpcHttpOptions, request: IncomingMessag
     // Decoding a large body was one stage; the method's work comes in the next turn.
     if (admitted.text!.length >= LARGE_TEXT) await nextTurn()
     const result = v03
-      ? await v03.run((method, params) => options.call(admitted.principal, method, params, reresolver(options, request), baseUrlOf(options, request)), envelope.params)
+      ? await v03.run((method, params) => options.call(admitted.principal, method, params, reresolver(options, request), baseUrlOf(options, request), '0.3'), envelope.params)
       : await options.call(admitted.principal, envelope.method, envelope.params, reresolver(options, request), baseUrlOf(options, request))
     noteOutcome(note, { result })
     if (result instanceof StreamReply) return result.start(new SseWriter(response, v03 ? v03.framing(id) : rpcFraming(id)))

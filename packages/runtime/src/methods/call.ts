@@ -14,14 +14,15 @@ import type { Call, Caller, MethodHandler } from './method.js'
 export function createCall(core: ExchangeCore, methods: Record<string, MethodHandler>, limits: RequestLimits, publicUrl: string | undefined): Call {
   const known = Object.keys(methods)
   const viewerFor = core.viewerOf ?? viewerOf
-  return async (principal, method, params = {}, reresolve, baseUrl) => {
+  return async (principal, method, params = {}, reresolve, baseUrl, generation) => {
     const handler = Object.hasOwn(methods, method) ? methods[method] : undefined
     if (!handler) throw unknownMethod(method, known)
     checkRequestLimits(params, limits)
     const base = baseUrl ?? publicUrl ?? 'http://localhost'
     const viewer = viewerFor(principal)
     // Each shape written out whole: a field set afterwards gives every caller an out-of-object property store.
-    const caller: Caller = reresolve ? { principal, viewer, baseUrl: base, reresolve } : { principal, viewer, baseUrl: base }
+    let caller: Caller = reresolve ? { principal, viewer, baseUrl: base, reresolve } : { principal, viewer, baseUrl: base }
+    if (generation) caller = { ...caller, generation }
     return tracingOn() ? methodSpan(method, () => handler(core, caller, params)) : handler(core, caller, params)
   }
 }

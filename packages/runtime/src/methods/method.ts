@@ -19,6 +19,8 @@ export interface Caller {
   baseUrl?: string
   /** Resolves the request's credentials again; long-lived streams check them at each keep-alive. */
   reresolve?: () => Promise<Principal | null | undefined>
+  /** `'0.3'` when the request came over A2A 0.3 (compat-v03/): push configs it sets are sent 0.3 shapes. */
+  generation?: '0.3'
 }
 
 export type MethodHandler = (core: ExchangeCore, caller: Caller, params: unknown) => Promise<unknown>
@@ -62,6 +64,7 @@ export type Call = (
   params: unknown,
   reresolve?: () => Promise<Principal | null | undefined>,
   baseUrl?: string,
+  generation?: Caller['generation'],
 ) => Promise<unknown>
 
 /** Parses a method's params; unknown fields that look like typos of known ones are logged. */

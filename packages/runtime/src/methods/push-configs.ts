@@ -69,7 +69,7 @@ export async function createPushConfig(
 ): Promise<TaskPushNotificationConfig> {
   const task = await findVisible(core, caller.viewer, params.taskId)
   const checked = await checkPushConfig(params, options, 'params')
-  return storePushConfig(core, task, checked, options)
+  return storePushConfig(core, task, checked, options, caller.generation)
 }
 
 export async function getPushConfig(core: ExchangeCore, caller: Caller, params: PushConfigRefParams): Promise<TaskPushNotificationConfig> {
@@ -135,8 +135,9 @@ export async function attachPushConfig(
   task: TaskRecord,
   checked: CheckedPushConfig,
   options: PushConfigOptions,
+  generation?: Caller['generation'],
 ): Promise<TaskPushNotificationConfig> {
-  return storePushConfig(core, task, checked, options)
+  return storePushConfig(core, task, checked, options, generation)
 }
 
 /** Field bounds and the SSRF check; violations are -32602 naming `${prefix}.<field>`. */
@@ -185,6 +186,7 @@ async function storePushConfig(
   task: TaskRecord,
   checked: CheckedPushConfig,
   options: PushConfigOptions,
+  generation: Caller['generation'],
 ): Promise<TaskPushNotificationConfig> {
   const existing = await core.store.listPushConfigs(task.id)
   // Strictly after the task's newest config, so oldest-first is registration order even
@@ -195,6 +197,7 @@ async function storePushConfig(
     id: checked.id ?? randomUUID(),
     taskId: task.id,
     owner: task.owner,
+    ...(generation ? { generation } : {}),
     createdAt: Math.max(Date.now(), newest + 1),
   }
   await core.store.putPushConfig(record)

@@ -4,7 +4,7 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import type { PushConfigOptions } from './method.js'
+import type { Caller, PushConfigOptions } from './method.js'
 import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig } from './push-configs.js'
 import type { PushConfigRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -21,6 +21,7 @@ const samePushConfig = (held: PushConfigRecord, sent: CheckedPushConfig): boolea
 
 export async function pushOnSend(
   core: ExchangeCore,
+  caller: Caller,
   params: SendMessageParams,
   push: PushConfigOptions | undefined,
 ): Promise<AcceptHooks['attachPush']> {
@@ -35,7 +36,7 @@ export async function pushOnSend(
   return async (record, options) => {
     // A retried send carries its config again: registered once, however often it is retried.
     if (options?.repeat && (await core.store.listPushConfigs(record.id)).some((held) => samePushConfig(held, checked))) return
-    await attachPushConfig(core, record, checked, push)
+    await attachPushConfig(core, record, checked, push, caller.generation)
     void core.push?.notify({ taskId: record.id, version: record.version, response: { task: toWireTask(record) } })
   }
 }

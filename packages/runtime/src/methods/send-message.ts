@@ -37,7 +37,7 @@ const NO_HOOKS: AcceptHooks = Object.freeze({})
 export const SendMessage: Method = ({ push }) => async (core, caller, raw) => {
   const params = parse(core, sendMessageParams, raw)
   // Awaited only for a config to check: each await is a turn of the microtask queue.
-  const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, params, push) : undefined
+  const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, caller, params, push) : undefined
   return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
 }
 

@@ -36,7 +36,7 @@ export const SendStreamingMessage: Method = ({ streaming, push }) =>
   streaming
     ? async (core, caller, raw) => {
         const params = parse(core, sendMessageParams, raw)
-        return sendStreamingMessage(core, caller, params, streaming, await pushOnSend(core, params, push))
+        return sendStreamingMessage(core, caller, params, streaming, await pushOnSend(core, caller, params, push))
       }
     : noStreaming
 

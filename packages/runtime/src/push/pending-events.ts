@@ -9,9 +9,12 @@ import type { StreamResponse, TaskState } from '../wire/types.js'
 
 export interface PendingEvent {
   version: number
-  body: StreamResponse
+  /** What is POSTed: the StreamResponse, or for a 0.3 config the 0.3 task (see generation.ts). */
+  body: unknown
   /** A terminal state: the last word for this config. */
   terminal: boolean
+  /** See {@link isLastWord}. */
+  lastWord: boolean
 }
 
 const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>([

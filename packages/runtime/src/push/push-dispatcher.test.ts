@@ -166,7 +166,7 @@ describe('PushDispatcher', () => {
     const paths = await addConfigs(inner, receiver, 't1', 'alice', 1)
     // Each lookup takes less time than the one before, so later ones would overtake.
     let wait = 40
-    const store = { listPushConfigs: async (taskId: string) => (await sleep((wait = Math.max(wait - 5, 0))), inner.listPushConfigs(taskId)) }
+    const store = { get: (id: string) => inner.get(id), listPushConfigs: async (taskId: string) => (await sleep((wait = Math.max(wait - 5, 0))), inner.listPushConfigs(taskId)) }
     const { dispatcher } = makeDispatcher({ store })
     await Promise.all([1, 2, 3, 4, 5].map((v) => dispatcher.notify(event('t1', v))))
     await dispatcher.idle()
@@ -339,7 +339,7 @@ describe('PushDispatcher', () => {
   it('logs a failing config lookup, and survives a throwing logger', async () => {
     const logger = recordingLogger()
     const failing = new PushDispatcher({
-      store: { listPushConfigs: () => Promise.reject(new Error('db down')) },
+      store: { get: () => Promise.resolve(undefined), listPushConfigs: () => Promise.reject(new Error('db down')) },
       logger,
       allowPrivate: true,
     })

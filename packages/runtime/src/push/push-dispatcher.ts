@@ -3,7 +3,8 @@
  * a failure logged once (`@a2a-agent/runtime/push-outbox` adds retried, durable delivery).
  * Deliveries to one config go one at a time in event order (an appended artifact chunk carries no
  * sequence number), and an event older than one already sent or waiting for that config is
- * dropped, so a terminal state is always the last notification.
+ * dropped, so a terminal state is always the last notification. A config an A2A 0.3 client set
+ * is sent the task in the 0.3 shape instead of each event (generation.ts).
  *
  * The final state is never refused for a full queue: what waits is counted in configs, not events.
  * Each config keeps its waiting events in a short window that coalesces past its size (see
@@ -18,7 +19,9 @@
  * @module
  */
 import { scrub, type Logger } from '../log/logger.js'
-import type { PushConfigRecord, PushConfigStore } from '../store/store.js'
+import type { PushConfigRecord, Store } from '../store/store.js'
+import { taskToV03 } from '../wire/to-v03.js'
+import { taskForV03 } from './generation.js'
 import { addPending, isLastWord, isTerminal, type PendingEvent } from './pending-events.js'
 import type { PushDelivery, PushDeliveryContext, PushEvent } from './push-delivery.js'
 import { ReceiverSlots, type Receiver } from './receiver-slots.js'
@@ -71,7 +74,7 @@ const MAX_TRACKED_CONFIGS = 4096
 const GUARD_SLACK_MS = 1000
 
 export class PushDispatcher implements PushDelivery {
-  readonly #store: Pick<PushConfigStore, 'listPushConfigs'>
+  readonly #store: Pick<Store, 'get' | 'listPushConfigs'>
   readonly #logger: Logger
   readonly #allowPrivate: boolean
   readonly #timeoutMs: number
@@ -138,16 +141,22 @@ export class PushDispatcher implements PushDelivery {
 
   async #dispatch(event: PushEvent): Promise<void> {
     let configs: PushConfigRecord[]
+    let v03: PendingEvent | undefined
+    const pending: PendingEvent = { version: event.version, body: event.response, terminal: isTerminal(event.response), lastWord: isLastWord(event.response) }
     try {
       configs = await this.#store.listPushConfigs(event.taskId)
+      if (configs.some((config) => config.generation === '0.3')) {
+        const task = await taskForV03(event, this.#store)
+        if (task) v03 = { ...pending, body: taskToV03(task) }
+      }
     } catch (error) {
       this.#log('error', `a2a: push config lookup failed for task ${scrub(event.taskId, 100)}: ${scrub(error)}`)
       return
     }
     const dropped: string[] = []
-    const pending: PendingEvent = { version: event.version, body: event.response, terminal: isTerminal(event.response) }
     for (const config of configs) {
-      if (this.#offer(config, pending) === 'full') dropped.push(config.id)
+      const offered = config.generation === '0.3' ? v03 : pending
+      if (offered && this.#offer(config, offered) === 'full') dropped.push(config.id)
     }
     if (dropped.length > 0) {
       this.#log(
@@ -168,7 +177,7 @@ export class PushDispatcher implements PushDelivery {
     const idleConfig = !state || (!state.busy && state.pending.length === 0)
     let outcome: Offer
     if (idleConfig && this.#slots.canStart(receiver)) outcome = 'started'
-    else if ((state && state.pending.length > 0) || isLastWord(event.body) || this.#slots.hasRoom(receiver)) outcome = 'waiting'
+    else if ((state && state.pending.length > 0) || event.lastWord || this.#slots.hasRoom(receiver)) outcome = 'waiting'
     else outcome = 'full'
     if (outcome === 'full') {
       this.#slots.forgetIfIdle(receiver)

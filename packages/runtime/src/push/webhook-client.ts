@@ -29,6 +29,8 @@ export interface WebhookTarget {
   url: string
   token?: string
   authentication?: { scheme: string; credentials?: string }
+  /** A 0.3 config's receiver: sent as 0.3 senders send (`application/json`). */
+  generation?: '0.3'
 }
 
 /** Where a stored push config sends its notifications. */
@@ -36,6 +38,7 @@ export function webhookTarget(config: WebhookTarget): WebhookTarget {
   const target: WebhookTarget = { url: config.url }
   if (config.token !== undefined) target.token = config.token
   if (config.authentication) target.authentication = config.authentication
+  if (config.generation !== undefined) target.generation = config.generation
   return target
 }
 
@@ -83,7 +86,7 @@ export async function deliverWebhook(
   }
   const payload = Buffer.from(JSON.stringify(body) ?? 'null')
   const headers: Record<string, string | number> = {
-    'Content-Type': 'application/a2a+json',
+    'Content-Type': target.generation === '0.3' ? 'application/json' : 'application/a2a+json',
     'Content-Length': payload.length,
   }
   // v1.0 defines Authorization; receivers built on v0.3-era SDKs check the token header. Send both.

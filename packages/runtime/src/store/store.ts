@@ -147,6 +147,11 @@ export interface PushConfigRecord {
   url: string
   token?: string
   authentication?: { scheme: string; credentials?: string }
+  /**
+   * `'0.3'` for a config an A2A 0.3 client set: its receiver is sent the task in the 0.3 shape.
+   * Absent: 1.0 (a StreamResponse per event). The SQL stores keep it in the authentication column's JSON.
+   */
+  generation?: '0.3'
   /** Epoch milliseconds; the per-task bound deletes the oldest first. */
   createdAt: number
 }

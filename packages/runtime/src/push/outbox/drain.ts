@@ -10,6 +10,7 @@
 import { scrub, type Logger } from '../../log/logger.js'
 import { PushUrlError } from '../address-guard.js'
 import { continuedSpan } from '../../trace/tracing.js'
+import { sentBody } from '../generation.js'
 import { describeUrl, type deliverWebhook } from '../webhook-client.js'
 import type { OutboxRow, outboxStatements } from './outbox-sql.js'
 
@@ -81,7 +82,7 @@ export async function drain(job: DrainJob, context: DrainContext): Promise<void>
 
 async function attempt(row: OutboxRow, context: DrainContext): Promise<Failure | undefined> {
   try {
-    const { status } = await context.deliver(row.target, row.body, { allowPrivate: context.allowPrivate, timeoutMs: context.timeoutMs })
+    const { status } = await context.deliver(row.target, sentBody(row.target, row.body), { allowPrivate: context.allowPrivate, timeoutMs: context.timeoutMs })
     if (status >= 200 && status <= 299) return undefined
     return { error: `receiver answered HTTP ${status}`, final: status >= 400 && status < 500 && !RETRYABLE_4XX.has(status) }
   } catch (error) {

@@ -7,6 +7,7 @@
  * when two replicas' inserts commit out of order.
  * @module
  */
+import type { WebhookTarget } from '../webhook-client.js'
 
 /** The table lives in the schema pg-boss uses, so reliable delivery keeps to one schema. */
 export function outboxDdl(schema: string): string {
@@ -43,7 +44,7 @@ export interface OutboxRow {
   task_id: string
   config_id: string
   version: number
-  target: { url: string; token?: string; authentication?: { scheme: string; credentials?: string } }
+  target: WebhookTarget
   body: unknown
   trace_context: Record<string, string> | null
   attempts: number

@@ -14,6 +14,7 @@ import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../../log/logger.js'
 import { traceCarrier } from '../../trace/tracing.js'
 import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
+import { taskForV03 } from '../generation.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
 import { outboxDdl, outboxStatements } from './outbox-sql.js'
@@ -216,7 +217,10 @@ export class PushOutbox implements PushDeliveryProvider {
       await this.#wake(written.map((configId) => ({ taskId: event.taskId, configId })))
       return
     }
-    const configs = await context.store.listPushConfigs(event.taskId)
+    const listed = await context.store.listPushConfigs(event.taskId)
+    // A 0.3 config is sent the task (drain.ts shapes it): none once the task is gone.
+    const task = listed.some((config) => config.generation === '0.3') ? await taskForV03(event, context.store) : undefined
+    const configs = listed.filter((config) => config.generation !== '0.3' || task)
     if (configs.length === 0) return
     await this.start()
     const rows = configs.map((config) => ({
@@ -225,7 +229,7 @@ export class PushOutbox implements PushDeliveryProvider {
       owner: config.owner,
       version: event.version,
       target: webhookTarget(config),
-      body: event.response,
+      body: config.generation === '0.3' ? { task } : event.response,
       trace_context: traceContext,
     }))
     await this.#pool.query(this.#sql.insert, [JSON.stringify(rows)])

@@ -32,13 +32,27 @@ export function toRecord(row: TaskRow): TaskRecord {
 }
 
 export function toPushConfig(row: PushConfigRow): PushConfigRecord {
+  const { generation, ...authentication } = (row.authentication ?? {}) as AuthenticationColumn
   return {
     id: row.id,
     taskId: row.taskId,
     owner: row.owner,
     url: row.url,
     ...(row.token !== null ? { token: row.token } : {}),
-    ...(row.authentication !== null ? { authentication: row.authentication as NonNullable<PushConfigRecord['authentication']> } : {}),
+    ...(authentication.scheme !== undefined ? { authentication: authentication as NonNullable<PushConfigRecord['authentication']> } : {}),
+    ...(generation !== undefined ? { generation } : {}),
     createdAt: row.createdAt.getTime(),
   }
+}
+
+/**
+ * The authentication column's JSON: the config's `{scheme, credentials?}`, and its generation
+ * beside them (`{"generation": "0.3"}` alone when it has no authentication), so a 0.3 config
+ * needs no column of its own. Null for a 1.0 config without authentication.
+ */
+export type AuthenticationColumn = Partial<NonNullable<PushConfigRecord['authentication']>> & Pick<PushConfigRecord, 'generation'>
+
+export function authenticationColumn(record: PushConfigRecord): AuthenticationColumn | undefined {
+  if (record.generation === undefined) return record.authentication
+  return { ...record.authentication, generation: record.generation }
 }

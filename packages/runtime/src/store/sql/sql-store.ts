@@ -15,7 +15,7 @@ import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import type { Task } from '../../wire/types.js'
-import { toPushConfig, toRecord } from './rows.js'
+import { authenticationColumn, toPushConfig, toRecord } from './rows.js'
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
@@ -231,7 +231,8 @@ export class SqlStore implements Store {
 
   async putPushConfig(record: PushConfigRecord): Promise<void> {
     this.#unpushed.drop(record.taskId)
-    const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
+    const column = authenticationColumn(record)
+    const authentication = column === undefined ? null : encodeJson(column, 'authentication')
     await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
   }
 

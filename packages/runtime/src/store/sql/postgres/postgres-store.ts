@@ -123,7 +123,7 @@ export class PostgresStore extends SqlStore {
   protected override updateStatement(change: statements.TaskUpdate): Sql {
     const update = super.updateStatement(change)
     if (!change.events.length) return update
-    const outboxed = this.#outbox ? outboxRows(this.#outbox, change.events) : undefined
+    const outboxed = this.#outbox ? outboxRows(this.#outbox, change.events, change.taskJson) : undefined
     return shaped(`update ${statements.updateShape(change)} keeping events ${this.#outbox ?? ''}`, keepingEvents(update, change.events, outboxed))
   }
 

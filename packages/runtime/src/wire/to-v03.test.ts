@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { assertWireV03 } from '../testing/wire-schema-v03.js'
-import { TASK_STATES } from '../wire/types.js'
-import { sendParamsFromV03 } from './from-v03.js'
+import { TASK_STATES } from './types.js'
+import { sendParamsFromV03 } from '../compat-v03/from-v03.js'
 import { stateToV03, streamEventToV03, taskToV03 } from './to-v03.js'
 
 describe('1.0 → 0.3 shapes', () => {

@@ -1,11 +1,12 @@
 /**
  * 1.0 → 0.3 on the way out: results and stream events of the one method table, re-shaped for a
  * 0.3 client (`kind` discriminators, lowercase kebab states, `file` parts, `final` on status
- * updates, push configs nested under `pushNotificationConfig`).
+ * updates, push configs nested under `pushNotificationConfig`). Here rather than in compat-v03/:
+ * push delivery, below it, sends a 0.3 config's receiver the task in this shape too.
  * @module
  */
-import type { Artifact, Message, Part, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus } from '../wire/types.js'
-import { isPaused, isTerminal } from '../wire/types.js'
+import type { Artifact, Message, Part, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus } from './types.js'
+import { isPaused, isTerminal } from './types.js'
 
 type Json = Record<string, unknown>
 
