@@ -9,11 +9,12 @@ import { createParser } from 'eventsource-parser'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { JsonRpcTransport as JsonRpcTransport03, type Client as Client03 } from 'a2a-sdk-v03/client'
 import type { Task as Task03 } from 'a2a-sdk-v03'
-import { CancelTaskRequest, GetTaskRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task } from '@a2a-js/sdk'
+import { CancelTaskRequest, GetTaskRequest, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig } from '@a2a-js/sdk'
 import type { Client } from '@a2a-js/sdk/client'
 import { startTestServer, type TestServer } from '../testing/test-server.js'
 import { assertWire, wireCheck } from '../testing/wire-schema.js'
 import { assertV03Response, assertWireV03 } from '../testing/wire-schema-v03.js'
+import { startReceiver } from '../push/__fixture__/receiver.js'
 import { bearerFetch, connect03, connect10 } from './__fixture__/clients.js'
 import { ask, work } from './__fixture__/skills.js'
 
@@ -174,6 +175,68 @@ describe('the official 0.3-era client (@a2a-js/sdk 0.3.14) against compat.v03', 
       await expect(call).rejects.toThrow(/-32001|Task not found/)
     }
     expect((await alice03.getTask({ id: task.id })).status.state).toBe('input-required')
+  })
+})
+
+describe('push notifications in the generation of the client that set the config', () => {
+  it('sends configs the 0.3 client set the 0.3 task after each event, and a 1.0 config on the same task its StreamResponses', async () => {
+    const hooks = await startReceiver()
+    try {
+      const onSend = { id: 'on-send', url: hooks.url('/on-send'), token: 'tok-send' }
+      const task = asTask03(await alice03.sendMessage({ ...send03('?', { skill: 'ask' }), configuration: { pushNotificationConfig: onSend } }))
+      const set03 = { id: 'set-03', url: hooks.url('/set-03'), token: 'tok-03', authentication: { schemes: ['Bearer'], credentials: 'secret' } }
+      await alice03.setTaskPushNotificationConfig({ taskId: task.id, pushNotificationConfig: set03 })
+      const set10 = { id: 'set-10', taskId: task.id, url: hooks.url('/set-10'), token: 'tok-10' }
+      await alice10.createTaskPushNotificationConfig(TaskPushNotificationConfig.fromJSON(set10))
+      // Read over 1.0, the configs the 0.3 client set are plain 1.0 configs: their generation stays inside.
+      expect(await server.result('ListTaskPushNotificationConfigs', { taskId: task.id })).toEqual({
+        configs: [
+          { ...onSend, taskId: task.id },
+          { id: 'set-03', taskId: task.id, url: set03.url, token: 'tok-03', authentication: { scheme: 'Bearer', credentials: 'secret' } },
+          set10,
+        ],
+        nextPageToken: '',
+      })
+      expect(await alice03.getTaskPushNotificationConfig({ id: task.id, pushNotificationConfigId: 'set-03' } as never)).toEqual({ taskId: task.id, pushNotificationConfig: set03 })
+
+      await alice03.sendMessage(send03('blue', { taskId: task.id }))
+      const lastOf = (path: string) => hooks.hitsOf(path).at(-1)?.body
+      await expect.poll(() => [lastOf('/on-send')?.status.state, lastOf('/set-03')?.status.state, lastOf('/set-10')?.statusUpdate?.status.state]).toEqual([
+        'completed',
+        'completed',
+        'TASK_STATE_COMPLETED',
+      ])
+
+      // 0.3: the task, as the official 0.3 senders POST it, valid against the v0.3.0 schema.
+      for (const [path, token] of [['/on-send', 'tok-send'], ['/set-03', 'tok-03']] as const) {
+        for (const hit of hooks.hitsOf(path)) {
+          assertWireV03('Task', hit.body)
+          expect(hit.body).toMatchObject({ kind: 'task', id: task.id, contextId: task.contextId })
+          expect(hit.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': token })
+        }
+      }
+      // The send's own config hears of the task it made first, before the answer moved it on.
+      expect(hooks.hitsOf('/on-send')[0]!.body.status.state).toBe('submitted')
+      expect(hooks.hitsOf('/set-03').every((hit) => hit.headers.authorization === 'Bearer secret')).toBe(true)
+      expect(lastOf('/set-03').status).toMatchObject({ state: 'completed', message: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'you said blue' }] } })
+      expect(lastOf('/set-03').history.map((message: any) => [message.role, message.parts[0].text])).toEqual([
+        ['user', '?'],
+        ['agent', 'which one?'],
+        ['user', 'blue'],
+        ['agent', 'you said blue'],
+      ])
+
+      // 1.0: each event as its StreamResponse, valid against the v1.0.0 schema.
+      const events = hooks.hitsOf('/set-10')
+      for (const hit of events) {
+        wireCheck.event(hit.body)
+        expect(hit.headers).toMatchObject({ 'content-type': 'application/a2a+json', 'x-a2a-notification-token': 'tok-10' })
+      }
+      expect(events.map((hit) => Object.keys(hit.body))).toEqual([['statusUpdate'], ['statusUpdate']])
+      expect(events[0]!.body.statusUpdate.status.state).toBe('TASK_STATE_WORKING')
+    } finally {
+      await hooks.close()
+    }
   })
 })
 
