@@ -352,6 +352,20 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       expect(got?.authentication).toBeUndefined()
     })
 
+    it('keeps the generation a config was set in, with and without authentication, and its replacement\'s', async () => {
+      await seed(store, [makeRecord({ id: 't1' })])
+      const bare = makePushConfig('t1', 'c1', 0, { generation: '0.3' })
+      const authenticated = makePushConfig('t1', 'c2', 1, { generation: '0.3', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
+      await store.putPushConfig(bare)
+      await store.putPushConfig(authenticated)
+      expect(await store.getPushConfig('t1', 'c1')).toEqual(bare)
+      expect(await store.listPushConfigs('t1')).toEqual([bare, authenticated])
+      // Set again over 1.0, it is a 1.0 config.
+      const replaced = makePushConfig('t1', 'c2', 2, { authentication: { scheme: 'Bearer' } })
+      await store.putPushConfig(replaced)
+      expect(await store.getPushConfig('t1', 'c2')).toEqual(replaced)
+    })
+
     it('putPushConfig replaces the config with the same (taskId, id) and keeps the others', async () => {
       await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
       await store.putPushConfig(makePushConfig('t1', 'c1', 0, { token: 'old', authentication: { scheme: 'Bearer' } }))
