@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +10,10 @@ import { PrismaStore } from '../../store/prisma/prisma-store.js'
 import { PostgresStore } from '../../store/sql/postgres/postgres-store.js'
 import { makeRecord, nextTask } from '../../store/conformance-fixtures.js'
 import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
+import { wireCheck } from '../../testing/wire-schema.js'
+import { assertWireV03 } from '../../testing/wire-schema-v03.js'
+import { bearerFetch, connect03 } from '../../compat-v03/__fixture__/clients.js'
+import { ask } from '../../compat-v03/__fixture__/skills.js'
 import { deliverWebhook } from '../webhook-client.js'
 import { echo, work } from '../__fixture__/skills.js'
 import { PushOutbox, type PushOutboxOptions } from './push-outbox.js'
@@ -18,6 +22,7 @@ import { PushOutbox, type PushOutboxOptions } from './push-outbox.js'
 
 interface Hit {
   path: string
+  headers: IncomingHttpHeaders
   body: any
   at: number
 }
@@ -40,7 +45,7 @@ beforeAll(async () => {
     request.on('data', (chunk) => (text += chunk))
     request.on('end', () => {
       const path = request.url ?? ''
-      hits.push({ path, body: JSON.parse(text), at: Date.now() })
+      hits.push({ path, headers: request.headers, body: JSON.parse(text), at: Date.now() })
       const status = answer(path, hits.filter((hit) => hit.path === path).length)
       if (hold(path)) return void held.push(response)
       setTimeout(() => response.writeHead(status).end(), answerDelayMs)
@@ -224,6 +229,57 @@ describe('PushOutbox', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(hits).toHaveLength(20)
   }, 40_000)
+
+  it('sends a config the official 0.3 client set the 0.3 task after each event, and a 1.0 config on the same task its events', async () => {
+    const server = await startTestServer({ skills: [ask], store: new PrismaStore(database.db), allowPrivatePush: true, pushDelivery: await outbox(), logger: quiet, compat: { v03: true } })
+    started.push(server)
+    const client = await connect03(server.url, bearerFetch('alice'))
+    const message = { kind: 'message' as const, messageId: 'm-gen-03', role: 'user' as const, parts: [{ kind: 'text' as const, text: '?' }], metadata: { skill: 'ask' } }
+    const task = (await client.sendMessage({ message, configuration: { pushNotificationConfig: { url: `${base}/gen/03`, token: 'tok-03' } } })) as { id: string }
+    await server.result('CreateTaskPushNotificationConfig', { taskId: task.id, url: `${base}/gen/10` })
+    await server.result('SendMessage', { message: userMessage('blue', { taskId: task.id }) })
+    await expect.poll(() => [hitsOf('/gen/03').at(-1)?.body.status.state, stateOf(hitsOf('/gen/10').at(-1)?.body ?? {})], { timeout: 20_000, interval: 50 }).toEqual([
+      'completed',
+      'TASK_STATE_COMPLETED',
+    ])
+    expect(hitsOf('/gen/03')[0]!.body.status.state).toBe('submitted')
+    for (const hit of hitsOf('/gen/03')) {
+      expect(assertWireV03('Task', hit.body)).toMatchObject({ kind: 'task', id: task.id })
+      expect(hit.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 'tok-03' })
+    }
+    for (const hit of hitsOf('/gen/10')) {
+      wireCheck.event(hit.body)
+      expect(hit.headers['content-type']).toBe('application/a2a+json')
+    }
+    expect(hitsOf('/gen/10').map((hit) => kindOf(hit.body))).toEqual(['statusUpdate', 'statusUpdate'])
+  }, 30_000)
+
+  it('on PostgresStore the task write writes a 0.3 config\'s row with the task it wrote, sent in the 0.3 shape', async () => {
+    const first = await outbox()
+    const store = new PostgresStore(database.url, { max: 2 })
+    started.push({ close: () => store.close() })
+    first.attach({ store, logger: quiet, allowPrivate: true })
+    await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
+    const record = makeRecord({ id: 't-gen', state: 'TASK_STATE_WORKING', messageIds: ['m-gen'] })
+    await store.create(record)
+    await store.putPushConfig({ id: 'c03', taskId: 't-gen', owner: 'alice', url: `${base}/gen/03`, token: 'tok', generation: '0.3', createdAt: Date.now() })
+    await store.putPushConfig({ id: 'c10', taskId: 't-gen', owner: 'alice', url: `${base}/gen/10`, authentication: { scheme: 'Bearer', credentials: 's' }, createdAt: Date.now() + 1 })
+    const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
+    const event = { statusUpdate: { taskId: 't-gen', contextId: record.contextId, status: task.status } }
+    expect(await store.update('t-gen', 1, { task, event })).toMatchObject({ version: 2 })
+    expect(store.outboxedFor('t-gen', 2)?.sort()).toEqual(['c03', 'c10'])
+    // Sent by another replica's outbox, from the rows alone.
+    await first.stop()
+    await outbox({ sweepIntervalMs: 1000 })
+    await expect.poll(() => hits.length, { timeout: 10_000, interval: 50 }).toBe(2)
+    const [v03] = hitsOf('/gen/03')
+    expect(assertWireV03('Task', v03!.body)).toMatchObject({ kind: 'task', id: 't-gen', contextId: record.contextId, status: { state: 'completed' } })
+    expect(v03!.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 'tok' })
+    expect(v03!.headers).not.toHaveProperty('authorization')
+    const [v10] = hitsOf('/gen/10')
+    expect(v10!.body).toEqual(event)
+    expect(v10!.headers).toMatchObject({ 'content-type': 'application/a2a+json', authorization: 'Bearer s' })
+  }, 30_000)
 
   it('a replica killed mid-delivery: another delivers that row again after its lease, then the rest in order', async () => {
     await (await outbox()).stop() // the tables exist
