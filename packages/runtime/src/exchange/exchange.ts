@@ -46,6 +46,8 @@ import type { ExchangeCore } from '../run/exchange-core.js'
 import { methodTable, unknownMethod, type MethodHandler } from '../methods/method-table.js'
 import type { Caller } from '../methods/send-message.js'
 import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
+import { createJobWorker, type JobWorker, type JobWorkerOptions } from '../jobs/job-worker.js'
+import { jobSetup } from '../jobs/enqueue.js'
 import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
 import { wantsV03Card } from '../compat-v03/version-v03.js'
 
@@ -189,6 +191,7 @@ export class Exchange {
       accepting: new Map(),
       closing: false,
       ...(dispatcher ? { push: dispatcher } : {}),
+      ...(options.jobs ? { jobs: jobSetup(options.jobs) } : {}),
     }
     const streaming = options.streaming !== false && {
       seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
@@ -460,6 +463,17 @@ export class Exchange {
   /** This process's id in the run leases of the store (ExchangeOptions.replicaId). */
   get replicaId(): string {
     return this.#core.replica
+  }
+
+  /**
+   * A worker that runs the queued jobs of ExchangeOptions.jobs on this exchange's tasks (its
+   * store, events and push delivery). Jobs take no run slot of their owner: the worker's
+   * `concurrency` bounds them. Start it in the processes that run jobs; stop it before shutdown.
+   */
+  jobWorker(options?: JobWorkerOptions): JobWorker {
+    const setup = this.#core.jobs
+    if (!setup) throw new Error('jobWorker() needs jobs: pass jobs: { queue, jobs: [...] } to createExchange')
+    return createJobWorker(this.#core, setup, options)
   }
 
   /** Runs in flight (started, not yet settled or paused). */

@@ -9,6 +9,8 @@ import { assertJsonEncodable } from '../wire/json-safe.js'
 import type { DataPart, Message } from '../wire/types.js'
 import { agentMessage, toParts, withArtifact, withStatus, type ArtifactChunk, type Content } from '../run/task-changes.js'
 import type { TaskRun } from '../run/task-run.js'
+import type { Job } from '../jobs/job.js'
+import type { input, ZodType } from 'zod'
 
 export type { ArtifactChunk, Content }
 
@@ -41,6 +43,12 @@ export interface TaskContext {
   requireAuth(reason: Content): Promise<void>
   /** Builds a direct agent message; return it from the handler to answer without task output. */
   reply(content: Content): Message
+  /**
+   * Hands the rest of the work to a job (jobs/job.ts): the job is queued, the task goes WORKING
+   * (with `message`, if given) and this run ends, its slot freed; a job worker runs the job later.
+   * The handler should return after it: further writes of this run are refused.
+   */
+  enqueue<Schema extends ZodType>(job: Job<Schema>, input: input<Schema>, message?: Content): Promise<void>
 }
 
 export function createTaskContext(run: TaskRun): TaskContext {
@@ -70,6 +78,7 @@ class RunContext implements TaskContext {
   #requireInput: TaskContext['requireInput'] | undefined
   #requireAuth: TaskContext['requireAuth'] | undefined
   #reply: TaskContext['reply'] | undefined
+  #enqueue: TaskContext['enqueue'] | undefined
 
   constructor(run: TaskRun) {
     const task = run.record.task
@@ -142,6 +151,10 @@ class RunContext implements TaskContext {
 
   get reply(): TaskContext['reply'] {
     return (this.#reply ??= (content: Content): Message => ({ messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: this.contextId }))
+  }
+
+  get enqueue(): TaskContext['enqueue'] {
+    return (this.#enqueue ??= (job, input, message) => this.#run.enqueue(job, input, message))
   }
 
   async #status(state: Parameters<typeof withStatus>[1], content: Content | undefined): Promise<void> {
