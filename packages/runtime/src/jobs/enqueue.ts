@@ -7,7 +7,6 @@
  * the task first (then the job is skipped). No task is left WORKING without a job.
  * @module
  */
-import { prettifyError } from 'zod'
 import type { RunLease } from '../store/store.js'
 import type { TaskRun } from '../run/task-run.js'
 import type { Content } from '../run/task-changes.js'
@@ -32,7 +31,7 @@ export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, job:
   if (!setup) throw new Error(`ctx.enqueue("${name}") needs a job queue: pass jobs: { queue, jobs: [...] } to createExchange`)
   if (setup.jobs.get(name) !== job) throw new Error(`Job "${name}" is not among the exchange's jobs: add it to jobs.jobs in createExchange, so workers can run it`)
   const parsed = job.input.safeParse(input)
-  if (!parsed.success) throw new Error(`ctx.enqueue("${name}"): the input does not match the job's schema: ${prettifyError(parsed.error)}`)
+  if (!parsed.success) throw new Error(`ctx.enqueue("${name}"): the input does not match the job's schema: ${issuesOf(parsed.error)}`)
   // Queued as given (JSON), parsed again by the worker: a schema's output may hold what JSON cannot.
   assertJsonEncodable(input, 'enqueue input')
   const { record, message } = run
@@ -59,3 +58,7 @@ export function jobSetup(options: { queue: JobQueue; jobs: readonly Job[] }): Jo
   }
   return { queue: options.queue, jobs }
 }
+
+/** A zod error's issues, one per field (zod itself is not loaded for this: apps without entity tools never load it). */
+const issuesOf = (error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string =>
+  error.issues.map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : 'input'}: ${issue.message}`).join('; ')
