@@ -165,7 +165,7 @@ export class Exchange {
         taskExists: async (id) => (await store.get(id)) !== undefined,
         lastSweep: 0,
       },
-      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId) }),
+      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId), agentId: options.agentId }),
       ...(options.paused ? { paused: options.paused } : {}),
       agentName: options.card.name,
       quota: new Quota({

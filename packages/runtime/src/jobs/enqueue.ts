@@ -26,7 +26,7 @@ export const JOB_RUNNER = 'a2a-jobs'
 /** The lease a job's task holds while `attemptsLeft` attempts may still come. */
 export const jobLease = (job: Job, attemptsLeft: number): RunLease => ({ runner: JOB_RUNNER, until: Date.now() + jobHorizonMs(job, attemptsLeft) })
 
-export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, job: Job, input: unknown, content?: Content): Promise<void> {
+export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, agent: string | undefined, job: Job, input: unknown, content?: Content): Promise<void> {
   const name = job?.name
   if (!setup) throw new Error(`ctx.enqueue("${name}") needs a job queue: pass jobs: { queue, jobs: [...] } to createExchange`)
   if (setup.jobs.get(name) !== job) throw new Error(`Job "${name}" is not among the exchange's jobs: add it to jobs.jobs in createExchange, so workers can run it`)
@@ -38,6 +38,7 @@ export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, job:
   const queued: QueuedJob = {
     key: `${record.id}/${message.messageId}/${name}`,
     taskId: record.id,
+    ...(agent === undefined ? {} : { agent }),
     job: name,
     input,
     messageId: message.messageId,

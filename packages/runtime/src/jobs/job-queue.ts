@@ -11,6 +11,8 @@ export interface QueuedJob {
   /** Idempotency key: `<taskId>/<messageId>/<job>`. A second enqueue of the same key stores nothing. */
   key: string
   taskId: string
+  /** The hosted agent whose task it is (AgentHost); absent for a lone exchange. Each agent's worker takes its own. */
+  agent?: string
   job: string
   input: unknown
   /** The message of the turn that enqueued it: the job's context shows it as `message`. */
@@ -35,6 +37,8 @@ export interface JobHandlers {
   dead(job: QueuedJob, reason: string, attempts: number): Promise<void>
   /** Attempts run at once by this worker. */
   concurrency: number
+  /** Takes only the jobs of this hosted agent (QueuedJob.agent); absent: the jobs of no agent. */
+  agent?: string
 }
 
 export interface JobQueue {

@@ -26,8 +26,8 @@ export interface DeadJob {
 
 export class MemoryJobQueue implements JobQueue {
   readonly #entries = new Map<string, Entry>()
-  #handlers: JobHandlers | undefined
-  #active = 0
+  /** The worker of each agent ('' for jobs of no agent), with its attempts under way. */
+  readonly #workers = new Map<string, { handlers: JobHandlers; active: number }>()
   #timer: NodeJS.Timeout | undefined
   readonly #running = new Set<Promise<void>>()
 
@@ -39,13 +39,14 @@ export class MemoryJobQueue implements JobQueue {
   }
 
   async work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
-    if (this.#handlers) throw new Error('MemoryJobQueue runs one worker at a time: stop the other first')
-    this.#handlers = handlers
+    const agent = handlers.agent ?? ''
+    if (this.#workers.has(agent)) throw new Error(`MemoryJobQueue runs one worker per agent${agent ? ` ("${agent}")` : ''}: stop the other first`)
+    const worker = { handlers, active: 0 }
+    this.#workers.set(agent, worker)
     this.#pump()
     return {
       stop: async () => {
-        this.#handlers = undefined
-        clearTimeout(this.#timer)
+        if (this.#workers.get(agent) === worker) this.#workers.delete(agent)
         await Promise.all([...this.#running])
       },
     }
@@ -64,22 +65,22 @@ export class MemoryJobQueue implements JobQueue {
   #pump(): void {
     clearTimeout(this.#timer)
     this.#timer = undefined
-    const handlers = this.#handlers
-    if (!handlers) return
     const now = Date.now()
     let next = Infinity
     for (const entry of this.#entries.values()) {
-      if (entry.state !== 'waiting') continue
+      const worker = this.#workers.get(entry.job.agent ?? '')
+      if (entry.state !== 'waiting' || !worker) continue
       if (entry.dueAt > now) next = Math.min(next, entry.dueAt)
-      else if (this.#active < handlers.concurrency) this.#start(entry, handlers)
+      else if (worker.active < worker.handlers.concurrency) this.#start(entry, worker)
     }
     if (next !== Infinity) this.#timer = setTimeout(() => this.#pump(), next - now).unref()
   }
 
-  #start(entry: Entry, handlers: JobHandlers): void {
+  #start(entry: Entry, worker: { handlers: JobHandlers; active: number }): void {
+    const { handlers } = worker
     entry.state = 'active'
     entry.attempts++
-    this.#active++
+    worker.active++
     const running = handlers
       .run(entry.job, entry.attempts)
       .then(
@@ -98,7 +99,7 @@ export class MemoryJobQueue implements JobQueue {
         },
       )
       .finally(() => {
-        this.#active--
+        worker.active--
         this.#running.delete(running)
         this.#pump()
       })

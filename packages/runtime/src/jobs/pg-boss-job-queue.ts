@@ -29,8 +29,8 @@ export interface PgBossJobQueueOptions {
   logger?: Logger
 }
 
-const QUEUE = 'a2a-jobs'
-const DEAD = 'a2a-jobs-dead'
+/** The queue and the dead-letter queue of an agent's jobs (each hosted agent has its own, and its own worker). */
+const queuesOf = (agent: string | undefined) => (agent === undefined ? { queue: 'a2a-jobs', dead: 'a2a-jobs-dead' } : { queue: `a2a-jobs-${agent}`, dead: `a2a-jobs-dead-${agent}` })
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
 /** A UUID made from the key: pg-boss's insert skips a job whose id it holds. */
@@ -46,6 +46,8 @@ export class PgBossJobQueue implements JobQueue {
   readonly #boss: PgBoss
   readonly #logger: Logger
   #started: Promise<void> | undefined
+  /** The queues created so far, by agent ('' for none). */
+  readonly #queues = new Map<string, Promise<{ queue: string; dead: string }>>()
   #stopped = false
   readonly #workers = new Set<string>()
 
@@ -64,43 +66,56 @@ export class PgBossJobQueue implements JobQueue {
     this.#boss.on('error', (error) => this.#logger.error(`a2a: job queue: ${scrub(error)}`))
   }
 
-  /** Creates pg-boss's tables and the two queues if needed; enqueue and work call it. */
+  /** Creates pg-boss's tables if needed; enqueue and work call it. */
   start(): Promise<void> {
-    this.#started ??= (async () => {
-      await this.#boss.start()
-      await this.#boss.createQueue(DEAD, { name: DEAD, policy: 'standard' })
-      await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', deadLetter: DEAD })
-    })()
+    this.#started ??= this.#boss.start().then(() => undefined)
     return this.#started
   }
 
+  /** The agent's queue and dead-letter queue, created if needed. */
+  #queuesOf(agent: string | undefined): Promise<{ queue: string; dead: string }> {
+    let queues = this.#queues.get(agent ?? '')
+    if (!queues) {
+      const names = queuesOf(agent)
+      queues = (async () => {
+        await this.start()
+        await this.#boss.createQueue(names.dead, { name: names.dead, policy: 'standard' })
+        await this.#boss.createQueue(names.queue, { name: names.queue, policy: 'standard', deadLetter: names.dead })
+        return names
+      })()
+      queues.catch(() => this.#queues.delete(agent ?? ''))
+      this.#queues.set(agent ?? '', queues)
+    }
+    return queues
+  }
+
   async enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
-    await this.start()
-    await this.#boss.send(QUEUE, job as unknown as object, {
+    const { queue, dead } = await this.#queuesOf(job.agent)
+    await this.#boss.send(queue, job as unknown as object, {
       id: jobId(job.key),
       retryLimit: settings.retries,
       retryDelay: Math.ceil(settings.backoff.delayMs / 1000),
       retryBackoff: settings.backoff.exponential,
       expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + (this.#options.expireGraceSeconds ?? 10),
-      deadLetter: DEAD,
+      deadLetter: dead,
     })
     for (const id of this.#workers) this.#boss.notifyWorker(id)
   }
 
   async work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
-    await this.start()
+    const { queue, dead } = await this.#queuesOf(handlers.agent)
     const options = { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.#options.pollingIntervalSeconds ?? 2 } as const
     const ids: string[] = []
     for (let i = 0; i < handlers.concurrency; i++) {
       ids.push(
-        await this.#boss.work<QueuedJob>(QUEUE, options, async ([job]) => {
+        await this.#boss.work<QueuedJob>(queue, options, async ([job]) => {
           // retryCount counts the attempts before this one (a taken-back job's included).
           await handlers.run(job!.data, job!.retryCount + 1)
         }),
       )
     }
     ids.push(
-      await this.#boss.work<QueuedJob>(DEAD, options, async ([job]) => {
+      await this.#boss.work<QueuedJob>(dead, options, async ([job]) => {
         const output = job!.output as { message?: string } | null
         await handlers.dead(job!.data, reasonOf(output?.message ?? output), job!.retryLimit + 1)
       }),

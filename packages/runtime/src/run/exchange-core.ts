@@ -42,6 +42,8 @@ export interface ExchangeCore {
   viewerOf?: (principal: Principal) => Viewer
   /** Whether the agent is paused (AgentHost); absent: never. */
   paused?: () => boolean | Promise<boolean>
+  /** The hosted agent's id (AgentHost); absent for a lone exchange. */
+  agentId?: string
   /** The agent's name, for messages. */
   agentName?: string
   /** The turn and occupied-task caps (no-ops when unset). */

@@ -156,7 +156,7 @@ export class TaskRun extends RunWrites {
 
   /** ctx.enqueue: checks the job and its input, then {@link handOff}s the task to it. */
   enqueue(job: Job, input: unknown, content?: Content): Promise<void> {
-    return enqueueJob(this, this.core.jobs, job, input, content)
+    return enqueueJob(this, this.core.jobs, this.core.agentId, job, input, content)
   }
 
   /**
