@@ -45,6 +45,7 @@ export type { Job, JobContext, JobDefinition, Backoff } from './jobs/job.js'
 export type { JobQueue, QueuedJob, JobSettings, JobHandlers } from './jobs/job-queue.js'
 export type { JobWorker, JobWorkerOptions } from './jobs/job-worker.js'
 export { MemoryJobQueue, type DeadJob } from './jobs/memory-job-queue.js'
+export { SqliteJobQueue, type SqliteJobQueueOptions, type DeadSqliteJob } from './jobs/sqlite-job-queue.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 
 // Entity tools: the registry generated code plugs into, its derived skills and its MCP endpoint
