@@ -9,6 +9,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 // loopback: a job survives kill -9 of its worker and completes on another.
 
 let database: TestDatabase
+let sqliteDatabase: TestDatabase
 let receiver: Server
 let receiverUrl: string
 let pushes: Array<{ body: any }> = []
@@ -16,6 +17,7 @@ const children: ChildProcess[] = []
 
 beforeAll(async () => {
   database = await openDatabase('postgres')
+  sqliteDatabase = await openDatabase('sqlite')
   receiver = createServer((request, response) => {
     let text = ''
     request.on('data', (chunk) => (text += chunk))
@@ -34,11 +36,12 @@ afterEach(() => {
 afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
   await database?.close()
+  await sqliteDatabase?.close()
 })
 
 /** Starts a fixture process in `role` and resolves with the first line it prints. */
-function start(role: string): Promise<{ child: ChildProcess; line: string; lines: string[] }> {
-  const child = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', new URL('./__fixture__/job-process.ts', import.meta.url).pathname, database.url, role], {
+function start(role: string, url = database.url): Promise<{ child: ChildProcess; line: string; lines: string[] }> {
+  const child = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', new URL('./__fixture__/job-process.ts', import.meta.url).pathname, url, role], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)
@@ -98,3 +101,18 @@ it('a job survives kill -9 of its worker mid-run: another worker completes it on
   // The task as sent, WORKING from the hand-off, the first worker's artifact, the second's COMPLETED.
   expect(pushes.map((push) => kindOf(push.body))).toEqual(['task', 'TASK_STATE_WORKING', 'artifact statement', 'TASK_STATE_COMPLETED'])
 }, 90_000)
+
+it('SQLite: a job survives kill -9 of its one-process app and completes, once, when the app starts again', async () => {
+  const first = await start('serve-and-hang', sqliteDatabase.url)
+  const { task } = await rpc(first.line, 'SendMessage', { message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: '2026-10' }] } })
+  expect(task.status.state).toBe('TASK_STATE_WORKING')
+  await expect.poll(() => first.lines, { timeout: 10_000 }).toContain('hanging on attempt 1')
+  await expect.poll(async () => (await rpc(first.line, 'GetTask', { id: task.id })).artifacts?.length, { timeout: 5000 }).toBe(1)
+  first.child.kill('SIGKILL')
+  const second = await start('serve', sqliteDatabase.url)
+  // Taken back once the killed attempt's timeout (3 s) and grace have passed.
+  await expect.poll(async () => (await rpc(second.line, 'GetTask', { id: task.id })).status.state, { timeout: 20_000, interval: 200 }).toBe('TASK_STATE_COMPLETED')
+  const done = await rpc(second.line, 'GetTask', { id: task.id })
+  expect(done.artifacts).toEqual([{ artifactId: 'statement', name: 'statement', parts: [{ text: 'statement for 2026-10' }] }])
+  expect(done.status.message.parts).toEqual([{ text: 'statement for 2026-10 ready (attempt 2)' }])
+}, 60_000)
