@@ -62,7 +62,7 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
   async function claim(queued: QueuedJob, job: Job, attempt: number): Promise<TaskRecord | undefined> {
     for (;;) {
       const record = await core.store.get(queued.taskId)
-      if (!record || isTerminal(record.task.status.state) || stopping) return undefined
+      if (!record || isTerminal(record.task.status.state) || stopping || core.closing) return undefined
       const attemptsLeft = job.retries + 2 - attempt
       if (record.lease?.runner === JOB_RUNNER) {
         // The lease follows the job: renewed for what is left of it, without a version.
@@ -95,7 +95,7 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
     if (!job) throw new Error(`no job named "${queued.job}" is registered on this worker: add it to jobs.jobs in createExchange`)
     const record = await claim(queued, job, attempt)
     if (!record) {
-      if (stopping) throw new Error('the job worker stopped before this attempt')
+      if (stopping || core.closing) throw new Error('the job worker stopped before this attempt')
       return
     }
     const history = record.task.history ?? []

@@ -149,6 +149,11 @@ export class SqliteJobQueue implements JobQueue {
     return rows.map((row) => ({ job: JSON.parse(row.data) as QueuedJob, reason: row.last_error ?? '', attempts: row.attempts }))
   }
 
+  /** Closes the file (as {@link close}), for apps that stop every queue alike. */
+  async stop(): Promise<void> {
+    this.close()
+  }
+
   /** Closes the file; stop the workers first. */
   close(): void {
     for (const lane of this.#lanes.values()) clearTimeout(lane.timer)
