@@ -81,6 +81,19 @@ describe('jobs on the memory queue', () => {
     expect(queue.pending).toBe(0)
   })
 
+  it('a streaming send follows the task through its job to COMPLETED, in one stream', async () => {
+    const statement = defineJob({ name: 'statement', input: statementInput, run: (ctx, input) => ctx.artifact({ artifactId: 'out', parts: input.month }).then(() => undefined) })
+    const { server } = await serve([statement])
+    startWorker(server)
+    const message = { ...userMessage('go', { skill: 'enqueue' }), parts: [{ data: { job: 'statement', input: { month: '2026-12' } } }] }
+    const events = await (await server.stream('SendStreamingMessage', { message })).ended
+    const kinds = events.map(({ data }) => {
+      const result = data.result
+      return result.task ? `task ${result.task.status.state}` : result.statusUpdate ? result.statusUpdate.status.state : `artifact ${result.artifactUpdate.artifact.artifactId}`
+    })
+    expect(kinds).toEqual(['task TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'artifact out', 'TASK_STATE_COMPLETED'])
+  })
+
   it('a run slot is free while the job runs: the owner at its cap of one still runs another skill', async () => {
     const held = gate()
     const started = gate()
