@@ -94,6 +94,35 @@ describe('jobs on the memory queue', () => {
     expect(kinds).toEqual(['task TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'artifact out', 'TASK_STATE_COMPLETED'])
   })
 
+  it('a job asks for input; the answer resumes the skill, which enqueues again, and the next job completes', async () => {
+    const queue = new MemoryJobQueue()
+    const seen: string[] = []
+    const reconcile = defineJob({
+      name: 'reconcile',
+      input: z.object({ account: z.string().optional() }),
+      run: async (ctx, input) => {
+        seen.push(`${input.account ?? '-'} (attempt ${ctx.attempt})`)
+        if (!input.account) return ctx.requireInput('Which account?')
+        await ctx.complete(`reconciled ${input.account}`)
+      },
+    })
+    const skill = defineSkill({
+      id: 'reconcile',
+      description: 'reconciles an account on a job',
+      handler: (ctx) => ctx.enqueue(reconcile, ctx.history.length > 1 ? { account: ctx.text } : {}),
+    })
+    const server = await startTestServer({ skills: [skill], jobs: { queue, jobs: [reconcile] }, logger: quiet })
+    open.push(server)
+    startWorker(server)
+    const { task } = await server.result('SendMessage', { message: userMessage('start') })
+    await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_INPUT_REQUIRED')
+    expect((await server.result('GetTask', { id: task.id })).status.message.parts).toEqual([{ text: 'Which account?' }])
+    const answered = await server.result('SendMessage', { message: userMessage('ACC-7', { taskId: task.id, contextId: task.contextId }) })
+    expect(answered.task.status.state).toBe('TASK_STATE_WORKING')
+    await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_COMPLETED')
+    expect(seen).toEqual(['- (attempt 1)', 'ACC-7 (attempt 1)'])
+  })
+
   it('a run slot is free while the job runs: the owner at its cap of one still runs another skill', async () => {
     const held = gate()
     const started = gate()
