@@ -88,7 +88,7 @@ it('a job survives kill -9 of its worker mid-run: another worker completes it on
   await expect.poll(() => pushes.map((push) => kindOf(push.body)), { timeout: 20_000, interval: 50 }).toContain('artifact statement')
   await expect.poll(() => hanging.lines, { timeout: 5000 }).toContain('hanging on attempt 1')
   // Time for its outbox to record the receiver's answer, then the kill.
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await new Promise((resolve) => setTimeout(resolve, 1000))
   hanging.child.kill('SIGKILL')
   await start('work')
   await expect.poll(async () => (await rpc(endpoint, 'GetTask', { id: task.id })).status.state, { timeout: 30_000, interval: 200 }).toBe('TASK_STATE_COMPLETED')
