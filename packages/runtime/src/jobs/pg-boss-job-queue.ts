@@ -106,20 +106,34 @@ export class PgBossJobQueue implements JobQueue {
     const { queue, dead } = await this.#queuesOf(handlers.agent)
     const options = { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.#options.pollingIntervalSeconds ?? 2 } as const
     const ids: string[] = []
+    // pg-boss 10 waits out its polling interval after every fetch, a job found or not: told it was
+    // notified, a worker that just ran a job fetches again at once (200 jobs took 25 s at 4 × 0.5 s).
+    const next = (id: () => string | undefined) => {
+      const worker = id()
+      if (worker) this.#boss.notifyWorker(worker)
+    }
     for (let i = 0; i < handlers.concurrency; i++) {
-      ids.push(
-        await this.#boss.work<QueuedJob>(queue, options, async ([job]) => {
+      let id: string | undefined
+      id = await this.#boss.work<QueuedJob>(queue, options, async ([job]) => {
+        try {
           // retryCount counts the attempts before this one (a taken-back job's included).
           await handlers.run(job!.data, job!.retryCount + 1)
-        }),
-      )
+        } finally {
+          next(() => id)
+        }
+      })
+      ids.push(id)
     }
-    ids.push(
-      await this.#boss.work<QueuedJob>(dead, options, async ([job]) => {
+    let deadId: string | undefined
+    deadId = await this.#boss.work<QueuedJob>(dead, options, async ([job]) => {
+      try {
         const output = job!.output as { message?: string } | null
         await handlers.dead(job!.data, reasonOf(output?.message ?? output), job!.retryLimit + 1)
-      }),
-    )
+      } finally {
+        next(() => deadId)
+      }
+    })
+    ids.push(deadId)
     for (const id of ids) this.#workers.add(id)
     return {
       stop: async () => {
