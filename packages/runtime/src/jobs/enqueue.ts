@@ -30,6 +30,8 @@ export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, agen
   const name = job?.name
   if (!setup) throw new Error(`ctx.enqueue("${name}") needs a job queue: pass jobs: { queue, jobs: [...] } to createExchange`)
   if (setup.jobs.get(name) !== job) throw new Error(`Job "${name}" is not among the exchange's jobs: add it to jobs.jobs in createExchange, so workers can run it`)
+  // Its key would be the running job's own, so the queue would store nothing: the task would wait in vain.
+  if ((run as { jobName?: string }).jobName === name) throw new Error(`Job "${name}" cannot enqueue itself on its own task: throw to have it retried, or enqueue another job`)
   const parsed = job.input.safeParse(input)
   if (!parsed.success) throw new Error(`ctx.enqueue("${name}"): the input does not match the job's schema: ${issuesOf(parsed.error)}`)
   // Queued as given (JSON), parsed again by the worker: a schema's output may hold what JSON cannot.

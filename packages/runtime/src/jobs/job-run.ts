@@ -19,6 +19,8 @@ export type Attempt = { done: true } | { done: false; error: unknown }
 
 export class JobRun extends TaskRun {
   #thrown: { error: unknown } | undefined
+  /** The job this attempt runs: it may enqueue another job on its task, not itself (enqueue.ts). */
+  readonly jobName: string
 
   constructor(core: ExchangeCore, record: TaskRecord, job: Job, input: unknown, attempt: number, principal: Principal, message: Message, baseUrl: string) {
     const skill: Skill = {
@@ -38,6 +40,7 @@ export class JobRun extends TaskRun {
       },
     }
     super(core, record, skill, principal, message, baseUrl)
+    this.jobName = job.name
   }
 
   /** Runs the attempt to its end. */

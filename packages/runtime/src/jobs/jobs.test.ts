@@ -232,6 +232,23 @@ describe('jobs on the memory queue', () => {
     await server.result('SendMessage', { message: userMessage('x') })
     expect(errors[0]).toMatch(/^ctx\.enqueue\("listed"\): the input does not match the job's schema: .*month/s)
     expect(errors[1]).toBe('Job "unlisted" is not among the exchange\'s jobs: add it to jobs.jobs in createExchange, so workers can run it')
+    // A job may hand on to another job, not to itself.
+    const seen: string[] = []
+    const again = defineJob({
+      name: 'again',
+      input: z.object({}),
+      retries: 0,
+      run: async (ctx) => {
+        await ctx.enqueue(again, {}).catch((error: Error) => seen.push(error.message))
+        await ctx.complete()
+      },
+    })
+    const onJobs = await startTestServer({ skills: [defineSkill({ id: 'start', description: 'enqueues again', handler: (ctx) => ctx.enqueue(again, {}) })], jobs: { queue: new MemoryJobQueue(), jobs: [again] }, logger: quiet })
+    open.push(onJobs)
+    startWorker(onJobs)
+    const { task } = await onJobs.result('SendMessage', { message: userMessage('x') })
+    await expect.poll(() => stateOf(onJobs, task.id)).toBe('TASK_STATE_COMPLETED')
+    expect(seen).toEqual(['Job "again" cannot enqueue itself on its own task: throw to have it retried, or enqueue another job'])
     expect(queue.pending).toBe(0)
     expect(() => defineJob({ name: 'x', input: z.object({}), run: () => {}, retries: -1 })).toThrow('Job "x" retries must be an integer of at least 0, got -1')
     expect(() => defineJob({ name: 'bad name', input: z.object({}), run: () => {} })).toThrow(/^Job name "bad name" must start/)
