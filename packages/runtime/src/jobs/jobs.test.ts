@@ -123,6 +123,20 @@ describe('jobs on the memory queue', () => {
     expect(seen).toEqual(['- (attempt 1)', 'ACC-7 (attempt 1)'])
   })
 
+  it("the task's lease follows the job's: a job waiting past many run leases is not swept, and completes", async () => {
+    const queue = new MemoryJobQueue()
+    const late = defineJob({ name: 'late', input: z.object({}), run: (ctx) => ctx.complete('done late') })
+    const skill = defineSkill({ id: 'late', description: 'queues a job', handler: (ctx) => ctx.enqueue(late, {}) })
+    // Leases of 100 ms: the sweep (every 25 ms) fails a WORKING task whose run's lease lapsed.
+    const server = await startTestServer({ skills: [skill], jobs: { queue, jobs: [late] }, runLeaseMs: 100, logger: quiet })
+    open.push(server)
+    const { task } = await server.result('SendMessage', { message: userMessage('x') })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await stateOf(server, task.id)).toBe('TASK_STATE_WORKING')
+    startWorker(server)
+    await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_COMPLETED')
+  })
+
   it('a run slot is free while the job runs: the owner at its cap of one still runs another skill', async () => {
     const held = gate()
     const started = gate()
