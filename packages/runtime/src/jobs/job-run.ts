@@ -21,6 +21,7 @@ export class JobRun extends TaskRun {
   #thrown: { error: unknown } | undefined
   /** The job this attempt runs: it may enqueue another job on its task, not itself (enqueue.ts). */
   readonly jobName: string
+  readonly #timeoutMs: number
 
   constructor(core: ExchangeCore, record: TaskRecord, job: Job, input: unknown, attempt: number, principal: Principal, message: Message, baseUrl: string) {
     const skill: Skill = {
@@ -41,13 +42,25 @@ export class JobRun extends TaskRun {
     }
     super(core, record, skill, principal, message, baseUrl)
     this.jobName = job.name
+    this.#timeoutMs = job.timeoutMs
   }
 
-  /** Runs the attempt to its end. */
+  /** Runs the attempt to its end: the run's settle, which a timeout brings even if the job never returns. */
   async attempt(): Promise<Attempt> {
-    await this.start()
+    void this.start()
     await this.done
     return this.#thrown ? { done: false, error: this.#thrown.error } : { done: true }
+  }
+
+  /**
+   * Past the job's timeoutMs (its deadline, run-deadlines.ts): the attempt is cut, its signal
+   * aborted and its writes refused, and counts as one that threw, for the queue to retry. A
+   * handler's run would fail the task instead.
+   */
+  override timedOut(): void {
+    if (this.finished) return
+    this.#thrown ??= { error: new Error(`the attempt ran past the job's timeoutMs (${this.#timeoutMs} ms)`) }
+    void this.release()
   }
 
   /** The worker (or its exchange) shuts down: the task stays WORKING under the job's lease and the queue gives the job to another worker. */

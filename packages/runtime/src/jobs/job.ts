@@ -41,8 +41,9 @@ export interface JobDefinition<Schema extends ZodType> {
   retries?: number
   backoff?: Backoff
   /**
-   * The longest one attempt may run, in ms; default 15 minutes. Past it the task fails as timed
-   * out, as a handler's run would; a queue takes a job back from a worker silent for longer.
+   * The longest one attempt may run, in ms; default 15 minutes. Past it the attempt is cut (its
+   * signal aborted, its writes refused) and counts as one that threw; a queue takes a job back from
+   * a worker silent for longer.
    */
   timeoutMs?: number
   /** How long a queued job may wait for a worker before the task's lease lapses (the sweep then fails it); default 24 hours. */

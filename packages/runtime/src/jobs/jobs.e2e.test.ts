@@ -110,7 +110,7 @@ it('SQLite: a job survives kill -9 of its one-process app and completes, once, w
   await expect.poll(async () => (await rpc(first.line, 'GetTask', { id: task.id })).artifacts?.length, { timeout: 5000 }).toBe(1)
   first.child.kill('SIGKILL')
   const second = await start('serve', sqliteDatabase.url)
-  // Taken back once the killed attempt's timeout (3 s) and grace have passed.
+  // Taken back once the killed attempt's timeout (8 s) and grace have passed.
   await expect.poll(async () => (await rpc(second.line, 'GetTask', { id: task.id })).status.state, { timeout: 20_000, interval: 200 }).toBe('TASK_STATE_COMPLETED')
   const done = await rpc(second.line, 'GetTask', { id: task.id })
   expect(done.artifacts).toEqual([{ artifactId: 'statement', name: 'statement', parts: [{ text: 'statement for 2026-10' }] }])

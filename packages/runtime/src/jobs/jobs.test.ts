@@ -176,6 +176,26 @@ describe('jobs on the memory queue', () => {
     expect(queue.deadLetters()).toEqual([{ job: expect.objectContaining({ taskId: task.id, job: 'broken' }), reason: 'ledger unreachable (attempt 3)', attempts: 3 }])
   })
 
+  it('an attempt past its timeoutMs is cut and retried, then dead-lettered with the reason', async () => {
+    const aborted: string[] = []
+    const stuck = defineJob({
+      name: 'stuck',
+      input: z.object({}),
+      retries: 1,
+      backoff: { delayMs: 1 },
+      timeoutMs: 100,
+      // Never returns: the deadline ends each attempt all the same.
+      run: (ctx) => new Promise(() => ctx.signal.addEventListener('abort', () => aborted.push(`attempt ${ctx.attempt}`))),
+    })
+    const { server, queue } = await serve([stuck])
+    startWorker(server)
+    const task = await send(server, 'stuck', {})
+    await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_FAILED')
+    expect((await server.result('GetTask', { id: task.id })).status.message.parts).toEqual([{ text: 'job "stuck" failed after 2 attempts: the attempt ran past the job\'s timeoutMs (100 ms)' }])
+    expect(aborted).toEqual(['attempt 1', 'attempt 2'])
+    expect(queue.pending).toBe(0)
+  })
+
   it('a retry after a throw sees the earlier attempt\'s artifact and does not make it again', async () => {
     const flaky = defineJob({
       name: 'flaky',

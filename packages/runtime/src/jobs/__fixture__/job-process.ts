@@ -27,7 +27,8 @@ export const statement = defineJob({
   input: z.object({ month: z.string() }),
   retries: 2,
   backoff: { delayMs: 1000, exponential: false },
-  timeoutMs: 3000,
+  // Longer than the test takes to kill a hanging attempt: the kill, not the deadline, must end it.
+  timeoutMs: 8000,
   run: async (ctx, input) => {
     // The recorded outcome: an attempt after a crash finds the artifact stored and makes it once.
     if (!ctx.artifacts.some((artifact) => artifact.artifactId === 'statement')) {
