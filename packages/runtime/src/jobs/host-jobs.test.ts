@@ -7,7 +7,7 @@ import { createAgentHost, type AgentHost } from '../agents/agent-host.js'
 import { defineSkill } from '../skills/skill.js'
 import { mounted } from '../testing/mount.js'
 import { tokenResolver, userMessage } from '../testing/test-server.js'
-import { defineJob, type Job } from './job.js'
+import { defineJob, type Job } from '../skills/job.js'
 import type { JobWorker } from './job-worker.js'
 import { MemoryJobQueue } from './memory-job-queue.js'
 

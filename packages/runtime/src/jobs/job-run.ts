@@ -12,14 +12,14 @@ import { TaskRun } from '../run/task-run.js'
 import type { Skill } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import type { Message } from '../wire/types.js'
-import type { Job, JobContext } from './job.js'
+import type { Job, JobContext } from '../skills/job.js'
 
 /** How an attempt ended: done (the task settled, paused, or was settled by someone else) or threw, to be retried. */
 export type Attempt = { done: true } | { done: false; error: unknown }
 
 export class JobRun extends TaskRun {
   #thrown: { error: unknown } | undefined
-  /** The job this attempt runs: it may enqueue another job on its task, not itself (enqueue.ts). */
+  /** The job this attempt runs: it may enqueue another job on its task, not itself (run/enqueue-job.ts). */
   readonly jobName: string
   readonly #timeoutMs: number
 

@@ -17,9 +17,9 @@ import { agentMessage, withStatus, type Transition } from '../run/task-changes.j
 import type { TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { isTerminal, type Message } from '../wire/types.js'
-import { JOB_RUNNER, jobLease, type JobSetup } from './enqueue.js'
-import type { Job } from './job.js'
-import { reasonOf, type QueuedJob } from './job-queue.js'
+import { JOB_RUNNER, jobLease, type JobSetup } from '../run/enqueue-job.js'
+import type { Job } from '../skills/job.js'
+import { reasonOf, type QueuedJob } from '../skills/job-queue.js'
 import { JobRun } from './job-run.js'
 
 export interface JobWorkerOptions {

@@ -4,9 +4,9 @@ import type { Logger } from '../log/logger.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
-import { defineJob, type Job } from './job.js'
+import { defineJob, type Job } from '../skills/job.js'
 import { MemoryJobQueue } from './memory-job-queue.js'
-import { JOB_RUNNER } from './enqueue.js'
+import { JOB_RUNNER } from '../run/enqueue-job.js'
 import type { JobWorker } from './job-worker.js'
 
 // Jobs on the memory queue, through a listening server: what a caller sees and what the queue holds.

@@ -5,8 +5,8 @@
  * {@link MemoryJobQueue.deadLetters}.
  * @module
  */
-import { backoffMs } from './job.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from './job-queue.js'
+import { backoffMs } from '../skills/job.js'
+import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 
 interface Entry {
   job: QueuedJob

@@ -6,7 +6,7 @@ import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
-import { defineJob, type Job } from './job.js'
+import { defineJob, type Job } from '../skills/job.js'
 import { jobId, PgBossJobQueue } from './pg-boss-job-queue.js'
 
 // PgBossJobQueue on a real PostgreSQL (a database of this file's own), through a listening server.

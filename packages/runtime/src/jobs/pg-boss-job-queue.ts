@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto'
 import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from './job-queue.js'
+import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 
 export interface PgBossJobQueueOptions {
   /** A pool the queue shares (it adds an `error` listener); or give `connectionString`. */

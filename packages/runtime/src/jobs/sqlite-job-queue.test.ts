@@ -7,7 +7,7 @@ import type { Logger } from '../log/logger.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
-import { defineJob, type Job } from './job.js'
+import { defineJob, type Job } from '../skills/job.js'
 import { SqliteJobQueue } from './sqlite-job-queue.js'
 
 // SqliteJobQueue on a real SQLite file of this test's own, through a listening server.

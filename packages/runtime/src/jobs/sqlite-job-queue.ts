@@ -10,8 +10,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { backoffMs } from './job.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from './job-queue.js'
+import { backoffMs } from '../skills/job.js'
+import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 
 export interface SqliteJobQueueOptions {
   /** The queue's file, e.g. `./dev.jobs.db` beside `./dev.db` (created if missing); or a Prisma `file:` URL. */

@@ -14,7 +14,7 @@ import type { TrimPacing } from './trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { TaskEvents } from './task-events.js'
-import type { JobSetup } from '../jobs/enqueue.js'
+import type { JobSetup } from './enqueue-job.js'
 
 export interface Limits {
   taskTimeoutMs: number

@@ -15,10 +15,11 @@ import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
 import { armDeadline, armTimeout } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { RunWrites, type InsertTask } from './run-writes.js'
-import { agentMessage, changesOf, withStatus, type Content, type Transition } from './task-changes.js'
-import { createTaskContext } from '../skills/task-context.js'
-import type { Job } from '../jobs/job.js'
-import { enqueueJob } from '../jobs/enqueue.js'
+import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
+import type { Content } from '../skills/task-context.js'
+import { createTaskContext } from './run-context.js'
+import type { Job } from '../skills/job.js'
+import { enqueueJob } from './enqueue-job.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */

@@ -16,7 +16,7 @@ import { PushOutbox } from '../../push/outbox/push-outbox.js'
 import { PgBossJobQueue } from '../pg-boss-job-queue.js'
 import { SqliteJobQueue } from '../sqlite-job-queue.js'
 import { SqliteStore } from '../../store/sql/sqlite/sqlite-store.js'
-import { defineJob } from '../job.js'
+import { defineJob } from '../../skills/job.js'
 
 const [url, role] = process.argv.slice(2) as [string, 'serve' | 'serve-and-hang' | 'work' | 'work-and-hang']
 const sqlite = url.startsWith('file:')

@@ -8,11 +8,11 @@
  * @module
  */
 import type { RunLease } from '../store/store.js'
-import type { TaskRun } from '../run/task-run.js'
-import type { Content } from '../run/task-changes.js'
+import type { TaskRun } from './task-run.js'
+import type { Content } from '../skills/task-context.js'
 import { assertJsonEncodable } from '../wire/json-safe.js'
-import { jobHorizonMs, type Job } from './job.js'
-import type { JobQueue, QueuedJob } from './job-queue.js'
+import { jobHorizonMs, type Job } from '../skills/job.js'
+import type { JobQueue, QueuedJob } from '../skills/job-queue.js'
 
 /** What an exchange enqueues on and its workers run. */
 export interface JobSetup {

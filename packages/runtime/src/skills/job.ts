@@ -5,8 +5,8 @@
  * @module
  */
 import type { output, ZodType } from 'zod'
-import type { SkillResult } from '../skills/skill.js'
-import type { TaskContext } from '../skills/task-context.js'
+import type { SkillResult } from './skill.js'
+import type { TaskContext } from './task-context.js'
 import type { Artifact } from '../wire/types.js'
 
 /** What a job's `run` works with: a handler's context, plus which attempt this is and what earlier ones stored. */
@@ -92,7 +92,7 @@ export const backoffMs = (job: Pick<Job, 'backoff'>, retry: number): number =>
 
 /**
  * How long a job may still take from now, with `attemptsLeft` attempts to go: what the task's lease
- * holds while the job waits or runs (see job-lease in enqueue.ts), so the lease sweep leaves it to the queue.
+ * holds while the job waits or runs (jobLease in run/enqueue-job.ts), so the lease sweep leaves it to the queue.
  */
 export function jobHorizonMs(job: Job, attemptsLeft: number): number {
   let total = job.waitMs
