@@ -472,7 +472,7 @@ export class Exchange {
     return createJobWorker(this.#core, setup, options)
   }
 
-  /** Runs in flight (started, not yet settled or paused). */
+  /** Runs in flight (started, not yet settled or paused), job attempts of its worker included. */
   get activeRuns(): number {
     return this.#core.runs.size
   }
