@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Logger } from '../../log/logger.js'
+import type { PushConfigRecord } from '../../store/store.js'
 import { openDatabase, type TestDatabase } from '../../store/prisma/__fixture__/databases.js'
 import { PrismaStore } from '../../store/prisma/prisma-store.js'
 import { PostgresStore } from '../../store/sql/postgres/postgres-store.js'
@@ -96,6 +97,29 @@ function counting(counts: number[], index: number): typeof deliverWebhook {
     counts[index]!++
     return deliverWebhook(target, body, options)
   }
+}
+
+/**
+ * On PostgresStore, task `id` with these configs completes in a write that writes their outbox rows;
+ * the process dies before any notify reaches an outbox, and a restarted replica's outbox (started
+ * here) finds the rows by its sweep: what arrives comes from the rows alone.
+ */
+async function rowsOfDiedWrite(id: string, configs: Omit<PushConfigRecord, 'taskId' | 'owner' | 'createdAt'>[]) {
+  const first = await outbox()
+  const store = new PostgresStore(database.url, { max: 2 })
+  started.push({ close: () => store.close() })
+  first.attach({ store, logger: quiet, allowPrivate: true })
+  await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
+  const record = makeRecord({ id, state: 'TASK_STATE_WORKING', messageIds: [`m-${id}`] })
+  await store.create(record)
+  for (const [i, config] of configs.entries()) await store.putPushConfig({ ...config, taskId: id, owner: 'alice', createdAt: Date.now() + i })
+  const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
+  const event = { statusUpdate: { taskId: id, contextId: record.contextId, status: task.status } }
+  expect(await store.update(id, 1, { task, event })).toMatchObject({ version: 2 })
+  expect(store.outboxedFor(id, 2)?.sort()).toEqual(configs.map((config) => config.id).sort())
+  await first.stop()
+  await outbox({ sweepIntervalMs: 1000 })
+  return { record, event }
 }
 
 describe('PushOutbox', () => {
@@ -193,22 +217,7 @@ describe('PushOutbox', () => {
   }, 30_000)
 
   it('on PostgresStore the task write writes the rows: an event whose process died before handing it over is delivered', async () => {
-    const first = await outbox()
-    const store = new PostgresStore(database.url, { max: 2 })
-    started.push({ close: () => store.close() })
-    first.attach({ store, logger: quiet, allowPrivate: true })
-    await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
-    const record = makeRecord({ id: 't-died', state: 'TASK_STATE_WORKING', messageIds: ['m-died'] })
-    await store.create(record)
-    await store.putPushConfig({ id: 'c1', taskId: 't-died', owner: 'alice', url: `${base}/died`, token: 'tok', createdAt: Date.now() })
-    // The process's last write, committed; it dies before any notify reaches an outbox.
-    const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
-    const event = { statusUpdate: { taskId: 't-died', contextId: record.contextId, status: task.status } }
-    expect(await store.update('t-died', 1, { task, event })).toMatchObject({ version: 2 })
-    expect(store.outboxedFor('t-died', 2)).toEqual(['c1'])
-    await first.stop()
-    // The restarted replica's outbox finds the row by its sweep.
-    await outbox({ sweepIntervalMs: 1000 })
+    const { event } = await rowsOfDiedWrite('t-died', [{ id: 'c1', url: `${base}/died`, token: 'tok' }])
     await expect.poll(() => hitsOf('/died').length, { timeout: 10_000, interval: 50 }).toBe(1)
     expect(hitsOf('/died')[0]!.body).toEqual(event)
   }, 30_000)
@@ -255,22 +264,10 @@ describe('PushOutbox', () => {
   }, 30_000)
 
   it('on PostgresStore the task write writes a 0.3 config\'s row with the task it wrote, sent in the 0.3 shape', async () => {
-    const first = await outbox()
-    const store = new PostgresStore(database.url, { max: 2 })
-    started.push({ close: () => store.close() })
-    first.attach({ store, logger: quiet, allowPrivate: true })
-    await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
-    const record = makeRecord({ id: 't-gen', state: 'TASK_STATE_WORKING', messageIds: ['m-gen'] })
-    await store.create(record)
-    await store.putPushConfig({ id: 'c03', taskId: 't-gen', owner: 'alice', url: `${base}/gen/03`, token: 'tok', generation: '0.3', createdAt: Date.now() })
-    await store.putPushConfig({ id: 'c10', taskId: 't-gen', owner: 'alice', url: `${base}/gen/10`, authentication: { scheme: 'Bearer', credentials: 's' }, createdAt: Date.now() + 1 })
-    const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
-    const event = { statusUpdate: { taskId: 't-gen', contextId: record.contextId, status: task.status } }
-    expect(await store.update('t-gen', 1, { task, event })).toMatchObject({ version: 2 })
-    expect(store.outboxedFor('t-gen', 2)?.sort()).toEqual(['c03', 'c10'])
-    // Sent by another replica's outbox, from the rows alone.
-    await first.stop()
-    await outbox({ sweepIntervalMs: 1000 })
+    const { record, event } = await rowsOfDiedWrite('t-gen', [
+      { id: 'c03', url: `${base}/gen/03`, token: 'tok', generation: '0.3' },
+      { id: 'c10', url: `${base}/gen/10`, authentication: { scheme: 'Bearer', credentials: 's' } },
+    ])
     await expect.poll(() => hits.length, { timeout: 10_000, interval: 50 }).toBe(2)
     const [v03] = hitsOf('/gen/03')
     expect(assertWireV03('Task', v03!.body)).toMatchObject({ kind: 'task', id: 't-gen', contextId: record.contextId, status: { state: 'completed' } })
