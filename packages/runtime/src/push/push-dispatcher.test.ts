@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { Logger } from '../log/logger.js'
+import { makeRecord } from '../store/conformance-fixtures.js'
 import { MemoryStore } from '../store/memory-store.js'
+import { assertWireV03 } from '../testing/wire-schema-v03.js'
 import type { PushConfigRecord } from '../store/store.js'
 import type { TaskState } from '../wire/types.js'
 import type { PushEvent } from './push-delivery.js'
@@ -129,6 +131,29 @@ describe('PushDispatcher', () => {
     expect(plain.headers['authorization']).toBeUndefined()
     expect(plain.headers['x-a2a-notification-token']).toBeUndefined()
     expect(logger.lines).toEqual([])
+  })
+
+  it('sends a 0.3 config the task in the 0.3 shape: as stored, or the event\'s own; nothing when it is gone', async () => {
+    const receiver = await startReceiver()
+    const { store, logger, dispatcher } = makeDispatcher()
+    await store.create(makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }))
+    const [v10] = await addConfigs(store, receiver, 't1', 'alice', 1)
+    await store.putPushConfig({ id: 'c03', taskId: 't1', owner: 'alice', url: `${receiver.base}/v03`, token: 'tok', generation: '0.3', createdAt: ++seq })
+    await dispatcher.notify(event('t1', 2))
+    await dispatcher.idle()
+    // Gone between the config lookup and the read: the 0.3 config has no task to be sent, unless the event is one.
+    const gone = makeDispatcher({ store: { get: async () => undefined, listPushConfigs: (taskId) => store.listPushConfigs(taskId) } })
+    await gone.dispatcher.notify(event('t1', 3))
+    const completed = { ...makeRecord({ id: 't1' }).task, artifacts: [{ artifactId: 'a', parts: [{ text: 'done' }] }] }
+    await gone.dispatcher.notify({ taskId: 't1', version: 4, response: { task: completed } })
+    await gone.dispatcher.idle()
+    const hitsOf = (path: string) => receiver.hits.filter((hit) => hit.path === path)
+    expect(hitsOf(v10!).map((hit) => Object.keys(hit.body)[0])).toEqual(['statusUpdate', 'statusUpdate', 'task'])
+    const v03 = hitsOf('/v03')
+    expect(v03.map((hit) => assertWireV03('Task', hit.body).status.state)).toEqual(['working', 'completed'])
+    expect(v03[1]!.body).toMatchObject({ kind: 'task', id: 't1', artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'done' }] }] })
+    expect(v03[0]!.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 'tok' })
+    expect([...logger.lines, ...gone.logger.lines]).toEqual([])
   })
 
   it('delivers many concurrent events to each config one at a time, in event order', async () => {
