@@ -220,7 +220,7 @@ export class PushOutbox implements PushDeliveryProvider {
     const listed = await context.store.listPushConfigs(event.taskId)
     // A 0.3 config is sent the task (drain.ts shapes it): none once the task is gone.
     const task = listed.some((config) => config.generation === '0.3') ? await taskForV03(event, context.store) : undefined
-    const configs = listed.filter((config) => config.generation !== '0.3' || task)
+    const configs = listed.filter((config) => config.generation !== '0.3' || task !== undefined)
     if (configs.length === 0) return
     await this.start()
     const rows = configs.map((config) => ({
