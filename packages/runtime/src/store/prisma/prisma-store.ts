@@ -8,7 +8,7 @@
  * writes (SqliteStore, on a connection of its own, is the faster choice there). PostgreSQL: text
  * and jsonb refuse U+0000, so a task or id holding it fails to store; tables outside `public` need
  * the schema on the connection's search_path (see sql.ts). MySQL/MariaDB (@prisma/adapter-mariadb):
- * the statements are rewritten to MySQL's syntax (mysql/dialect.ts); its default collation,
+ * the statements go in MySQL's syntax (sql/dialect.ts); its default collation,
  * utf8mb4_unicode_ci, compares ids and message ids case-insensitively.
  * @module
  */

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
-import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
+import { SqlArtifactFiles } from './artifact-files.js'
 import type { LimitCounters } from '../../core/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
@@ -232,7 +232,7 @@ export class SqlStore implements Store {
   async putPushConfig(record: PushConfigRecord): Promise<void> {
     this.#unpushed.drop(record.taskId)
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
-    await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
+    await this.#db.execute(statements.upsertPushConfig(this.#db.dialect, record, authentication), REPEATABLE)
   }
 
   outboxedFor(taskId: string, version: number): string[] | undefined {

@@ -13,9 +13,10 @@ import { outboxExists, outboxRows, outboxTable } from './outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './pool.js'
 import { shaped, sql, type Sql } from '../sql.js'
+import { POSTGRES } from '../dialect.js'
 import { GROUPED, SqlStore } from '../sql-store.js'
-import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from '../schema-check.js'
-import { SqlCounters } from '../../../limits/sql-counters.js'
+import { assertSchema, foundColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor } from '../schema-check.js'
+import { PgCounters } from './counters.js'
 import * as statements from '../statements.js'
 import type { Viewer } from '../../../core/principal.js'
 import { compareNewestFirst } from '../../cursor.js'
@@ -75,7 +76,7 @@ export const trimSettledPast = (tier: Viewer, keep: number): Sql =>
 export class PostgresStore extends SqlStore {
   readonly #pool: PgPool
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
-  override readonly counters: SqlCounters
+  override readonly counters: PgCounters
   /** Every replica's task writes as they commit, on one LISTEN connection opened while the exchange listens. */
   readonly notifications: PgTaskNotifications
   /** The reads every request makes, batched per turn of the event loop. */
@@ -105,14 +106,13 @@ export class PostgresStore extends SqlStore {
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
     const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
-    const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
-    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
+    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await foundColumns(executor, POSTGRES_STORE_SCHEMA)))
     super(tracedExecutor(checked, 'postgresql'))
     this.#checked = checked
     this.#executor = executor
     this.claimNewTask = options.insertBeforeRun ? undefined : (record, unlessAccepted) => this.#claimNewTask(record, unlessAccepted)
     this.#pool = pool as unknown as PgPool
-    this.counters = new SqlCounters(this.db)
+    this.counters = new PgCounters(this.db)
     this.#reads = new PgReads(this.db)
     // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
     const newClient = () => new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME }) as unknown as PgListenClient
@@ -176,7 +176,7 @@ export class PostgresStore extends SqlStore {
    */
   async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
+    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(POSTGRES, record, taskJson), record))
     // The message rows it inserted: none when the task was not.
     return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
   }
@@ -194,7 +194,7 @@ export class PostgresStore extends SqlStore {
     const [messageId, ...more] = record.messageIds
     if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
     const { owner, id } = record
-    const claiming = () => this.#executor.claim(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    const claiming = () => this.#executor.claim(statements.claimMessageId(POSTGRES, owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
     const claim = await this.#checked.afterCheck(claiming)
     if (!claim) return undefined
     return {

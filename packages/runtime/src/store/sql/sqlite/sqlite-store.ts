@@ -9,7 +9,8 @@ import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './executor.js'
 import { SqlStore } from '../sql-store.js'
 import { tracedExecutor } from '../traced-executor.js'
-import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
+import { assertSchema, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
+import { SQLITE } from '../dialect.js'
 import type { StoreCapabilities } from '../../store.js'
 
 export interface SqliteStoreOptions {
@@ -57,7 +58,7 @@ function openFile(Database: Driver, file: string, url: string): Connection {
 
 /** Throws a TaskStoreSchemaError (closing `db`) when the file lacks a table or column the store uses. */
 function checkSchema(db: Connection): void {
-  const query = sqliteColumns(TASK_STORE_SCHEMA)
+  const query = SQLITE.columns(TASK_STORE_SCHEMA)
   try {
     assertSchema('SqliteStore', TASK_STORE_SCHEMA, db.prepare(query.sql).all(...query.values) as FoundColumn[])
   } catch (error) {
