@@ -8,9 +8,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import type { CapabilityName } from '../capabilities.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from './artifact-files.js'
-import type { LimitCounters } from '../../core/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
@@ -27,6 +27,9 @@ const REPEATABLE: Run = { idempotent: true }
 /** A write that may share its commit with other writes of the same turn (see Run.group). */
 export const GROUPED: Run = { group: true }
 
+/** The capabilities every SQL store has. */
+export const SQL_CAPABILITIES: readonly CapabilityName[] = ['filtersTenant', 'filtersScope', 'leases', 'pushHints', 'trims', 'pacedTrims', 'artifactFiles']
+
 /** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
 const REMEMBERED_TASKS = 4096
 
@@ -34,8 +37,8 @@ const REMEMBERED_TASKS = 4096
 type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
-  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, pacedTrims: true }
-  readonly counters?: LimitCounters
+  /** What every SQL store has; a subclass adds its own (see capabilities.ts). */
+  readonly capabilities: readonly CapabilityName[] = SQL_CAPABILITIES
   /** Oversized artifact content, in A2AArtifactFile. */
   readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor

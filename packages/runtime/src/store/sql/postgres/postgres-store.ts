@@ -14,7 +14,8 @@ import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './pool.js'
 import { shaped, sql, type Sql } from '../sql.js'
 import { POSTGRES } from '../dialect.js'
-import { GROUPED, SqlStore } from '../sql-store.js'
+import { GROUPED, SQL_CAPABILITIES, SqlStore } from '../sql-store.js'
+import type { CapabilityName } from '../../capabilities.js'
 import { assertSchema, foundColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor } from '../schema-check.js'
 import { PgCounters } from './counters.js'
 import * as statements from '../statements.js'
@@ -74,9 +75,11 @@ export const trimSettledPast = (tier: Viewer, keep: number): Sql =>
     DELETE FROM "A2ATask" t USING "doomed" d WHERE t."id" = d."id" RETURNING t."id", t."statusTime"`
 
 export class PostgresStore extends SqlStore {
+  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun). */
+  override readonly capabilities: readonly CapabilityName[]
   readonly #pool: PgPool
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
-  override readonly counters: PgCounters
+  readonly counters: PgCounters
   /** Every replica's task writes as they commit, on one LISTEN connection opened while the exchange listens. */
   readonly notifications: PgTaskNotifications
   /** The reads every request makes, batched per turn of the event loop. */
@@ -111,6 +114,8 @@ export class PostgresStore extends SqlStore {
     this.#checked = checked
     this.#executor = executor
     this.claimNewTask = options.insertBeforeRun ? undefined : (record, unlessAccepted) => this.#claimNewTask(record, unlessAccepted)
+    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
+    this.capabilities = [...SQL_CAPABILITIES, ...shared, ...(options.insertBeforeRun ? [] : ['claims' as const])]
     this.#pool = pool as unknown as PgPool
     this.counters = new PgCounters(this.db)
     this.#reads = new PgReads(this.db)

@@ -7,11 +7,11 @@
  */
 import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './executor.js'
-import { SqlStore } from '../sql-store.js'
+import { SQL_CAPABILITIES, SqlStore } from '../sql-store.js'
 import { tracedExecutor } from '../traced-executor.js'
 import { assertSchema, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
 import { SQLITE } from '../dialect.js'
-import type { StoreCapabilities } from '../../store.js'
+import type { CapabilityName } from '../../capabilities.js'
 
 export interface SqliteStoreOptions {
   /**
@@ -69,7 +69,7 @@ function checkSchema(db: Connection): void {
 
 export class SqliteStore extends SqlStore {
   /** One process serves a SQLite file: a new task may be held until its run's first turn ends (store.ts). */
-  override readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true, pacedTrims: true }
+  override readonly capabilities: readonly CapabilityName[] = [...SQL_CAPABILITIES, 'oneProcess']
   readonly #db: Connection
   readonly #executor: SqliteExecutor
 
