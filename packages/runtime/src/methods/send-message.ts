@@ -95,7 +95,7 @@ async function accept(core: ExchangeCore, caller: Caller, params: SendMessagePar
 }
 
 /**
- * Whether the new task's insert itself checks its message id (Store.createUnlessAccepted) instead
+ * Whether the new task's insert itself checks its message id (capability acceptOnce) instead
  * of a lookup first: only for a message without taskId, and only when nothing is claimed before
  * the insert (no run cap, no quota), since a repeat must take no run slot or turn, even briefly.
  */

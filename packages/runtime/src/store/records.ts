@@ -51,7 +51,7 @@ export interface TaskChanges {
   lease?: RunLease | null
   /**
    * The event the write publishes. A store shared by replicas keeps it a while, so followers on
-   * the other replicas receive every event (see {@link Store.eventsSince}); others ignore it.
+   * the other replicas receive every event (capability keptEvents); others ignore it.
    */
   event?: StreamResponse
   /**
@@ -102,7 +102,7 @@ export interface ListPage {
   nextCursor?: string
 }
 
-/** A new task's claim on its message id (Store.claimNewTask). */
+/** A new task's claim on its message id (capability claims: claimNewTask). */
 export interface NewTaskClaim {
   /**
    * Stores the claimed record in its latest state (version and all): true once stored; false

@@ -34,7 +34,7 @@ export interface PostgresStoreOptions {
   onConnectionError?: (error: Error) => void
   /**
    * Store every new task before its run starts, as PrismaStore does, instead of claiming its
-   * message id and inserting it once its run's first turn ends (Store.claimNewTask): a process
+   * message id and inserting it once its run's first turn ends (capability claims): a process
    * that dies during that first turn then leaves the task, which the lease sweep settles FAILED,
    * and the same message sent again is answered with it rather than run again. Costs an update
    * per quick run (bench:stores: about 40% of the SendMessage rate without it). Default false.
