@@ -6,8 +6,9 @@
  */
 import { type ApiKeyInfo, type PrismaApiKeyClient, listApiKeys } from './api-keys.js'
 import { exportTaskData, taskDataErasure, type TaskDataExport } from '../store/prisma/task-data.js'
-import type { PrismaTaskClient } from '../store/sql/client.js'
-import { execute, sql } from '../store/sql/sql.js'
+import type { PrismaTaskClient } from '../store/prisma/client.js'
+import { execute } from '../store/prisma/raw.js'
+import { sql } from '../store/sql/sql.js'
 
 /** The app's client as export and erasure use it: the task-store and API-key models. */
 export type PrismaUserDataClient = PrismaTaskClient & PrismaApiKeyClient

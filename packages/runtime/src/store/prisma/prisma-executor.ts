@@ -1,5 +1,5 @@
 /**
- * The store's statements on the app's Prisma client, as raw queries (see sql.ts): a batch is one
+ * The store's statements on the app's Prisma client, as raw queries (see raw.ts): a batch is one
  * `$transaction([...])`, steps run in one interactive transaction. A statement that may be
  * repeated is sent again once after a lost connection (PostgreSQL through @prisma/adapter-pg,
  * whose pool handles its connections' error events itself). Its dialect is the client's provider's;
@@ -7,11 +7,12 @@
  * in one transaction.
  * @module
  */
-import type { PrismaTaskClient, RawClient } from '../sql/client.js'
+import type { PrismaTaskClient, RawClient } from './client.js'
 import type { Executor, Run, Steps } from '../sql/executor.js'
 import { isConnectionLoss } from '../sql/postgres/executor.js'
 import type { Dialect } from '../sql/dialect.js'
-import { dialectOf, execute, query, type Sql } from '../sql/sql.js'
+import { dialectOf, execute, query } from './raw.js'
+import type { Sql } from '../sql/sql.js'
 import { returningParts } from '../sql/statements.js'
 
 export class PrismaExecutor implements Executor {

@@ -5,9 +5,10 @@
  * @module
  */
 import type { PushConfigRecord, TaskRecord } from '../store.js'
-import type { PrismaTaskClient } from '../sql/client.js'
+import type { PrismaTaskClient } from './client.js'
 import { toPushConfig, toRecord } from '../sql/rows.js'
-import { execute, sql } from '../sql/sql.js'
+import { execute } from './raw.js'
+import { sql } from '../sql/sql.js'
 
 export interface TaskDataExport {
   /** The owner's tasks, oldest first, full history included. */
