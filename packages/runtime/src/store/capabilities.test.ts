@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { createExchange } from '../exchange/exchange.js'
+import { defineSkill } from '../skills/skill.js'
 import { CAPABILITY_NAMES, capabilitiesOf, capabilityOf, type CapabilityName } from './capabilities.js'
 import { MemoryStore } from './memory-store.js'
 import type { Store } from './store.js'
@@ -82,4 +84,12 @@ describe('capabilityOf', () => {
       'the store declares the capability pacedTrims without trims, which it qualifies: declare trims too, or leave pacedTrims out',
     )
   })
+})
+
+it('createExchange refuses a store that declares a capability it does not implement, before serving anything', () => {
+  const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => ctx.complete() })
+  const store = coreStore({ capabilities: ['filtersTenant', 'leases'], renewLeases: noop })
+  expect(() => createExchange({ skills: [echo], card: { name: 'A', description: 'a', version: '1' }, resolvePrincipal: () => ({ owner: 'alice' }), store })).toThrow(
+    'the store declares the capability leases but has no expiredRuns(): implement it, or leave leases out of its capabilities',
+  )
 })
