@@ -38,7 +38,6 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
     const sections: Record<CapabilityName, () => void> = {
       filtersTenant: () => {
         it('list filters by tenant exactly, null meaning no tenant (filtersTenant)', async () => {
-          // Without the capability the exchange never sends `tenant`, so there is nothing to check.
           await seed(store, f.tenantFixture())
           await f.expectCases(store, f.tenantCases)
           const pages = await f.walk(store, { owner: 'alice', tenant: 'acme', pageSize: 1 })
@@ -426,11 +425,10 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
           expect(f.coordinates(third!)).toEqual(f.coordinates(before))
         })
 
-        it('an update carrying several events makes a version per event, each event kept under its own, in order', async () => {
+        it('an update carrying several events makes a version per event', async () => {
           const before = makeRecord({ id: 't1', state: 'TASK_STATE_SUBMITTED', messageIds: ['m1'] })
           const bare = makeRecord({ id: 't2', state: 'TASK_STATE_SUBMITTED' })
           await seed(store, [before, bare])
-          await store.putPushConfig(makePushConfig('t1', 'c1'))
           const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
           const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({ statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } } }))
           const artifact = { artifactUpdate: { taskId: 't1', contextId: before.contextId, artifact: task.artifacts![0]! } }
