@@ -24,8 +24,8 @@ export interface PushDelivery {
 
 /** What the exchange gives a delivery it did not build itself. */
 export interface PushDeliveryContext {
-  /** `get`: the task a 0.3 config is sent (push/generation.ts). */
-  store: Pick<Store, 'get' | 'listPushConfigs' | 'queuePushOutbox' | 'outboxedFor'>
+  /** Its configs, its tasks (`get`: what a 0.3 config is sent, push/generation.ts), and its capabilities (`capabilityOf(store, 'pushOutbox')`). */
+  store: Pick<Store, 'get' | 'listPushConfigs' | 'capabilities'>
   logger: Logger
   /** The exchange's allowPrivatePush: internal push targets permitted. */
   allowPrivate: boolean
