@@ -38,8 +38,11 @@ function renderDefault(column: DbColumn): string {
   return ` DEFAULT ${numeric(column.type) && /^-?[\d.]+$/.test(value) ? value : quoteString(value)}`
 }
 
+/** Prisma's spellings where MySQL has two: BOOLEAN for TINYINT(1), INTEGER for INT. */
+const PRISMA_SPELLING: Record<string, string> = { 'tinyint(1)': 'BOOLEAN', int: 'INTEGER' }
+
 function renderColumn(column: DbColumn): string {
-  const type = /^(enum|set)\(/.test(column.type) ? column.type.replace(/^\w+/, (name) => name.toUpperCase()) : column.type.toUpperCase()
+  const type = PRISMA_SPELLING[column.type] ?? (/^(enum|set)\(/.test(column.type) ? column.type.replace(/^\w+/, (name) => name.toUpperCase()) : column.type.toUpperCase())
   return `${quoteName(column.name)} ${type}${column.nullable ? ' NULL' : ' NOT NULL'}${renderDefault(column)}${column.autoIncrement ? ' AUTO_INCREMENT' : ''}`
 }
 

@@ -30,6 +30,8 @@ export interface MigrateOptions {
   acceptDataLoss?: boolean
   /** reset: required, since it drops the database. */
   force?: boolean
+  /** The database; default DATABASE_URL from the environment, else the app's .env. */
+  url?: string
   cwd?: string
 }
 
@@ -65,8 +67,8 @@ export async function runMigrate(action: MigrateAction, options: MigrateOptions,
 async function locateApp(options: MigrateOptions, cwd: string): Promise<App> {
   const root = resolve(cwd, options.app ?? '.')
   // DATABASE_URL as the app reads it: the environment, else the app's .env.
-  if (!process.env.DATABASE_URL && existsSync(join(root, '.env'))) process.loadEnvFile(join(root, '.env'))
-  const url = process.env.DATABASE_URL
+  if (!options.url && !process.env.DATABASE_URL && existsSync(join(root, '.env'))) process.loadEnvFile(join(root, '.env'))
+  const url = options.url ?? process.env.DATABASE_URL
   if (!url) throw new CliUserError('DATABASE_URL is not set; set it (or put it in the app’s .env) to mysql://user:password@host:3306/database')
   const server = parseMysqlUrl(url)
   const schema = options.schema ?? 'prisma'

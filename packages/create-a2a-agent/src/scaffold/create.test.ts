@@ -177,8 +177,8 @@ describe('create-a2a-agent with flags', () => {
 
   it('reports usage errors and prints help', async () => {
     const bad = captureIo()
-    expect(await runCreate(['x', '--database', 'mysql'], bad.io)).toBe(1)
-    expect(bad.stderr()).toMatch(/Invalid values[\s\S]*Run `create-a2a-agent --help`/)
+    expect(await runCreate(['x', '--database', 'mongodb'], bad.io)).toBe(1)
+    expect(bad.stderr()).toMatch(/--database "mongodb" is not one this scaffolds; pick one of sqlite \| postgresql \| mysql[\s\S]*Run `create-a2a-agent --help`/)
     const conflicting = captureIo()
     expect(await runCreate(['x', '--example', '--empty'], conflicting.io)).toBe(1)
     const help = captureIo()

@@ -54,7 +54,7 @@ export async function scaffoldApp(root: string, name: string, flags: string[], d
   // Prisma's own naming, so the migrations `prisma migrate dev` adds later sort after it.
   expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
   const sql = readFileSync(join(app, 'prisma/migrations', migrations[0]!, 'migration.sql'), 'utf8')
-  expect(sql).toContain('CREATE TABLE "A2ATask"')
+  expect(sql).toMatch(/CREATE TABLE ["`]A2ATask["`]/)
   expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain(`provider = "${database}"`)
   return { app, sql, output: stdout() }
 }

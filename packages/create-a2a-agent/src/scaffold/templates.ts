@@ -14,7 +14,7 @@ import { commandsFor, type PackageManager } from './package-manager.js'
 
 export const TEMPLATE_DIRECTORY = join(templatesRoot(), 'app')
 
-const DATABASES = ['sqlite', 'postgresql'] as const
+export const DATABASES = ['sqlite', 'postgresql', 'mysql'] as const
 export type Database = (typeof DATABASES)[number]
 
 /** What the templates may read; every key is always present (strict rendering throws on a missing one). */
@@ -24,6 +24,7 @@ export interface TemplateView {
   database: Database
   sqlite: boolean
   postgresql: boolean
+  mysql: boolean
   example: boolean
   /** Several agents in one app (an AgentHost). */
   multiAgent: boolean
@@ -58,7 +59,7 @@ export interface TemplateView {
 
 export function templateView(options: ScaffoldOptions): TemplateView {
   const dbName = options.name.replace(/[^a-zA-Z0-9]+/g, '_').toLowerCase()
-  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : `postgresql://postgres@localhost:5432/${dbName}`
+  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : options.database === 'mysql' ? `mysql://root@localhost:3306/${dbName}` : `postgresql://postgres@localhost:5432/${dbName}`
   return {
     name: options.name,
     title: options.name
@@ -69,6 +70,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     database: options.database,
     sqlite: options.database === 'sqlite',
     postgresql: options.database === 'postgresql',
+    mysql: options.database === 'mysql',
     example: options.example,
     multiAgent: options.multiAgent ?? false,
     dbName,
