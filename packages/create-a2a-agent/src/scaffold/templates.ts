@@ -1,7 +1,8 @@
 /**
  * The app template under `templates/app/` (where: the generators' `templates-root.ts`): real files,
  * copied as they are or rendered with Handlebars when they end in `.hbs`. A variant is picked by filename
- * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other database's files are skipped), and
+ * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other databases' files are skipped; `support.server.ts.hbs`
+ * serves PostgreSQL and MySQL), and
  * `_gitignore` becomes `.gitignore` (npm drops `.gitignore` files from published packages).
  * @module
  */
@@ -128,11 +129,12 @@ export function targetPath(path: string, database: Database): string | undefined
   const segments = target.split('/')
   const base = segments.pop()!
   const parts = base.split('.')
-  // `name.<database>.ext`: the variant marker sits just before the extension.
+  // `name.<database>.ext`: the variant marker sits just before the extension; `server` stands for
+  // both databases that run as a server (PostgreSQL, MySQL), whose files differ only in places.
   const marker = parts.length > 2 ? parts[parts.length - 2] : undefined
   let name = base
-  if (marker && (DATABASES as readonly string[]).includes(marker)) {
-    if (marker !== database) return undefined
+  if (marker && ((DATABASES as readonly string[]).includes(marker) || marker === 'server')) {
+    if (marker === 'server' ? database === 'sqlite' : marker !== database) return undefined
     name = [...parts.slice(0, -2), parts[parts.length - 1]].join('.')
   }
   if (name.startsWith('_')) name = `.${name.slice(1)}`
