@@ -4,12 +4,12 @@
 // (each test file on a throwaway database of its own); change the schema with `npm run db:change`;
 // start it and store a note through A2A.
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import mariadb from 'mariadb'
 import { describe, expect, it } from 'vitest'
-import { checkApp, devTokens, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
+import { addColourWithDbChange, checkApp, devTokens, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
 
 const root = scaffoldRoot()
 const server = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
@@ -48,15 +48,8 @@ describe('a scaffolded MySQL app', () => {
       const { tests } = await checkApp(app, stepEnv)
       expect(tests).toMatch(/Test Files +\d+ passed/)
 
-      const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
-      const done = '  done      Boolean  @default(false)\n'
-      expect(schema).toContain(done)
-      writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
-      const change = await promisify(execFile)('npm', ['run', 'db:change', '--', '--name', 'colour'], { cwd: app, env: userEnv() }).catch((error) => error)
-      expect(change.code ?? 0, `${change.stdout}\n${change.stderr}`).toBe(0)
-      const migrations = readdirSync(file('prisma/migrations')).filter((entry) => entry !== 'migration_lock.toml')
-      expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), expect.stringMatching(/^\d{14}_colour$/)])
-      expect(readFileSync(file(`prisma/migrations/${migrations[1]}/migration.sql`), 'utf8').trim()).toBe('-- AlterTable\nALTER TABLE `Note` ADD COLUMN `colour` VARCHAR(191) NULL;')
+      const { sql: change } = await addColourWithDbChange(app)
+      expect(change).toBe('-- AlterTable\nALTER TABLE `Note` ADD COLUMN `colour` VARCHAR(191) NULL;')
       expect(readFileSync(file('src/a2a/notes.gen.ts'), 'utf8')).toContain('colour')
       const again = await promisify(execFile)('npx', ['a2a', 'migrate', 'dev'], { cwd: app, env: userEnv() })
       expect(again.stdout).toContain('Already in sync')

@@ -3,11 +3,12 @@
  * inside this repository, so Node resolves the local runtime and CLI from the root node_modules.
  * @module
  */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { afterAll, expect } from 'vitest'
 import { freePort } from '../../../../test/free-port.js'
 import { captureIo } from '../cli/test-io.js'
@@ -71,6 +72,23 @@ export async function checkApp(app: string, stepEnv: Record<string, string>, vit
   expect(typecheck.stdout + typecheck.stderr).toBe('')
   expect(tests.code, tests.stdout + tests.stderr).toBe(0)
   return { tests: tests.stdout }
+}
+
+/**
+ * Adds an optional `colour` to the example's Note and runs `npm run db:change -- --name colour`
+ * as a person would; resolves to the migration folders and the new migration's SQL.
+ */
+export async function addColourWithDbChange(app: string): Promise<{ migrations: string[]; sql: string }> {
+  const file = (path: string) => join(app, path)
+  const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
+  const done = '  done      Boolean  @default(false)\n'
+  expect(schema).toContain(done)
+  writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
+  const change = await promisify(execFile)('npm', ['run', 'db:change', '--', '--name', 'colour'], { cwd: app, env: userEnv() }).catch((error) => error)
+  expect(change.code ?? 0, `${change.stdout}\n${change.stderr}`).toBe(0)
+  const migrations = readdirSync(file('prisma/migrations')).filter((name) => name !== 'migration_lock.toml')
+  expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), expect.stringMatching(/^\d{14}_colour$/)])
+  return { migrations, sql: readFileSync(file(`prisma/migrations/${migrations[1]}/migration.sql`), 'utf8').trim() }
 }
 
 /** The environment of a person's shell: no source condition from this repository's vitest config. */
