@@ -3,7 +3,8 @@
  * database: the migrations it writes, what they do to the tables, and Prisma's history table.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mariadb from 'mariadb'
@@ -187,6 +188,19 @@ describe('a2a migrate dev', () => {
     expect(await columns('Invoice')).toContain('heading')
     expect(await columns('Invoice')).not.toContain('title')
     expect(await query('SELECT heading FROM Invoice')).toEqual([{ heading: 'untitled' }])
+  })
+
+  it('round-trips the MySQL corpus schema (native types, unsigned keys, @@fulltext, index length:): in sync right after', async () => {
+    await writeSchema(readFileSync(new URL('../../../../test/fixtures/schemas/helpdesk/schema.prisma', import.meta.url), 'utf8'))
+    const first = await migrate('dev', '--name', 'init')
+    expect(first.stderr).toBe('')
+    const [folder] = await migrationFolders()
+    const sql = await readFile(join(app, 'prisma', 'migrations', folder!, 'migration.sql'), 'utf8')
+    expect(sql).toContain('`organizationId` INT UNSIGNED NOT NULL')
+    expect(sql).toContain("`currency` CHAR(3) NOT NULL DEFAULT 'EUR'")
+    expect(sql).toContain('FULLTEXT INDEX `Ticket_subject_description_idx`(`subject`, `description`)')
+    expect(sql).toContain('INDEX `Ticket_portalUrl_idx`(`portalUrl`(100))')
+    expect((await migrate('dev')).stdout).toContain('Already in sync')
   })
 
   it('writes without applying under --create-only; the next run applies it', async () => {
