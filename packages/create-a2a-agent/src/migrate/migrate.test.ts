@@ -203,6 +203,37 @@ describe('a2a migrate dev', () => {
     expect((await migrate('dev')).stdout).toContain('Already in sync')
   })
 
+  it('changes a foreign key and drops a referenced model in an order the server accepts', async () => {
+    await writeSchema(INITIAL)
+    expect((await migrate('dev', '--name', 'init')).code).toBe(0)
+    await query("INSERT INTO Customer (email) VALUES ('a@example.com')")
+    await query("INSERT INTO Invoice (id, body, customerId) VALUES ('i1', 'text', 1)")
+    // Cascade becomes Restrict: the key is dropped and added again.
+    await writeSchema(INITIAL.replace('onDelete: Cascade', 'onDelete: Restrict'))
+    const restricted = await migrate('dev', '--name', 'restrict')
+    expect(restricted.stderr).toBe('')
+    await expect(query('DELETE FROM Customer')).rejects.toThrow(/foreign key constraint fails/)
+    // Customer goes, with the relation: Invoice's key and index go first, then the table.
+    const withoutCustomer = INITIAL.replace(/model Customer \{[\s\S]*?\n\}\n/, '').replace('  customer   Customer @relation(fields: [customerId], references: [id], onDelete: Cascade)\n', '')
+    expect((await migrate('dev')).stdout).toContain('Already in sync')
+    await writeSchema(withoutCustomer)
+    const dropped = await migrate('dev', '--name', 'drop_customer')
+    expect(dropped.code).toBe(1)
+    expect(dropped.stderr).toContain('drops table `Customer` and every row in it (1 row)')
+    const accepted = await migrate('dev', '--name', 'drop_customer', '--accept-data-loss')
+    expect(accepted.stderr).toBe('')
+    expect(await query("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME <> '_prisma_migrations' ORDER BY TABLE_NAME")).toEqual([{ t: 'Invoice' }])
+    expect(await query('SELECT customerId FROM Invoice')).toEqual([{ customerId: 1 }])
+    expect((await migrate('dev')).stdout).toContain('Already in sync')
+  })
+
+  it('names the subcommands when none is given', async () => {
+    const result = await migrate()
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('Name what to do, e.g. `a2a migrate dev`.')
+    expect(result.stderr).toContain('a2a migrate --help')
+  })
+
   it('writes without applying under --create-only; the next run applies it', async () => {
     await writeSchema(INITIAL)
     const created = await migrate('dev', '--name', 'init', '--create-only')
