@@ -288,6 +288,26 @@ describe('a2a migrate deploy', () => {
     expect((await migrate('deploy')).stdout).toContain('No pending migrations to apply')
   })
 
+  it('stops at a failing script, records it unfinished, and refuses to go on until it is dealt with', async () => {
+    await writeSchema(INITIAL)
+    expect((await migrate('dev', '--name', 'init', '--create-only')).code).toBe(0)
+    const broken = join(app, 'prisma', 'migrations', '29990101000000_broken')
+    await mkdir(broken)
+    await writeFile(join(broken, 'migration.sql'), 'ALTER TABLE `NoSuchTable` ADD COLUMN `x` INT;\n')
+
+    const dev = await migrate('dev')
+    expect(dev.code).toBe(1)
+    expect(dev.stderr).toMatch(/migration 29990101000000_broken fails on an empty database \(the shadow database, where the history is replayed\): .*NoSuchTable.*\. Fix its migration\.sql/)
+
+    const first = await migrate('deploy')
+    expect(first.code).toBe(1)
+    expect(first.stderr).toContain(`migration 29990101000000_broken failed on ${database}:`)
+    expect(await query("SELECT migration_name, finished_at FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'")).toEqual([{ migration_name: '29990101000000_broken', finished_at: null }])
+    const second = await migrate('deploy')
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain('migration 29990101000000_broken failed earlier and is marked unfinished in _prisma_migrations')
+  })
+
   it('names what is wrong with a non-MySQL DATABASE_URL', async () => {
     process.env.DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/app'
     const result = await migrate('deploy')

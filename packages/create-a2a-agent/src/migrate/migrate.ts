@@ -13,7 +13,7 @@ import { type DataLossWarning, diffSchemas, introspect, quoteName, readMysqlSche
 import { CliUserError } from '../cli/app-db.js'
 import { type Io, formatUnexpectedError, formatUserError } from '../cli/io.js'
 import { type DatabaseConnection, connect, ensureDatabase, parseMysqlUrl, recreateDatabase, type Server, withShadowDatabase } from './connection.js'
-import { appliedMigrations, applyMigration, ensureHistoryTable, pendingMigrations, readMigrations, writeMigration } from './history.js'
+import { appliedMigrations, applyMigration, ensureHistoryTable, MigrationError, pendingMigrations, readMigrations, writeMigration } from './history.js'
 
 export type MigrateAction = 'dev' | 'deploy' | 'reset'
 
@@ -114,8 +114,9 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
   const history = await withShadowDatabase(app.server, async (shadow) => {
     await ensureHistoryTable(shadow)
     for (const migration of local) {
-      await applyMigration(shadow, migration).catch((error: Error) => {
-        throw new CliUserError(`migration ${migration.name} fails on an empty database (the shadow database): ${error.message.replace(/^migration \S+ failed on \S+: /, '').split('. MySQL keeps')[0]}. Fix the script`)
+      await applyMigration(shadow, migration).catch((error: unknown) => {
+        if (!(error instanceof MigrationError)) throw error
+        throw new CliUserError(`migration ${migration.name} fails on an empty database (the shadow database, where the history is replayed): ${error.reason}. Fix its migration.sql`)
       })
     }
     return introspect(shadow.query)
