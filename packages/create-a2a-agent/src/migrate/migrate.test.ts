@@ -246,6 +246,20 @@ describe('a2a migrate dev', () => {
     expect(await columns('Invoice')).toContain('body')
   })
 
+  it('writes an empty migration for hand SQL under --create-only when the schema is in sync, as Prisma does', async () => {
+    await writeSchema(INITIAL)
+    expect((await migrate('dev', '--name', 'init')).code).toBe(0)
+    expect((await migrate('dev', '--name', 'hand_sql', '--create-only')).code).toBe(0)
+    const [, hand] = await migrationFolders()
+    const file = join(app, 'prisma', 'migrations', hand!, 'migration.sql')
+    expect(await readFile(file, 'utf8')).toBe('-- This is an empty migration.\n')
+    await writeFile(file, 'CREATE VIEW `OpenInvoice` AS SELECT id FROM `Invoice` WHERE paid = 0;\n')
+    const applied = await migrate('dev')
+    expect(applied.stderr).toBe('')
+    expect(applied.stdout).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
+    expect(await query('SELECT * FROM OpenInvoice')).toEqual([])
+  })
+
   it('stops on drift: a table changed outside the migrations', async () => {
     await writeSchema(INITIAL)
     expect((await migrate('dev', '--name', 'init')).code).toBe(0)

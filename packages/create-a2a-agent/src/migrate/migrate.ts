@@ -134,7 +134,8 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
       throw new CliUserError(`${app.server.database} has drifted from ${app.shown}: the migrations build a different schema than the database has (changed outside the migrations). Getting from the migrations to the database takes:\n\n${drift.statements.join('\n\n')}\n\nRun \`a2a migrate reset --force\` to rebuild a development database from the migrations (it drops all data), or write a migration holding those statements`)
     }
     const change = diffSchemas(live, target)
-    if (change.statements.length === 0) {
+    // As Prisma does: --create-only with nothing to change writes an empty migration for hand SQL.
+    if (change.statements.length === 0 && !options.createOnly) {
       io.stdout.write(`Already in sync: ${app.server.database} matches the Prisma schema (${local.length} migration${local.length === 1 ? '' : 's'} in ${app.shown}).\n`)
       return
     }
@@ -142,7 +143,7 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
     if (losses.length > 0 && !options.acceptDataLoss) {
       throw new CliUserError(`the schema change would lose data in ${app.server.database}:\n${losses.map((warning) => `  - it ${warning}\n`).join('')}Nothing was written. If that is what you want (a renamed field is a drop and an add: copy the data across in the migration, with --create-only), rerun with --accept-data-loss`)
     }
-    const sql = `${change.statements.join('\n\n')}\n`
+    const sql = change.statements.length === 0 ? '-- This is an empty migration.\n' : `${change.statements.join('\n\n')}\n`
     const migration = await writeMigration(app.migrations, options.name ?? 'migration', sql, local)
     const written = join(app.shown, migration.name, 'migration.sql')
     if (options.createOnly) {
