@@ -188,10 +188,12 @@ describe('the published packages', () => {
         const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), mysqlApp, '--database', 'mysql', '--yes', '--no-git', '--packages', temp], temp, env)
         expect(created.code, created.output).toBe(0)
         expect(created.output).toMatch(/- Creating and applying the first migration \(a2a migrate dev --name init\), and the Prisma client… done/)
+        expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
         expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
         const manifest = readManifest(mysqlApp)
         expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
-        expect(existsSync(join(mysqlApp, 'node_modules/pg')), 'nothing in the MySQL app needs pg').toBe(false)
+        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-mariadb'))).toBe(true)
+        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-pg')), 'nothing in the MySQL app needs the PostgreSQL adapter').toBe(false)
         await checkResolution(mysqlApp)
 
         const tests = await run('npm', ['test'], mysqlApp, env)
