@@ -124,7 +124,8 @@ export function currentTimestamp(precision: string | undefined): string {
 /** The tables `datamodel` (a MySQL schema's) maps to. */
 export function targetSchema(datamodel: Datamodel): DbSchema {
   const models = new Map(datamodel.models.map((model) => [model.name, model]))
-  const enums = new Map(datamodel.enums.map((item) => [item.name, item.values.map((value) => (value as { dbName?: string | null }).dbName ?? value.name)]))
+  // Each enum's values as stored: a value's @map name, else its own.
+  const enums = new Map(datamodel.enums.map((item) => [item.name, new Map(item.values.map((value) => [value.name, (value as { dbName?: string | null }).dbName ?? value.name]))]))
   const tableName = (model: DmmfModel) => model.dbName ?? model.name
   const columnName = (model: DmmfModel, field: string) => {
     const found = model.fields.find((candidate) => candidate.name === field)
@@ -133,10 +134,13 @@ export function targetSchema(datamodel: Datamodel): DbSchema {
   const tables = datamodel.models.map((model): DbTable => {
     const table = tableName(model)
     const columns = model.fields
-      .filter((field) => field.kind === 'scalar' || field.kind === 'enum')
+      .filter((field) => field.kind !== 'object')
       .map((field): DbColumn => {
-        const type = normalizeType(field.kind === 'enum' ? enumType(enums.get(field.type) ?? []) : field.nativeType ? nativeColumnType(field.nativeType) : (SCALAR_TYPES[field.type] ?? 'longtext'))
-        const defaultValue = fieldDefault(field, type)
+        const stored = enums.get(field.type)
+        // `Unsupported("point")` is a column of the type it names.
+        const unsupported = /^Unsupported\("(.*)"\)$/.exec(field.type)?.[1]
+        const type = normalizeType(unsupported ?? (stored ? enumType([...stored.values()]) : field.nativeType ? nativeColumnType(field.nativeType) : (SCALAR_TYPES[field.type] ?? 'longtext')))
+        const defaultValue = stored && typeof field.default === 'string' ? (stored.get(field.default) ?? field.default) : fieldDefault(field, type)
         const autoIncrement = (field.default as { name?: string } | undefined)?.name === 'autoincrement'
         return { name: field.dbName ?? field.name, type, nullable: !field.isRequired, ...(defaultValue !== undefined && { default: defaultValue }), autoIncrement }
       })

@@ -30,7 +30,7 @@ generator client {
 
 const INITIAL = `${HEADER}
 enum Status {
-  DRAFT
+  DRAFT @map("draft")
   SENT
 }
 
@@ -47,6 +47,7 @@ model Invoice {
   total      Decimal  @default(0) @db.Decimal(10, 2)
   paid       Boolean  @default(false)
   body       String   @db.LongText
+  location   Unsupported("point")?
   createdAt  DateTime @default(now())
   customer   Customer @relation(fields: [customerId], references: [id], onDelete: Cascade)
   customerId Int
@@ -119,6 +120,7 @@ describe('a2a migrate dev', () => {
     const sql = await readFile(join(app, 'prisma', 'migrations', folder!, 'migration.sql'), 'utf8')
     expect(sql).toContain('CREATE TABLE `Invoice`')
     expect(sql).toContain('FULLTEXT INDEX `Invoice_body_idx`(`body`)')
+    expect(sql).toContain('`location` POINT NULL')
     expect(sql).toContain('INDEX `Invoice_title_status_idx`(`title`(20), `status`)')
     expect(sql).toContain('ALTER TABLE `Invoice` ADD CONSTRAINT `Invoice_customerId_fkey` FOREIGN KEY (`customerId`) REFERENCES `Customer`(`id`) ON DELETE CASCADE ON UPDATE CASCADE;')
     expect(await readFile(join(app, 'prisma', 'migrations', 'migration_lock.toml'), 'utf8')).toContain('provider = "mysql"')
@@ -130,7 +132,7 @@ describe('a2a migrate dev', () => {
     // The tables work as Prisma's client expects: defaults filled in, the key enforced, cascades.
     await query("INSERT INTO Customer (email) VALUES ('a@example.com')")
     await query("INSERT INTO Invoice (id, body, customerId) VALUES ('i1', 'text', 1)")
-    expect(await query('SELECT title, status, total, paid FROM Invoice')).toEqual([{ title: 'untitled', status: 'DRAFT', total: '0.00', paid: 0 }])
+    expect(await query('SELECT title, status, total, paid FROM Invoice')).toEqual([{ title: 'untitled', status: 'draft', total: '0.00', paid: 0 }])
     await expect(query("INSERT INTO Invoice (id, body, customerId) VALUES ('i2', 'text', 99)")).rejects.toThrow(/foreign key constraint fails/)
     await query('DELETE FROM Customer')
     expect(await query('SELECT id FROM Invoice')).toEqual([])
