@@ -209,14 +209,10 @@ describe('the published packages', () => {
         const applied = await run('npm', ['run', 'db:change'], mysqlApp, env)
         expect(applied.code, applied.output).toBe(0)
         expect(applied.output).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
-        const admin = await mariadb.createConnection({ host: database.hostname, port: Number(database.port || 3306), user: decodeURIComponent(database.username), password: decodeURIComponent(database.password), database: database.pathname.slice(1) })
-        try {
-          expect(await admin.query('SELECT * FROM OpenNote')).toEqual([])
-        } finally {
-          await admin.end()
-        }
+        const app = await mysqlConnection(database, database.pathname.slice(1))
+        await expect(app.query('SELECT * FROM OpenNote').finally(() => app.end())).resolves.toEqual([])
       } finally {
-        const admin = await mariadb.createConnection({ host: database.hostname, port: Number(database.port || 3306), user: decodeURIComponent(database.username), password: decodeURIComponent(database.password) })
+        const admin = await mysqlConnection(database)
         await admin.query(`DROP DATABASE IF EXISTS \`${database.pathname.slice(1)}\``).finally(() => admin.end())
       }
     },
@@ -262,6 +258,11 @@ describe('the published packages', () => {
     600_000,
   )
 })
+
+/** A connection to the MySQL server of `url`, on `database` when given. */
+function mysqlConnection(url: URL, database?: string): Promise<mariadb.Connection> {
+  return mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), ...(database !== undefined && { database }) })
+}
 
 async function usersIn(url: string): Promise<string[]> {
   return (await queryColumn(url, 'SELECT id AS value FROM "User" ORDER BY id')).sort()
