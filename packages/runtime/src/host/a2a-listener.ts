@@ -31,12 +31,26 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   const route = a2aRoutes(target, options)
   const logger = options.logger ?? consoleLogger
   const rest = app ?? notFound
-  return (request, response) => {
+  const serving = (otherwise: RequestListener): RequestListener => (request, response) => {
     const serve = route(request)
-    if (!serve) return rest(request, response)
+    if (!serve) return otherwise(request, response)
     observeRequest(serve, request, response, logger).catch((error: unknown) => failed(logger, request, response, error))
   }
+  const listener = serving(rest)
+  halves.set(listener, { a2a: serving(notFound), app: rest })
+  return listener
 }
+
+/** What an {@link a2aListener} serves, apart: its runtime routes (the rest 404) and the app's. */
+export interface ListenerHalves {
+  a2a: RequestListener
+  app: RequestListener
+}
+
+const halves = new WeakMap<RequestListener, ListenerHalves>()
+
+/** The halves of a listener {@link a2aListener} made (serve()'s roles run one each); undefined for any other. */
+export const listenerHalves = (listener: RequestListener): ListenerHalves | undefined => halves.get(listener)
 
 /** A handler that threw after its own error handling: a refusal answered as such, anything else 500 if nothing was sent yet. */
 function failed(logger: Logger, request: IncomingMessage, response: ServerResponse, error: unknown): void {
@@ -46,4 +60,4 @@ function failed(logger: Logger, request: IncomingMessage, response: ServerRespon
   sendJson(response, 500, { error: 'Internal server error' })
 }
 
-const notFound = (request: IncomingMessage, response: ServerResponse): void => sendJson(response, 404, { error: `Nothing is served at ${request.url ?? '/'}` })
+export const notFound = (request: IncomingMessage, response: ServerResponse): void => sendJson(response, 404, { error: `Nothing is served at ${request.url ?? '/'}` })

@@ -78,6 +78,7 @@ export class PushOutbox implements PushDeliveryProvider {
   #allowPrivate: boolean | undefined
   #workers: string[] = []
   #sweeper: NodeJS.Timeout | undefined
+  #prepared: Promise<void> | undefined
   #started: Promise<void> | undefined
   #stopped = false
   #stopping: Promise<void> | undefined
@@ -122,18 +123,46 @@ export class PushOutbox implements PushDeliveryProvider {
     }
   }
 
-  /** Creates the tables if needed and starts this replica's workers. */
+  /**
+   * Creates the tables if needed and starts this replica's workers. A replica that only queues
+   * (serve()'s web and agent roles) never calls it: its first event creates the tables, and the
+   * worker role's replicas deliver.
+   */
   start(): Promise<void> {
     this.#started ??= this.#start()
     return this.#started
   }
 
+  /** The tables and the queue, without workers. */
+  #prepare(): Promise<void> {
+    this.#prepared ??= (async () => {
+      await this.#boss.start()
+      await this.#pool.query(outboxDdl(this.#schema))
+      await this.#createQueue()
+      this.#ready = true
+      await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
+    })()
+    return this.#prepared
+  }
+
+  /**
+   * pg-boss's create_queue attaches a partition to its job table: replicas starting together can
+   * deadlock there (40P01), and the loser's transaction is rolled back whole, so it tries again.
+   */
+  async #createQueue(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await this.#boss.getQueue(QUEUE))) await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' })
+        return
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100))
+      }
+    }
+  }
+
   async #start(): Promise<void> {
-    await this.#boss.start()
-    await this.#pool.query(outboxDdl(this.#schema))
-    await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' })
-    this.#ready = true
-    await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
+    await this.#prepare()
     const concurrency = Math.max(1, this.#options.concurrency ?? 4)
     const work = { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.#options.pollingIntervalSeconds ?? 2 } as const
     for (let i = 0; i < concurrency; i++) {
@@ -151,8 +180,8 @@ export class PushOutbox implements PushDeliveryProvider {
   }
 
   async #stop(): Promise<void> {
-    if (!this.#started) return
-    await this.#started.catch(() => undefined)
+    if (!this.#prepared) return
+    await (this.#started ?? this.#prepared).catch(() => undefined)
     clearInterval(this.#sweeper)
     await this.idle()
     await this.#boss.stop({ graceful: true, wait: true, close: false, timeout: (this.#options.timeoutMs ?? 10_000) + 5000 })
@@ -212,13 +241,13 @@ export class PushOutbox implements PushDeliveryProvider {
     const written = context.store.outboxedFor?.(event.taskId, event.version)
     if (written) {
       // The task write wrote the rows: only their wake-up is left.
-      await this.start()
+      await this.#prepare()
       await this.#wake(written.map((configId) => ({ taskId: event.taskId, configId })))
       return
     }
     const configs = await context.store.listPushConfigs(event.taskId)
     if (configs.length === 0) return
-    await this.start()
+    await this.#prepare()
     const rows = configs.map((config) => ({
       task_id: config.taskId,
       config_id: config.id,
