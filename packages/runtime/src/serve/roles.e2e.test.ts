@@ -5,7 +5,7 @@
  * worker's: with it stopped, a push notification the agent queued waits and a task left by a
  * stopped run stays WORKING; started again, it delivers the one and settles the other FAILED.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -22,7 +22,13 @@ let database: TestDatabase
 let store: PostgresStore
 let receiver: Server
 const hits: { path: string; body: any }[] = []
-const processes: ReturnType<typeof start>[] = []
+interface AppProcess {
+  child: ChildProcess
+  exited: Promise<number>
+  url: Promise<string>
+  stderr(): string
+}
+const processes: AppProcess[] = []
 
 beforeAll(async () => {
   database = await openDatabase('postgres')
@@ -44,7 +50,7 @@ afterAll(async () => {
   await database?.close()
 })
 
-function start(role: string) {
+function start(role: string): AppProcess {
   const child = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', FIXTURE], {
     cwd: RUNTIME,
     env: { ...process.env, A2A_ROLE: role, DATABASE_URL: database.url, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'info', RUN_LEASE_MS: String(LEASE_MS) },
@@ -59,7 +65,7 @@ function start(role: string) {
     .poll(() => /"url":"(http:\/\/localhost:\d+)"/.exec(stdout)?.[1], { timeout: 40_000, interval: 100 })
     .toBeDefined()
     .then(() => /"url":"(http:\/\/localhost:\d+)"/.exec(stdout)![1]!.replace('localhost', '127.0.0.1'))
-  const app = { child, exited, url, stdout: () => stdout, stderr: () => stderr }
+  const app = { child, exited, url, stderr: () => stderr }
   processes.push(app)
   return app
 }
@@ -91,7 +97,7 @@ it('web, agent and worker on one database: each serves its part, and the backgro
 
   // The worker delivers what the agent queued.
   const first = await fetch(`${agentUrl}/a2a`, sendWithPush('/first'))
-  expect((await first.json()).result.task.status.state).toBe('TASK_STATE_COMPLETED')
+  expect(((await first.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
   await expect.poll(() => finalState('/first'), { timeout: 20_000 }).toBe('TASK_STATE_COMPLETED')
   const delivered = kinds('/first')
 
@@ -99,7 +105,7 @@ it('web, agent and worker on one database: each serves its part, and the backgro
   worker.child.kill('SIGTERM')
   expect(await worker.exited).toBe(0)
   const second = await fetch(`${agentUrl}/a2a`, sendWithPush('/second'))
-  expect((await second.json()).result.task.status.state).toBe('TASK_STATE_COMPLETED')
+  expect(((await second.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
   const left = { ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }), skill: 'done', lease: { runner: 'gone', until: Date.now() - 60_000 } }
   await store.create(left)
   // Several leases: a sweep would run every quarter of one, a delivery poll every half second.

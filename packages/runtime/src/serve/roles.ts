@@ -7,22 +7,22 @@
 import type { RequestListener } from 'node:http'
 import { listenerHalves, notFound } from '../host/a2a-listener.js'
 
-export const ROLES = ['web', 'agent', 'worker', 'all'] as const
-export type Role = (typeof ROLES)[number]
+export const PROCESS_ROLES = ['web', 'agent', 'worker', 'all'] as const
+export type ProcessRole = (typeof PROCESS_ROLES)[number]
 
 /** `value` (A2A_ROLE, or serve()'s `role`) as a role; unset or empty is `all`. */
-export function parseRole(value: string | undefined): Role {
+export function parseRole(value: string | undefined): ProcessRole {
   if (value === undefined || value.trim() === '') return 'all'
   const role = value.trim()
-  if ((ROLES as readonly string[]).includes(role)) return role as Role
-  throw new Error(`A2A_ROLE=${JSON.stringify(value)} is not a role; set one of ${ROLES.join(', ')} (default all)`)
+  if ((PROCESS_ROLES as readonly string[]).includes(role)) return role as ProcessRole
+  throw new Error(`A2A_ROLE=${JSON.stringify(value)} is not a role; set one of ${PROCESS_ROLES.join(', ')} (default all)`)
 }
 
 /** Whether the role runs the background work. */
-export const runsBackground = (role: Role): boolean => role === 'worker' || role === 'all'
+export const runsBackground = (role: ProcessRole): boolean => role === 'worker' || role === 'all'
 
 /** What `role` serves of the app's listener (health is put in front of it by serve()). */
-export function roleListener(listener: RequestListener, role: Role): RequestListener {
+export function roleListener(listener: RequestListener, role: ProcessRole): RequestListener {
   if (role === 'all') return listener
   if (role === 'worker') return notFound
   const halves = listenerHalves(listener)

@@ -14,7 +14,7 @@ import { createHttpServer, type HttpServerOptions } from '../http/http-server.js
 import { setDefaultLogger } from '../log/logger.js'
 import { Readiness, withHealthRoutes } from './health.js'
 import { createLogger, type PinoLogger } from './pino-logger.js'
-import { parseRole, roleListener, runsBackground, type Role } from './roles.js'
+import { parseRole, roleListener, runsBackground, type ProcessRole } from './roles.js'
 import { startTelemetry } from './telemetry.js'
 
 /** What an app's `start` hands back. */
@@ -42,12 +42,12 @@ export interface ServeOptions {
   /** The app's name: it starts every start-up failure line. */
   name: string
   /** Builds the app, after `.env` is loaded and the logger is the runtime's; a throw is a start-up failure. */
-  start(context: { env: NodeJS.ProcessEnv; logger: PinoLogger; role: Role }): ServedApp | Promise<ServedApp>
+  start(context: { env: NodeJS.ProcessEnv; logger: PinoLogger; role: ProcessRole }): ServedApp | Promise<ServedApp>
   /**
    * What this process serves and runs: `web` (the app's own routes), `agent` (the A2A bindings,
    * cards and MCP), `worker` (the background work), `all`; health under each. Default A2A_ROLE, else all.
    */
-  role?: Role
+  role?: ProcessRole
   /** Default PORT, else 3000. */
   port?: number
   /** Default every address, as `listen(port)`. */
@@ -78,7 +78,7 @@ export interface Serving {
   url: string
   logger: PinoLogger
   readiness: Readiness
-  role: Role
+  role: ProcessRole
   /** Readiness off, then the server, runs, store and app closed in that order; once. */
   stop(): Promise<void>
 }
