@@ -1,13 +1,14 @@
-import { serve, withDevKeys } from '@a2a-agent/runtime'
+import { serve, servesA2a, withDevKeys } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp } from './app.js'
 import { createDb, createStore, isPostgresql } from './db.js'
 
 // serve() loads .env, logs (LOG_LEVEL), traces (OTEL_*), serves /healthz and /readyz (the database
 // answers, its tables are current, not shutting down) and shuts down gracefully on SIGINT/SIGTERM.
+// A2A_ROLE=web|agent|worker (default all) runs one part of the app per process: see the README.
 await serve({
   name: 'invoices',
-  async start({ env }) {
+  async start({ env, role }) {
     const databaseUrl = env.DATABASE_URL ?? 'file:./dev.db'
     const db = createDb(databaseUrl)
     if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
@@ -27,8 +28,8 @@ await serve({
       signingKeys: env.A2A_CARD_SIGNING_KEY,
       v03: env.A2A_COMPAT_V03 === 'true',
     })
-    // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card.
-    const grpcPort = env.A2A_GRPC_PORT
+    // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card (the agent and all roles).
+    const grpcPort = servesA2a(role) ? env.A2A_GRPC_PORT : undefined
     const grpc = grpcPort ? await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host, { port: Number(grpcPort), agent: 'invoices' }) : undefined
     const keys = env.A2A_DEV_KEYS?.trim() ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'
     return {

@@ -88,7 +88,7 @@ export { setDefaultLogger } from './log/logger.js'
 // Start-up, health, logs
 export { serve, StartupError } from './serve/serve.js'
 export type { ServedApp, ServeOptions, Serving } from './serve/serve.js'
-export { parseRole, PROCESS_ROLES } from './serve/roles.js'
+export { parseRole, PROCESS_ROLES, servesA2a } from './serve/roles.js'
 export type { ProcessRole } from './serve/roles.js'
 export type { BackgroundService } from './core/background-service.js'
 export { HEALTH_PATH, READY_PATH, Readiness, withHealthRoutes } from './serve/health.js'

@@ -18,6 +18,9 @@ export function parseRole(value: string | undefined): ProcessRole {
   throw new Error(`A2A_ROLE=${JSON.stringify(value)} is not a role; set one of ${PROCESS_ROLES.join(', ')} (default all)`)
 }
 
+/** Whether the role serves the A2A bindings (a gRPC listener of the app's too). */
+export const servesA2a = (role: ProcessRole): boolean => role === 'agent' || role === 'all'
+
 /** Whether the role runs the background work. */
 export const runsBackground = (role: ProcessRole): boolean => role === 'worker' || role === 'all'
 
