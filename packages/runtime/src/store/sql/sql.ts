@@ -14,7 +14,7 @@
  * syntax (mysql/dialect.ts).
  * @module
  */
-import sql, { Sql, join } from 'sql-template-tag'
+import sql, { type Sql, join } from 'sql-template-tag'
 import type { RawClient } from './client.js'
 import { toMysql } from './mysql/dialect.js'
 
