@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BackgroundService } from '../core/background-service.js'
 import type { Principal, PrincipalResolver } from '../core/principal.js'
-import { requestBaseUrl } from '../card/card-handler.js'
+import { requestBaseUrl } from '../http/base-url.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { resolveCaller, unauthenticated, type Refuse } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'

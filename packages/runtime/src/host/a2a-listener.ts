@@ -10,9 +10,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { observeRequest } from '../http/request-log.js'
+import { observeRequest, observes } from '../http/request-log.js'
 import { a2aRoutes, answeredRefusal, type A2aRoutesOptions } from './a2a-routes.js'
 import { sendJson } from '../http/respond.js'
+import { notFound, setListenerHalves } from '../http/listener-halves.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
   /**
@@ -34,23 +35,13 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   const serving = (otherwise: RequestListener): RequestListener => (request, response) => {
     const serve = route(request)
     if (!serve) return otherwise(request, response)
-    observeRequest(serve, request, response, logger).catch((error: unknown) => failed(logger, request, response, error))
+    const served = observes(logger) ? observeRequest(serve, request, response, logger) : serve(request, response)
+    served.catch((error: unknown) => failed(logger, request, response, error))
   }
   const listener = serving(rest)
-  halves.set(listener, { a2a: serving(notFound), app: rest })
+  setListenerHalves(listener, { a2a: serving(notFound), app: rest })
   return listener
 }
-
-/** What an {@link a2aListener} serves, apart: its runtime routes (the rest 404) and the app's. */
-export interface ListenerHalves {
-  a2a: RequestListener
-  app: RequestListener
-}
-
-const halves = new WeakMap<RequestListener, ListenerHalves>()
-
-/** The halves of a listener {@link a2aListener} made (serve()'s roles run one each); undefined for any other. */
-export const listenerHalves = (listener: RequestListener): ListenerHalves | undefined => halves.get(listener)
 
 /** A handler that threw after its own error handling: a refusal answered as such, anything else 500 if nothing was sent yet. */
 function failed(logger: Logger, request: IncomingMessage, response: ServerResponse, error: unknown): void {
@@ -59,5 +50,3 @@ function failed(logger: Logger, request: IncomingMessage, response: ServerRespon
   if (response.headersSent) return void response.destroy()
   sendJson(response, 500, { error: 'Internal server error' })
 }
-
-export const notFound = (request: IncomingMessage, response: ServerResponse): void => sendJson(response, 404, { error: `Nothing is served at ${request.url ?? '/'}` })

@@ -5,7 +5,7 @@
  * @module
  */
 import type { RequestListener } from 'node:http'
-import { listenerHalves, notFound } from '../host/a2a-listener.js'
+import { listenerHalves, notFound } from '../http/listener-halves.js'
 
 export const PROCESS_ROLES = ['web', 'agent', 'worker', 'all'] as const
 export type ProcessRole = (typeof PROCESS_ROLES)[number]
