@@ -19,6 +19,9 @@ const endToEnd = [
   'packages/create-a2a-agent/src/scaffold/e2e*.test.ts',
   'packages/create-a2a-agent/src/build/pack.test.ts',
   'packages/runtime/src/push/outbox/push-outbox.test.ts',
+  // An app's process started and signalled; the Prisma CLI migrating a database, three times.
+  'packages/runtime/src/serve/serve-process.test.ts',
+  'packages/runtime/src/migrate/declared-extensions.test.ts',
   'examples/quickstart/src/agent.test.ts',
   'test/published-packages.test.ts',
   'test/schema-corpus.test.ts',
