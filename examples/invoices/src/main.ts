@@ -1,5 +1,6 @@
 import { serve, servesA2a, withDevKeys } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { jobQueue } from './jobs.js'
 import { createApp } from './app.js'
 import { createDb, createStore, isPostgresql } from './db.js'
 
@@ -21,9 +22,12 @@ await serve({
     const resolvePrincipal = withDevKeys(apiKeyResolver(db))
     // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
     // A2A_COMPAT_V03=true serves A2A 0.3 clients too (requests without A2A-Version); see the runtime README.
+    // The statement jobs' queue: pg-boss in the PostgreSQL database, or a SQLite file beside dev.db.
+    const queue = await jobQueue(databaseUrl)
     const { listener, host } = createApp({
       db,
       store,
+      jobQueue: queue,
       resolvePrincipal,
       signingKeys: env.A2A_CARD_SIGNING_KEY,
       v03: env.A2A_COMPAT_V03 === 'true',
@@ -36,8 +40,11 @@ await serve({
       listener,
       exchange: host,
       store,
+      // Runs the queued jobs, under A2A_ROLE=worker or all; a worker may run in other processes on the same PostgreSQL too.
+      background: [host.jobWorker()],
       check: () => db.$queryRaw`SELECT 1`,
       close: async () => {
+        await queue.stop()
         await grpc?.close()
         await db.$disconnect()
       },

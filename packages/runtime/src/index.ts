@@ -40,6 +40,12 @@ export type { AgentDefinition, AgentHostOptions, AgentIndexEntry } from './agent
 export { defineSkill } from './skills/skill.js'
 export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'
 export type { TaskContext, ArtifactChunk, Content } from './skills/task-context.js'
+export { defineJob } from './skills/job.js'
+export type { Job, JobContext, JobDefinition, Backoff } from './skills/job.js'
+export type { JobQueue, QueuedJob, JobSettings, JobHandlers } from './skills/job-queue.js'
+export type { JobWorker, JobWorkerOptions } from './jobs/job-worker.js'
+export { MemoryJobQueue, type DeadJob } from './jobs/memory-job-queue.js'
+export { SqliteJobQueue, type SqliteJobQueueOptions, type DeadSqliteJob } from './jobs/sqlite-job-queue.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 
 // Entity tools: the registry generated code plugs into, its derived skills and its MCP endpoint
@@ -63,6 +69,8 @@ export { DEV_KEYS_VARIABLE, devKeyResolver, devKeysFromEnv, parseDevKeys, withDe
 export { MemoryStore } from './store/memory-store.js'
 export { InvalidCursorError } from './store/store.js'
 export type { ListPage, ListQuery, NewTaskClaim, PushConfigRecord, PushConfigStore, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
+export { CAPABILITY_NAMES, capabilityOf } from './store/capabilities.js'
+export type { Capabilities, CapabilityName, TaskNotifications } from './store/capabilities.js'
 export { NotJsonEncodableError } from './wire/json-safe.js'
 
 // Streaming and push

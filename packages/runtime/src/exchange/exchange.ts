@@ -38,6 +38,7 @@ import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../run/task-events.js'
 import { requestLimits, type RequestLimits } from '../wire/limits.js'
@@ -47,6 +48,8 @@ import { createCall } from '../methods/call.js'
 import type { Call, Caller } from '../methods/method.js'
 import { methodTable } from '../methods/method-table.js'
 import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
+import { createJobWorker, type JobWorker, type JobWorkerOptions } from '../jobs/job-worker.js'
+import { jobSetup } from '../run/enqueue-job.js'
 import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
 import { wantsV03Card } from '../compat-v03/version-v03.js'
 
@@ -139,7 +142,8 @@ export class Exchange {
     const taskTimeoutMs = orDefault(options.taskTimeoutMs, 5 * 60_000)
     const leaseMs = orDefault(options.runLeaseMs, 30_000)
     // Shared by the replicas on one database (PostgresStore's), or the app's own; absent: counted per process.
-    const sharedCounters = options.limitCounters ?? (store as Store).counters
+    const sharedCounters = options.limitCounters ?? capabilityOf(store, 'counters')?.counters
+    const pushHints = capabilityOf(store, 'pushHints')
     const push = options.pushNotifications !== false && {
       allowPrivate: options.allowPrivatePush ?? false,
       maxPerTask: orDefault(options.maxPushConfigsPerTask, 8),
@@ -151,21 +155,21 @@ export class Exchange {
       skills,
       // Every stored event also goes to the task's push configs, but for the many tasks a store
       // can tell at once have none: no delivery (built in or the app's) then looks them up.
-      events: new TaskEvents(dispatcher && ((event) => void (store.noPushConfigsFor?.(event.taskId, event.version) || dispatcher.notify(event)))),
+      events: new TaskEvents(dispatcher && ((event) => void (pushHints?.noPushConfigsFor(event.taskId, event.version) || dispatcher.notify(event)))),
       runs: new Map(),
       trims: new TrimPacing(),
       retaining: new Set(),
       // Counted for the whole agent with shared counters; an entry no one released outlives no run.
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16), sharedCounters && { counters: sharedCounters, replica, ttlMs: taskTimeoutMs + leaseMs, logger }),
       artifacts: {
-        files: (store as Store).artifactFiles ?? new MemoryArtifactFiles(),
+        files: capabilityOf(store, 'artifactFiles')?.artifactFiles ?? new MemoryArtifactFiles(),
         inlineBytes: orDefault(options.maxInlineArtifactBytes, INLINE_ARTIFACT_BYTES),
         // Under the JSON-RPC path even when that binding is off: files are a route of their own.
         path,
         taskExists: async (id) => (await store.get(id)) !== undefined,
         lastSweep: 0,
       },
-      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId) }),
+      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId), agentId: options.agentId }),
       ...(options.paused ? { paused: options.paused } : {}),
       agentName: options.card.name,
       quota: new Quota({
@@ -191,6 +195,7 @@ export class Exchange {
       accepting: new Map(),
       closing: false,
       ...(dispatcher ? { push: dispatcher } : {}),
+      ...(options.jobs ? { jobs: jobSetup(options.jobs) } : {}),
     }
     const streaming = options.streaming !== false && {
       seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
@@ -422,7 +427,7 @@ export class Exchange {
    */
   watchTasks(listener: (change: TaskChange) => void): () => void {
     const local = this.#core.events.watch((event) => listener({ taskId: event.taskId }))
-    const remote = this.#core.store.notifications?.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
+    const remote = capabilityOf(this.#core.store, 'notifications')?.notifications.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
     this.#watchers.add(listener)
     return () => {
       local()
@@ -467,7 +472,18 @@ export class Exchange {
     return this.#core.replica
   }
 
-  /** Runs in flight (started, not yet settled or paused). */
+  /**
+   * A worker that runs the queued jobs of ExchangeOptions.jobs on this exchange's tasks (its
+   * store, events and push delivery). Jobs take no run slot of their owner: the worker's
+   * `concurrency` bounds them. Start it in the processes that run jobs; stop it before shutdown.
+   */
+  jobWorker(options?: JobWorkerOptions): JobWorker {
+    const setup = this.#core.jobs
+    if (!setup) throw new Error('jobWorker() needs jobs: pass jobs: { queue, jobs: [...] } to createExchange')
+    return createJobWorker(this.#core, setup, options)
+  }
+
+  /** Runs in flight (started, not yet settled or paused), job attempts of its worker included. */
   get activeRuns(): number {
     return this.#core.runs.size
   }

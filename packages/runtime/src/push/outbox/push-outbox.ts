@@ -13,8 +13,10 @@ import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../../log/logger.js'
 import { traceCarrier } from '../../trace/tracing.js'
+import { capabilityOf } from '../../store/capabilities.js'
 import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
+import { createQueueOnce } from '../../core/pg-boss-queue.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
 import { outboxDdl, outboxStatements } from './outbox-sql.js'
 
@@ -138,27 +140,11 @@ export class PushOutbox implements PushDeliveryProvider {
     this.#prepared ??= (async () => {
       await this.#boss.start()
       await this.#pool.query(outboxDdl(this.#schema))
-      await this.#createQueue()
+      await createQueueOnce(this.#boss, QUEUE, { policy: 'standard' })
       this.#ready = true
       await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
     })()
     return this.#prepared
-  }
-
-  /**
-   * pg-boss's create_queue attaches a partition to its job table: replicas starting together can
-   * deadlock there (40P01), and the loser's transaction is rolled back whole, so it tries again.
-   */
-  async #createQueue(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (!(await this.#boss.getQueue(QUEUE))) await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' })
-        return
-      } catch (error) {
-        if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100))
-      }
-    }
   }
 
   async #start(): Promise<void> {
@@ -234,11 +220,11 @@ export class PushOutbox implements PushDeliveryProvider {
    * process that dies between its commit and the hand-over here then loses no event.
    */
   async #queueIn(store: PushDeliveryContext['store']): Promise<void> {
-    await store.queuePushOutbox?.(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
+    await capabilityOf(store, 'pushOutbox')?.queuePushOutbox(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
   }
 
   async #enqueue(event: PushEvent, context: PushDeliveryContext, traceContext: Record<string, string> | null): Promise<void> {
-    const written = context.store.outboxedFor?.(event.taskId, event.version)
+    const written = capabilityOf(context.store, 'pushOutbox')?.outboxedFor(event.taskId, event.version)
     if (written) {
       // The task write wrote the rows: only their wake-up is left.
       await this.#prepare()
