@@ -34,6 +34,8 @@ interface CorpusApp {
   database: Database
   /** Lines the generator must print: the entities it narrowed, and why. */
   notes: string[]
+  /** The generated tests' count line when some skip (rows they cannot make); else none may skip. */
+  skipped?: RegExp
 }
 
 const apps: CorpusApp[] = [
@@ -54,6 +56,17 @@ const apps: CorpusApp[] = [
   { name: 'shop-postgresql', schema: 'shop', database: 'postgresql', notes: [] },
   // An Int owner key named staffNo, a self-relation, a required key into a model that is no entity.
   { name: 'clinic', database: 'postgresql', notes: ['me: "pinHash" is hidden: its name looks like a credential'] },
+  // Keys onto unique columns that are not ids, a key of two columns into a compound id, and
+  // parents no generic code can make, whose create tests skip, naming why.
+  {
+    name: 'warehouse',
+    database: 'postgresql',
+    notes: [
+      'shipments: the generated create tests need a Dock row for "dockId" and cannot make one ("area" is a required Unsupported("polygon") column of Dock, which no generic code can fill): they are skipped, saying so',
+      'assignments: the generated create tests need a Crew row for "crewId" and cannot make one (its required relations run in a cycle (Crew → Worker → Crew)): they are skipped, saying so',
+    ],
+    skipped: /Tests +\d+ passed \| 16 skipped/,
+  },
 ]
 
 // The PostgreSQL apps' databases (`npm run db:change` migrates the app's own one), dropped at the end.
@@ -132,7 +145,7 @@ async function inTurn(work: () => Promise<void>): Promise<void> {
 
 describe.concurrent('the schema corpus', () => {
   const timeout = 480_000 * Math.ceil(apps.length / PARALLEL_APPS)
-  it.each(apps)('$name ($database): generates, migrates, type-checks and passes its generated tests', { timeout }, ({ name, schema = name, database, notes }) => inTurn(async () => {
+  it.each(apps)('$name ($database): generates, migrates, type-checks and passes its generated tests', { timeout }, ({ name, schema = name, database, notes, skipped }) => inTurn(async () => {
     const app = join(root, name)
     const created = captureIo()
     const flags = ['--empty', '--database', database, '--no-install', '--no-git']
@@ -172,6 +185,8 @@ describe.concurrent('the schema corpus', () => {
     const { tests } = await checkApp(app, stepEnv, ['--no-isolate', '--hookTimeout=120000'])
     const files = readdirSync(join(app, 'test/entities')).filter((file) => file.endsWith('.gen.test.ts'))
     expect(tests).toMatch(new RegExp(`Test Files +${files.length + 1} passed`))
+    if (skipped) expect(tests).toMatch(skipped)
+    else expect(tests).not.toMatch(/skipped/)
     expect(readFileSync(join(app, 'src/a2a/entities.gen.ts'), 'utf8')).toContain('Tools(db)')
   }))
 })
