@@ -6,14 +6,17 @@
  * for a SQLite app and a PostgreSQL one: it installs with that manager, generates, migrates and
  * seeds; then the app's own tests run through the same manager (`pnpm test`, `yarn test`, `bun run
  * test`), and a `prisma migrate dev` with nothing to change says so (its time is printed). One test
- * per manager and database, so the report says which pass.
+ * per manager and database, so the report says which pass. A SQLite app's install builds
+ * better-sqlite3: its install script downloads a prebuilt binary from GitHub, else compiles with
+ * the node-gyp the manager provides, so it needs one of the two to work where the test runs.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { packLocalPackages, scaffolderEnv } from '../packages/create-a2a-agent/src/build/from-clone.js'
 import { unpackWithDependencies } from '../packages/create-a2a-agent/src/build/unpacked.js'
 import { commandsFor, type PackageManager } from '../packages/create-a2a-agent/src/scaffold/package-manager.js'
@@ -34,13 +37,15 @@ const temp = mkdtempSync(join(tmpdir(), 'a2a-managers-'))
 // The PostgreSQL apps' databases, which their scaffolder created.
 const databases: string[] = []
 afterAll(async () => {
-  rmSync(temp, { recursive: true, force: true })
-  if (databases.length === 0) return
-  const admin = new pg.Client({ connectionString: server })
-  await admin.connect()
-  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
-  await admin.end()
-}, 120_000)
+  if (databases.length > 0) {
+    const admin = new pg.Client({ connectionString: server })
+    await admin.connect()
+    for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
+    await admin.end()
+  }
+  // Each app's folder went at the end of its test; the managers and the packs are left.
+  await rm(temp, { recursive: true, force: true })
+}, 600_000)
 
 /**
  * A person's shell with the managers on PATH: no source condition, none of this repository's or
@@ -89,6 +94,7 @@ describe.skipIf(!network)('the scaffolder under each package manager (A2A_TEST_N
       npm_config_user_agent: `${name}/${version} npm/? node/${process.version} ${process.platform} ${process.arch}`,
       ...(database === 'postgresql' && { DATABASE_URL: url.href }),
     })
+    onTestFinished(() => rm(app, { recursive: true, force: true }))
     const created = await run(process.execPath, [scaffolder, app, '--database', database, '--packages', packs, '--yes', '--no-git'], temp, env)
     expect(created.code, created.output).toBe(0)
     // Every printed command uses the manager, and so do the app's README and scripts.
