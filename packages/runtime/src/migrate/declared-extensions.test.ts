@@ -87,7 +87,7 @@ it('creates a declared extension in one migration, the next `migrate dev` in syn
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
     await admin.end()
   }
-}, 120_000)
+}, 300_000)
 
 async function extensionsOf(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url })
