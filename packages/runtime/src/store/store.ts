@@ -8,6 +8,7 @@ import type { Viewer } from '../core/principal.js'
 import type { ArtifactFiles } from '../core/artifact-files.js'
 import type { LimitCounters } from '../core/counters.js'
 import type { StreamResponse, Task, TaskState } from '../wire/types.js'
+import type { PgBossJobRow } from './job-row.js'
 
 export interface TaskRecord {
   id: string
@@ -63,6 +64,8 @@ export interface TaskChanges {
    * (the first under expectedVersion + 1), as if each had been its own write.
    */
   events?: readonly StreamResponse[]
+  /** A job row inserted with the write, in its transaction; only given to a store whose `writesJobRow` said yes for it. */
+  job?: PgBossJobRow
 }
 
 /** The events a write carries, oldest first. */
@@ -174,6 +177,12 @@ export interface PushConfigStore {
    * store's database.
    */
   queuePushOutbox?(schema: string): Promise<boolean>
+  /**
+   * Whether the store can insert `job` in the write that hands a task to it (TaskChanges.job):
+   * true when the job's table is in the store's own database (PostgresStore, with PgBossJobQueue on
+   * the same database). Absent or false: ctx.enqueue queues the job first, then writes the task.
+   */
+  writesJobRow?(job: PgBossJobRow): Promise<boolean>
   /** The configs whose outbox rows the write that made `version` wrote with it; undefined when it wrote none. */
   outboxedFor?(taskId: string, version: number): string[] | undefined
   /** Removing an absent config is not an error. */

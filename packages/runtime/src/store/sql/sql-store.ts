@@ -98,6 +98,7 @@ export class SqlStore implements Store {
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
       ...(changes.lease !== undefined ? { lease: changes.lease } : {}),
+      ...(changes.job ? { job: changes.job } : {}),
       events: eventsOf(changes),
       versions: versionsOf(changes),
     }
@@ -155,6 +156,8 @@ export class SqlStore implements Store {
 
   /** The version-guarded write returning the row as written (PostgresStore's also notifies it). */
   protected updateStatement(change: statements.TaskUpdate): Sql {
+    // Dropped here, the job would be lost: only a store whose writesJobRow said yes is given one.
+    if (change.job) throw new Error(`${this.constructor.name} cannot insert a job row with a task write (it has no writesJobRow)`)
     return statements.updateTask(change)
   }
 
