@@ -118,7 +118,7 @@ export class PgBossJobQueue implements JobQueue {
 
   /**
    * The job as the row `send` would insert, for a store on the same database to insert with the
-   * task's WORKING write (Store.writesJobRow): the queues are made first, as `send` needs them.
+   * task's WORKING write (store capability jobRows): the queues are made first, as `send` needs them.
    */
   async rowOf(job: QueuedJob, settings: JobSettings): Promise<PgBossJobRow> {
     const { queue, ...options } = await this.#sendOptions(job, settings)

@@ -1,7 +1,7 @@
 /**
  * `ctx.enqueue(job, input)`: the job is stored, keyed by task, message and job (a retried
  * enqueue stores nothing new), the task goes WORKING under the job's lease, and the run ends.
- * Where the store can (PostgresStore with PgBossJobQueue on its database: Store.writesJobRow),
+ * Where the store can (PostgresStore with PgBossJobQueue on its database: store capability jobRows),
  * the job's row is inserted by the WORKING write itself: both land, or neither. Elsewhere
  * (MemoryStore, SqliteStore, PrismaStore, a queue on another database) the job is queued first,
  * then the task written; that order keeps a crash between them safe: a queued job whose task

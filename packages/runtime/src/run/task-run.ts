@@ -20,6 +20,7 @@ import type { Content } from '../skills/task-context.js'
 import { createTaskContext } from './run-context.js'
 import type { Job } from '../skills/job.js'
 import { enqueueJob, type JobHandOff } from './enqueue-job.js'
+import { capabilityOf } from '../store/capabilities.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */
@@ -163,7 +164,7 @@ export class TaskRun extends RunWrites {
   /**
    * Hands the task to a job (ctx.enqueue): what the run wrote is stored, then the task goes
    * WORKING under the job's `lease` and the run ends with its task open, its slot freed. The job
-   * is stored by that write when the store can insert its row (Store.writesJobRow): a write that
+   * is stored by that write when the store can insert its row (store capability jobRows): a write that
    * fails or is declined leaves no job. Otherwise it is queued first (`enqueue`, idempotent): a
    * crash before the write leaves a queued job on a task under this run's lease, which the worker
    * takes over once that lease has lapsed.
@@ -171,9 +172,9 @@ export class TaskRun extends RunWrites {
   async handOff(hand: JobHandOff, lease: RunLease, content?: Content): Promise<void> {
     this.assertOpen()
     await this.storePending()
-    const { store } = this.core
-    const row = hand.row && store.writesJobRow ? await hand.row() : undefined
-    const job = row && (await store.writesJobRow!(row)) ? row : undefined
+    const store = capabilityOf(this.core.store, 'jobRows')
+    const row = hand.row && store ? await hand.row() : undefined
+    const job = row && (await store!.writesJobRow(row)) ? row : undefined
     if (!job) await hand.enqueue()
     const written = await this.changeTask((current) =>
       isTerminal(current.task.status.state)

@@ -49,7 +49,7 @@ export interface JobQueue {
   work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }>
   /**
    * The job as a row the task store may insert with the task's WORKING write, atomically
-   * (PgBossJobQueue; used when Store.writesJobRow says the store can). Absent: `enqueue` only.
+   * (PgBossJobQueue; used when the store has the capability jobRows and says it can). Absent: `enqueue` only.
    */
   rowOf?(job: QueuedJob, settings: JobSettings): Promise<PgBossJobRow>
   /** Tells this process's workers a job was queued by a task write, not by `enqueue`. */

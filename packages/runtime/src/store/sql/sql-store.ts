@@ -8,14 +8,13 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
-import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
-import type { LimitCounters } from '../../core/counters.js'
-import type { PushConfigRow, TaskRow } from './client.js'
+import type { CapabilityName } from '../capabilities.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import { SqlArtifactFiles } from './artifact-files.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import type { Task } from '../../wire/types.js'
-import { toPushConfig, toRecord } from './rows.js'
+import { toPushConfig, toRecord, type PushConfigRow, type TaskRow } from './rows.js'
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
@@ -27,6 +26,9 @@ const REPEATABLE: Run = { idempotent: true }
 /** A write that may share its commit with other writes of the same turn (see Run.group). */
 export const GROUPED: Run = { group: true }
 
+/** The capabilities every SQL store has. */
+export const SQL_CAPABILITIES: readonly CapabilityName[] = ['filtersTenant', 'filtersScope', 'leases', 'pushHints', 'trims', 'pacedTrims', 'artifactFiles']
+
 /** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
 const REMEMBERED_TASKS = 4096
 
@@ -34,8 +36,8 @@ const REMEMBERED_TASKS = 4096
 type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
-  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, pacedTrims: true }
-  readonly counters?: LimitCounters
+  /** What every SQL store has; a subclass adds its own (see capabilities.ts). */
+  readonly capabilities: readonly CapabilityName[] = SQL_CAPABILITIES
   /** Oversized artifact content, in A2AArtifactFile. */
   readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor
@@ -156,8 +158,8 @@ export class SqlStore implements Store {
 
   /** The version-guarded write returning the row as written (PostgresStore's also notifies it). */
   protected updateStatement(change: statements.TaskUpdate): Sql {
-    // Dropped here, the job would be lost: only a store whose writesJobRow said yes is given one.
-    if (change.job) throw new Error(`${this.constructor.name} cannot insert a job row with a task write (it has no writesJobRow)`)
+    // Dropped here, the job would be lost: only a store with the capability jobRows is given one.
+    if (change.job) throw new Error(`${this.constructor.name} cannot insert a job row with a task write (it has no capability jobRows)`)
     return statements.updateTask(change)
   }
 
@@ -235,7 +237,7 @@ export class SqlStore implements Store {
   async putPushConfig(record: PushConfigRecord): Promise<void> {
     this.#unpushed.drop(record.taskId)
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
-    await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
+    await this.#db.execute(statements.upsertPushConfig(this.#db.dialect, record, authentication), REPEATABLE)
   }
 
   outboxedFor(taskId: string, version: number): string[] | undefined {

@@ -1,7 +1,7 @@
 /**
  * {@link LimitCounters} in the A2ALimitEntry table of a PostgreSQL database, shared by every
  * replica on it. The takes that arrive within one turn of the event loop run as one transaction
- * (store/sql/tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
+ * (../tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
  * lock, taken in hash order so that two batches sharing keys (from any replica) queue instead of
  * deadlocking, then one statement that prunes, counts and inserts for all of them, the four
  * (BEGIN and COMMIT too) written at once: one round trip. Concurrent takes of one key therefore
@@ -9,12 +9,12 @@
  * send. Releases are batched the same way.
  * @module
  */
-import type { Executor } from '../store/sql/executor.js'
-import { toDate } from '../store/sql/rows.js'
-import { paddedRows } from '../store/sql/padded-rows.js'
-import { shaped, sql, type Sql } from '../store/sql/sql.js'
-import { TickBatch } from '../store/sql/tick-batch.js'
-import type { LimitCounters, Take } from '../core/counters.js'
+import type { Executor } from '../executor.js'
+import { toDate } from '../rows.js'
+import { paddedRows } from '../padded-rows.js'
+import { shaped, sql, type Sql } from '../sql.js'
+import { TickBatch } from '../tick-batch.js'
+import type { LimitCounters, Take } from '../../../core/counters.js'
 
 export interface TakeRequest {
   key: string
@@ -39,7 +39,7 @@ const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
 /** A take's answer is shared by the callers of the same key and id in one batch: it is never changed. */
 const same = <T>(value: T): T => value
 
-export class SqlCounters implements LimitCounters {
+export class PgCounters implements LimitCounters {
   readonly #takes: TickBatch<TakeRequest, Take>
   readonly #releases: TickBatch<Entry, true>
 
@@ -106,7 +106,7 @@ export function releaseStatement(entries: readonly Entry[]): Sql {
  * expired ones deleted by their row address: joined as a set, the prepared plan hashed the keys
  * and scanned the whole table twice per batch, every key's entries and every dead row a busy
  * agent's takes and releases leave until a vacuum. The requests are a padded VALUES list
- * (store/sql/padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
+ * (../padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
  * the delete went back to a scan of the table. Each request meets its key's count and its own
  * entry through joins: as subqueries per request, each scanned every live entry of the batch's
  * keys, three times (~30,000 rows per take of 32 at 16 per key).
