@@ -6,7 +6,8 @@
 // schemas hold Int, cuid and uuid ids, owner keys not named id (uid, staffNo) on tables without
 // e-mail, snake_case @map/@@map, compound ids, a compound unique with a nullable member, required
 // keys into entities without create and into models that are no entity, self-relations, enums
-// with @map, Json, BigInt, Decimal and Bytes, an implicit many-to-many and the citext extension.
+// with @map, Json, BigInt, Decimal and Bytes, an implicit many-to-many and the citext extension;
+// a MySQL schema with native types, @@fulltext and an index prefix (its apps test on MariaDB).
 // The scaffolded seed is left out: the tests make their own rows (test/owners.gen.ts).
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -21,6 +22,7 @@ import type { Database } from '../packages/create-a2a-agent/src/scaffold/templat
 const corpus = fileURLToPath(new URL('./fixtures/schemas/', import.meta.url))
 const root = scaffoldRoot()
 const pgServer = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
+const mysqlServer = process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql'
 
 interface CorpusApp {
   name: string
@@ -49,6 +51,9 @@ const apps: CorpusApp[] = [
   { name: 'shop-postgresql', schema: 'shop', database: 'postgresql', notes: [] },
   // An Int owner key named staffNo, a self-relation, a required key into a model that is no entity.
   { name: 'clinic', database: 'postgresql', notes: ['me: "pinHash" is hidden: its name looks like a credential'] },
+  // MySQL as written for MySQL: VarChar lengths, Char, Text/MediumText/LongText, TinyInt, unsigned
+  // integers, Decimal, @@fulltext and an index on a column prefix (length:), unedited.
+  { name: 'helpdesk', database: 'mysql', notes: [] },
 ]
 
 /** The corpus schema and entities.ts in place of the scaffolded ones, its provider the app's database. */
@@ -58,7 +63,7 @@ function useCorpus(app: string, name: string, database: Database): void {
   if (readdirSync(source).includes('prisma')) cpSync(join(source, 'prisma'), join(app, 'prisma'), { recursive: true })
   else {
     const schema = readFileSync(join(source, 'schema.prisma'), 'utf8')
-    writeFileSync(join(app, 'prisma/schema.prisma'), schema.replace(/provider(\s*)= "(sqlite|postgresql)"/, `provider$1= "${database}"`))
+    writeFileSync(join(app, 'prisma/schema.prisma'), schema.replace(/provider(\s*)= "(sqlite|postgresql|mysql)"/, `provider$1= "${database}"`))
   }
   cpSync(join(source, 'entities.ts'), join(app, 'src/entities.ts'))
 }
@@ -89,7 +94,7 @@ describe.concurrent('the schema corpus', () => {
     const flags = ['--empty', '--database', database, '--no-install', '--no-git']
     expect(await runCreate([app, ...flags], created.io)).toBe(0)
     useCorpus(app, schema, database)
-    const stepEnv = { DATABASE_URL: database === 'sqlite' ? 'file:./dev.db' : pgServer }
+    const stepEnv = { DATABASE_URL: database === 'sqlite' ? 'file:./dev.db' : database === 'mysql' ? mysqlServer : pgServer }
 
     const generated = captureIo()
     const started = performance.now()

@@ -3,11 +3,13 @@
  * inside this repository, so Node resolves the local runtime and CLI from the root node_modules.
  * @module
  */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { diffSchemas, readMysqlSchema } from '@a2a-agent/generators/mysql'
 import { afterAll, expect } from 'vitest'
 import { freePort } from '../../../../test/free-port.js'
 import { captureIo } from '../cli/test-io.js'
@@ -54,7 +56,7 @@ export async function scaffoldApp(root: string, name: string, flags: string[], d
   // Prisma's own naming, so the migrations `prisma migrate dev` adds later sort after it.
   expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
   const sql = readFileSync(join(app, 'prisma/migrations', migrations[0]!, 'migration.sql'), 'utf8')
-  expect(sql).toContain('CREATE TABLE "A2ATask"')
+  expect(sql).toMatch(/CREATE TABLE ["`]A2ATask["`]/)
   expect(readFileSync(join(app, 'prisma/migrations/migration_lock.toml'), 'utf8')).toContain(`provider = "${database}"`)
   return { app, sql, output: stdout() }
 }
@@ -71,6 +73,23 @@ export async function checkApp(app: string, stepEnv: Record<string, string>, vit
   expect(typecheck.stdout + typecheck.stderr).toBe('')
   expect(tests.code, tests.stdout + tests.stderr).toBe(0)
   return { tests: tests.stdout }
+}
+
+/**
+ * Adds an optional `colour` to the example's Note and runs `npm run db:change -- --name colour`
+ * as a person would; resolves to the migration folders and the new migration's SQL.
+ */
+export async function addColourWithDbChange(app: string): Promise<{ migrations: string[]; sql: string }> {
+  const file = (path: string) => join(app, path)
+  const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
+  const done = '  done      Boolean  @default(false)\n'
+  expect(schema).toContain(done)
+  writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
+  const change = await promisify(execFile)('npm', ['run', 'db:change', '--', '--name', 'colour'], { cwd: app, env: userEnv() }).catch((error) => error)
+  expect(change.code ?? 0, `${change.stdout}\n${change.stderr}`).toBe(0)
+  const migrations = readdirSync(file('prisma/migrations')).filter((name) => name !== 'migration_lock.toml')
+  expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), expect.stringMatching(/^\d{14}_colour$/)])
+  return { migrations, sql: readFileSync(file(`prisma/migrations/${migrations[1]}/migration.sql`), 'utf8').trim() }
 }
 
 /** The environment of a person's shell: no source condition from this repository's vitest config. */
@@ -143,15 +162,16 @@ export function devTokens(app: string): Record<string, string> {
 
 /**
  * The Prisma client and a first migration without touching a database: `migrate diff` from empty
- * into prisma/migrations/<Prisma-style timestamp>_init, the app's own test/support.ts applying it
- * to each test's database. For apps whose tests bring their own databases (the schema corpus).
+ * (on MySQL, whose wasm schema engine Prisma lacks, a2a migrate's differ from no tables) into
+ * prisma/migrations/<Prisma-style timestamp>_init, the app's own test/support.ts applying it to
+ * each test's database. For apps whose tests bring their own databases (the schema corpus).
  */
 export async function generateAndDiffMigration(app: string, database: Database, stepEnv: Record<string, string>): Promise<void> {
   const prisma = (args: string[]) => run(process.execPath, [bin('prisma/build/index.js'), ...args], { cwd: app, env: stepEnv })
   const generated = await prisma(['generate'])
   expect(generated.code, generated.stderr).toBe(0)
-  const diff = await prisma(['migrate', 'diff', '--from-empty', '--to-schema-datamodel', 'prisma', '--script'])
-  expect(diff.code, diff.stderr).toBe(0)
+  const diff = database === 'mysql' ? { stdout: `${diffSchemas({ tables: [] }, await readMysqlSchema(app, 'prisma')).statements.join('\n\n')}\n` } : await prisma(['migrate', 'diff', '--from-empty', '--to-schema-datamodel', 'prisma', '--script'])
+  if ('code' in diff) expect(diff.code, diff.stderr).toBe(0)
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14)
   mkdirSync(join(app, 'prisma/migrations', `${stamp}_init`), { recursive: true })
   writeFileSync(join(app, 'prisma/migrations', `${stamp}_init`, 'migration.sql'), diff.stdout)
