@@ -45,8 +45,8 @@ export function jobRowCte(job: PgBossJobRow): { ctes: Sql; columns: Sql } {
 
 /**
  * Names the database a connection reaches, the same from every connection to it: its name, its
- * server's start time and the oid of the job schema (a restarted server, or a schema made anew,
- * asks again). The queue and the store each ask; the store writes job rows when they agree.
+ * server's start time and the oid of the job schema (a same-named database on another server, or
+ * another schema, differs). The queue and the store each ask once; the store writes job rows when they agree.
  */
 export const databaseIdentity = (schema: string): Sql =>
   sql`SELECT current_database() || '/' || pg_postmaster_start_time()::text || '/' || COALESCE(to_regnamespace(${jobSchema(schema)})::oid::text, '-') AS "identity"`
