@@ -130,19 +130,18 @@ it('a task write that loses on the version writes no job, and one sent again ins
   expect(await jobRows(record.id)).toHaveLength(1)
 })
 
-it('a task write whose connection is cut mid-statement (the job insert waiting on a lock) leaves neither the task WORKING nor a job', async () => {
-  const { record, queued } = await pausedTask()
-  // The job's row is made (and the queues) before the lock, so only the write waits on it.
-  await queue.rowOf(queued, settings)
+/**
+ * Runs `request` while `table` is locked by the test's admin connection, terminating every backend
+ * of the test's database that waits on a lock until `request` has settled; then unlocks.
+ */
+async function cutWhileLocked<T>(table: string, request: () => Promise<T>): Promise<{ outcome: PromiseSettledResult<T>; cuts: number }> {
   await admin.query('BEGIN')
-  await admin.query('LOCK TABLE a2a_jobs.job IN ACCESS EXCLUSIVE MODE')
-  let answered = false
-  const write = handOff(record, queued).finally(() => (answered = true))
-  write.catch(() => undefined)
+  await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`)
+  let settled = false
+  const outcome = Promise.allSettled([request()]).then(([result]) => ((settled = true), result!))
   let cuts = 0
   try {
-    // The store sends a write cut this way once more: every try is cut until it gives up.
-    while (!answered) {
+    while (!settled) {
       const { rows } = await cutter.query(
         `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
       )
@@ -152,11 +151,30 @@ it('a task write whose connection is cut mid-statement (the job insert waiting o
   } finally {
     await admin.query('ROLLBACK')
   }
-  await expect(write).rejects.toThrow()
+  return { outcome: await outcome, cuts }
+}
+
+it('a task write whose connection is cut mid-statement (the job insert waiting on a lock) leaves neither the task WORKING nor a job', async () => {
+  const { record, queued } = await pausedTask()
+  // The job's row is made (and the queues) before the lock, so only the write waits on it.
+  await queue.rowOf(queued, settings)
+  // The store sends a write cut this way once more: every try is cut until it gives up.
+  const { outcome, cuts } = await cutWhileLocked('a2a_jobs.job', () => handOff(record, queued))
+  expect(outcome.status).toBe('rejected')
   expect(cuts).toBeGreaterThanOrEqual(2)
   const stored = (await store.get(record.id))!
   expect([stored.version, stored.task.status.state]).toEqual([record.version, 'TASK_STATE_INPUT_REQUIRED'])
   expect(await jobRows(record.id)).toEqual([])
+})
+
+it("a skill's enqueue whose task write is cut fails the task and queues no job", async () => {
+  const { outcome, cuts } = await cutWhileLocked('a2a_jobs.job', () => server.result('SendMessage', { message: userMessage('June', { skill: 'monthly' }) }))
+  expect(outcome.status).toBe('fulfilled')
+  expect(cuts).toBeGreaterThanOrEqual(2)
+  const { task } = (outcome as PromiseFulfilledResult<any>).value
+  expect(task.status.state).toBe('TASK_STATE_FAILED')
+  expect((await server.result('GetTask', { id: task.id })).status.state).toBe('TASK_STATE_FAILED')
+  expect(await jobRows(task.id)).toEqual([])
 })
 
 it('a store on another database writes no job row: the queue is told apart by its database', async () => {
