@@ -21,7 +21,7 @@ await serve({
     const resolvePrincipal = withDevKeys(apiKeyResolver(db))
     // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
     // A2A_COMPAT_V03=true serves A2A 0.3 clients too (requests without A2A-Version); see the runtime README.
-    // The statement jobs' queue: pg-boss in the PostgreSQL database, or a SQLite file beside dev.db.
+    // The statement jobs' queue: pg-boss in the PostgreSQL database, a table in the MySQL one, or a SQLite file beside dev.db.
     const queue = await jobQueue(databaseUrl)
     const { listener, host } = createApp({
       db,
@@ -34,7 +34,7 @@ await serve({
     // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card.
     const grpcPort = env.A2A_GRPC_PORT
     const grpc = grpcPort ? await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host, { port: Number(grpcPort), agent: 'invoices' }) : undefined
-    // Runs the queued jobs in this process; a worker may run in other processes on the same PostgreSQL too.
+    // Runs the queued jobs in this process; a worker may run in other processes on the same PostgreSQL or MySQL too.
     const worker = host.jobWorker()
     await worker.start()
     const keys = env.A2A_DEV_KEYS?.trim() ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'
