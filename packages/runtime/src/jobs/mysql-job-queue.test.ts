@@ -156,3 +156,27 @@ it('two queues on one database never run one job twice', async () => {
   expect(new Set(runs.map(([name]) => name))).toEqual(new Set(['a', 'b']))
   expect(await query("SELECT COUNT(*) AS n FROM a2a_jobs WHERE state = 'done' AND attempts = 1")).toEqual([{ n: 60 }])
 })
+
+it('jobs queued while the worker is full run as its attempts end; stop lets the running one finish', async () => {
+  const jobs = queue()
+  const ran: string[] = []
+  let finished = 0
+  const handle = await jobs.work({
+    run: async (job) => {
+      ran.push(job.key)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      finished++
+    },
+    dead: async () => {},
+    concurrency: 1,
+  })
+  await jobs.enqueue(queued('a/m/j'), settings)
+  await expect.poll(() => ran).toEqual(['a/m/j'])
+  // The lane is full: these wait for its one attempt, then run one by one.
+  await jobs.enqueue(queued('b/m/j'), settings)
+  await jobs.enqueue(queued('c/m/j'), settings)
+  await expect.poll(() => ran, { timeout: 5000 }).toEqual(['a/m/j', 'b/m/j', 'c/m/j'])
+  await handle.stop()
+  expect(finished).toBe(3)
+  expect(await query("SELECT COUNT(*) AS n FROM a2a_jobs WHERE state = 'done'")).toEqual([{ n: 3 }])
+})

@@ -77,7 +77,8 @@ const URL_SCHEME = /^(mysql|mariadb):\/\//
 /** The key's row id: a key holds a client's message id, of any length; its hash fits a primary key. */
 export const mysqlJobId = (key: string): string => createHash('sha256').update(key).digest('hex')
 
-type Lane = { handlers: JobHandlers; active: number; timer: NodeJS.Timeout | undefined; pumping: boolean; again: boolean }
+/** A worker's lane: `pass` is the pump's look for jobs in flight (a claim is a database round trip). */
+type Lane = { handlers: JobHandlers; active: number; timer: NodeJS.Timeout | undefined; pass: Promise<void> | undefined; again: boolean }
 
 export class MysqlJobQueue implements JobQueue {
   readonly #options: MysqlJobQueueOptions
@@ -120,7 +121,7 @@ export class MysqlJobQueue implements JobQueue {
     const agent = handlers.agent ?? ''
     if (this.#lanes.has(agent)) throw new Error(`MysqlJobQueue runs one worker per agent in a process${agent ? ` ("${agent}")` : ''}: stop the other first`)
     await this.start()
-    const lane: Lane = { handlers, active: 0, timer: undefined, pumping: false, again: false }
+    const lane: Lane = { handlers, active: 0, timer: undefined, pass: undefined, again: false }
     this.#lanes.set(agent, lane)
     await this.#pool.query(`DELETE FROM a2a_jobs WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [this.#options.keepMs ?? 14 * 86_400_000])
     this.#pump(agent)
@@ -128,6 +129,8 @@ export class MysqlJobQueue implements JobQueue {
       stop: async () => {
         clearTimeout(lane.timer)
         if (this.#lanes.get(agent) === lane) this.#lanes.delete(agent)
+        // A claim in flight may still start a job: it runs to its end as the others do.
+        await lane.pass
         await Promise.all([...this.#running])
       },
     }
@@ -142,8 +145,10 @@ export class MysqlJobQueue implements JobQueue {
 
   /** Stops looking for jobs, lets attempts in flight end, and closes the queue's own pool. */
   async stop(): Promise<void> {
-    for (const lane of this.#lanes.values()) clearTimeout(lane.timer)
+    const lanes = [...this.#lanes.values()]
+    for (const lane of lanes) clearTimeout(lane.timer)
     this.#lanes.clear()
+    await Promise.all(lanes.map((lane) => lane.pass))
     await Promise.all([...this.#running])
     if (this.#ownPool) await this.#pool.end()
   }
@@ -152,31 +157,35 @@ export class MysqlJobQueue implements JobQueue {
   #pump(agent: string): void {
     const lane = this.#lanes.get(agent)
     if (!lane) return
-    if (lane.pumping) {
+    if (lane.pass) {
       lane.again = true
       return
     }
-    lane.pumping = true
     clearTimeout(lane.timer)
-    void (async () => {
-      try {
-        while (lane.active < lane.handlers.concurrency && this.#lanes.get(agent) === lane) {
-          const claimed = await this.#claim(agent)
-          if (!claimed) break
-          this.#start(agent, lane, claimed)
-        }
-      } catch (error) {
-        this.#logger.error(`a2a: job queue: could not take a job: ${scrub(error)}`)
-      } finally {
-        lane.pumping = false
-        if (this.#lanes.get(agent) === lane) {
-          if (lane.again) {
-            lane.again = false
-            this.#pump(agent)
-          } else lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
-        }
+    const pass = this.#take(agent, lane)
+    lane.pass = pass
+    // Settled in a later microtask: after lane.pass is set, even when the pass ended at once.
+    void pass.finally(() => {
+      lane.pass = undefined
+      if (this.#lanes.get(agent) !== lane) return
+      if (lane.again) {
+        lane.again = false
+        this.#pump(agent)
+      } else lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
+    })
+  }
+
+  /** Claims and starts jobs while the lane has room and due jobs wait. */
+  async #take(agent: string, lane: Lane): Promise<void> {
+    try {
+      while (lane.active < lane.handlers.concurrency && this.#lanes.get(agent) === lane) {
+        const claimed = await this.#claim(agent)
+        if (!claimed) break
+        this.#start(agent, lane, claimed)
       }
-    })()
+    } catch (error) {
+      this.#logger.error(`a2a: job queue: could not take a job: ${scrub(error)}`)
+    }
   }
 
   /**
