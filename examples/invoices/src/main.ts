@@ -22,7 +22,7 @@ await serve({
     const resolvePrincipal = withDevKeys(apiKeyResolver(db))
     // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
     // A2A_COMPAT_V03=true serves A2A 0.3 clients too (requests without A2A-Version); see the runtime README.
-    // The statement jobs' queue: pg-boss in the PostgreSQL database, or a SQLite file beside dev.db.
+    // The statement jobs' queue: pg-boss in the PostgreSQL database, a table in the MySQL one, or a SQLite file beside dev.db.
     const queue = await jobQueue(databaseUrl)
     const { listener, host } = createApp({
       db,
@@ -40,7 +40,7 @@ await serve({
       listener,
       exchange: host,
       store,
-      // Runs the queued jobs, under A2A_ROLE=worker or all; a worker may run in other processes on the same PostgreSQL too.
+      // Runs the queued jobs, under A2A_ROLE=worker or all; a worker may run in other processes on the same PostgreSQL or MySQL too.
       background: [host.jobWorker()],
       check: () => db.$queryRaw`SELECT 1`,
       close: async () => {
