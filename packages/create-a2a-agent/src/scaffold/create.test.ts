@@ -212,7 +212,7 @@ describe('create-a2a-agent steps', () => {
       'pnpm/9.12.0 npm/? node/v20.19.0 linux x64',
       'pnpm install',
       ['pnpm install', 'pnpm generate', 'pnpm exec prisma migrate dev --name init', 'pnpm db:seed', 'pnpm dev', 'pnpm test'],
-      { pnpm: { overrides: { 'better-sqlite3': '$better-sqlite3' }, onlyBuiltDependencies: ['better-sqlite3'], ignoredBuiltDependencies: ['@prisma/client', '@prisma/engines', 'esbuild', 'prisma'] } },
+      {},
       ['pnpm db:migrate && pnpm dev', 'pnpm db:change --name add_due_date', 'KEY=$(pnpm exec a2a keys create --user alice)', '`pnpm exec prisma studio`'],
     ],
     [
@@ -255,7 +255,13 @@ describe('create-a2a-agent steps', () => {
     for (const line of readme) expect(read(dir, 'README.md')).toContain(line)
     for (const path of ['README.md', '.env.example', 'prisma/schema.prisma']) expect(read(dir, path), path).not.toMatch(/\bnpm run\b|\bnpx\b/)
     expect(existsSync(join(dir, '.yarnrc.yml'))).toBe(install === 'yarn install')
-    expect(existsSync(join(dir, 'pnpm-workspace.yaml'))).toBe(false)
+    // pnpm 11 and later read their settings only from pnpm-workspace.yaml; package.json holds none.
+    expect(pkg.pnpm).toBeUndefined()
+    expect(existsSync(join(dir, 'pnpm-workspace.yaml'))).toBe(install === 'pnpm install')
+    if (install === 'pnpm install') {
+      expect(read(dir, 'pnpm-workspace.yaml')).toContain('overrides:\n  better-sqlite3: 12.11.1\n')
+      expect(read(dir, 'pnpm-workspace.yaml')).toContain('allowBuilds:\n  better-sqlite3: true\n')
+    }
   })
 
 

@@ -96,7 +96,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
 }
 
 /** Files that only one package manager reads, written only for it. */
-const PACKAGE_MANAGER_FILES: Record<string, PackageManager> = { '.yarnrc.yml': 'yarn' }
+const PACKAGE_MANAGER_FILES: Record<string, PackageManager> = { '.yarnrc.yml': 'yarn', 'pnpm-workspace.yaml': 'pnpm' }
 
 /** A `file:` link to a package folder; a `file:….tgz` tarball installs like a published version. */
 function isFolderLink(version: string): boolean {
