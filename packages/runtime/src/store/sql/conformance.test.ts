@@ -3,6 +3,7 @@ import { describeStoreConformance } from '../conformance.js'
 import { T0, makeRecord, nextTask, sneakyChanges } from '../conformance-fixtures.js'
 import { MemoryStore } from '../memory-store.js'
 import { openDatabase, type Provider, type TestDatabase } from '../prisma/__fixture__/databases.js'
+import { MysqlStore } from './mysql/mysql-store.js'
 import { PostgresStore } from './postgres/postgres-store.js'
 import { PrismaStore } from '../prisma/prisma-store.js'
 import { prepareSqlite } from './sqlite/prepare-sqlite.js'
@@ -10,19 +11,20 @@ import { SqliteStore } from './sqlite/sqlite-store.js'
 import type { SqlStore } from './sql-store.js'
 
 // The same suite for PrismaStore on either provider, for SqliteStore on its own connection to the
-// SQLite file and for PostgresStore on its own pool, with the rows checked through the Prisma client.
+// SQLite file and for PostgresStore and MysqlStore on their own pools, with the rows checked through the Prisma client.
 const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore }[] = [
   { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db) },
   { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db) },
   { name: 'PrismaStore', provider: 'mysql', open: (database) => new PrismaStore(database.db) },
   { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url) },
   { name: 'PostgresStore', provider: 'postgres', open: (database) => new PostgresStore(database.url) },
+  { name: 'MysqlStore', provider: 'mysql', open: (database) => new MysqlStore(database.url) },
 ]
 
 /** Closes a SqliteStore's or PostgresStore's own connections; a PrismaStore has none. */
 const release = async (store: unknown) => {
   if (store instanceof SqliteStore) store.close()
-  if (store instanceof PostgresStore) await store.close()
+  if (store instanceof PostgresStore || store instanceof MysqlStore) await store.close()
 }
 
 for (const { name, provider, open } of targets) {

@@ -1,0 +1,265 @@
+/**
+ * The store's statements on a pool of the `mariadb` connector (MySQL 8 and MariaDB alike), the
+ * store's own, with no Prisma client in between: statements.ts's SQL rewritten to MySQL's
+ * (dialect.ts), `?` placeholders. The connector pipelines: statements given to one connection
+ * without awaiting go out together and are answered in order, so a transaction's statements cost
+ * one round trip, plus one for its COMMIT.
+ *
+ * MySQL has no UPDATE … RETURNING: such a statement (statements.returningParts) is sent as the
+ * update, then the read of the row it wrote, in one transaction; the read counts only when the
+ * update changed a row. A write may also carry follow-ups ({@link MysqlExecutor.follow}, the kept
+ * events) that run right after it in its transaction, guarded by `ROW_COUNT() > 0`.
+ *
+ * Group commit: the writes marked `group` that arrive in one turn of the event loop go in one
+ * transaction on one connection (autocommit off, their statements pipelined), and each is answered
+ * once it committed. Should any statement fail, the lot rolls back (autocommit off: a deadlock's
+ * implicit rollback leaves the later statements in a new transaction, which rolls back too) and
+ * each write runs again alone for its own answer.
+ *
+ * Values are written and read as @prisma/adapter-mariadb does, so PrismaStore and the app's
+ * Prisma models read these rows as their own: DATETIME(3) in UTC (the session's time zone is
+ * UTC), JSON parsed, BOOLEAN as 0 or 1, counts as numbers.
+ * @module
+ */
+import type { Executor, Run, Step, Steps } from '../executor.js'
+import type { Sql } from '../sql.js'
+import { returningParts } from '../statements.js'
+import { toMysql } from './dialect.js'
+
+type Row = Record<string, unknown>
+
+/** What a statement answers: rows of a SELECT, or an OK packet. */
+type Answer = Row[] | { affectedRows: number }
+
+/** The part of a `mariadb` connection the executor uses, typed here so the runtime needs no mariadb types. */
+export interface MysqlConnection {
+  query(sql: string, values?: unknown[]): Promise<Answer>
+  release(): Promise<void>
+  destroy(): void
+}
+
+/** The part of a `mariadb` pool the executor uses. */
+export interface MysqlPool {
+  query(sql: string, values?: unknown[]): Promise<Answer>
+  getConnection(): Promise<MysqlConnection>
+  end(): Promise<void>
+}
+
+/**
+ * Error codes of a connection that died under a statement (or could not be had): the server
+ * killed it (KILL CONNECTION: 1927, or 1053 at shutdown), it closed, the socket dropped, a new
+ * one could not be made in time, and Node's own words for a dropped socket.
+ */
+const LOST_CODES = new Set([
+  'ER_CONNECTION_KILLED',
+  'ER_SERVER_SHUTDOWN',
+  'ER_SOCKET_UNEXPECTED_CLOSE',
+  'ER_CONNECTION_ALREADY_CLOSED',
+  'ER_CLOSING_POOL',
+  'ER_GET_CONNECTION_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SOCKET_TIMEOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+])
+
+/** True when `error` says the statement's connection died (or none could be made), not that the SQL failed. */
+export function isMysqlConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  const { code, fatal, sqlState } = error as { code?: unknown; fatal?: unknown; sqlState?: unknown }
+  if (fatal === true || LOST_CODES.has(String(code)) || String(sqlState).startsWith('08')) return true
+  return error.cause !== undefined && isMysqlConnectionLoss(error.cause)
+}
+
+/** A statement as the connector takes it. */
+interface Sent {
+  text: string
+  values: unknown[]
+}
+
+const sent = (statement: Sql): Sent => {
+  const mysql = toMysql(statement)
+  return { text: mysql.sql, values: mysql.values }
+}
+
+/**
+ * One caller's statements, answered together: `parts` in order, and `answer` making the caller's
+ * result from theirs (the last rows, a change count, the read of an update's row).
+ */
+interface Unit {
+  parts: Sent[]
+  answer(answers: Answer[]): unknown
+}
+
+interface Grouped {
+  unit: Unit
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+/** Writes per group transaction; a larger turn's writes go in several, in parallel. */
+const MAX_GROUP = 64
+
+const changed = (answer: Answer | undefined): number => (answer && !Array.isArray(answer) ? Number(answer.affectedRows) : 0)
+const rows = (answer: Answer | undefined): Row[] => (Array.isArray(answer) ? answer : [])
+
+export class MysqlExecutor implements Executor {
+  readonly #pool: MysqlPool
+  readonly #follows = new WeakMap<Sql, Sql[]>()
+  #waiting: Grouped[] = []
+
+  constructor(pool: MysqlPool) {
+    this.#pool = pool
+  }
+
+  /**
+   * Statements to run in `write`'s transaction right after it, each only when it changed a row
+   * (write it with `ROW_COUNT() > 0` in its WHERE): the events an update keeps. Returns `write`.
+   */
+  follow(write: Sql, after: Sql[]): Sql {
+    if (after.length) this.#follows.set(write, after)
+    return write
+  }
+
+  lostConnection(error: unknown): boolean {
+    return isMysqlConnectionLoss(error)
+  }
+
+  query<R>(statement: Sql, run: Run = {}): Promise<R[]> {
+    return this.#run(this.#unit(statement, false), run) as Promise<R[]>
+  }
+
+  execute(statement: Sql, run: Run = {}): Promise<number> {
+    return this.#run(this.#unit(statement, true), run) as Promise<number>
+  }
+
+  async batch(statements: readonly Sql[], run: Run = {}): Promise<void> {
+    await this.batchThenRead(statements, run)
+  }
+
+  batchThenRead<R>(statements: readonly Sql[], run: Run = {}): Promise<R[]> {
+    if (statements.length === 1) return this.query<R>(statements[0]!, run)
+    return this.#run({ parts: statements.map(sent), answer: (answers) => rows(answers.at(-1)) }, run) as Promise<R[]>
+  }
+
+  transaction<R>(steps: () => Steps<R>): Promise<R> {
+    return this.#onConnection(async (connection) => {
+      await connection.query('START TRANSACTION')
+      const it = steps()
+      let next = it.next()
+      while (!next.done) next = it.next(await this.#step(connection, next.value))
+      await connection.query('COMMIT')
+      return next.value
+    }, true)
+  }
+
+  async #step(connection: MysqlConnection, step: Step): Promise<unknown> {
+    const unit = 'query' in step ? this.#unit(step.query, false) : this.#unit(step.execute, true)
+    return unit.answer(await Promise.all(unit.parts.map((part) => connection.query(part.text, part.values))))
+  }
+
+  /** The unit of one statement: an update with RETURNING as its update, follow-ups and read. */
+  #unit(statement: Sql, count: boolean): Unit {
+    const parts = returningParts(statement)
+    if (!parts) return { parts: [sent(statement)], answer: ([answer]) => (count ? changed(answer) : rows(answer)) }
+    const follows = (this.#follows.get(statement) ?? []).map(sent)
+    return {
+      parts: [sent(parts.update), ...follows, sent(parts.read)],
+      // The read finds the version the update made; when the update changed nothing, that row is another writer's.
+      answer: (answers) => (changed(answers[0]) === 0 ? (count ? 0 : []) : count ? changed(answers[0]) : rows(answers.at(-1))),
+    }
+  }
+
+  async #run(unit: Unit, run: Run): Promise<unknown> {
+    if (run.group) return new Promise((resolve, reject) => this.#enqueue({ unit, resolve, reject }))
+    try {
+      return await this.#alone(unit)
+    } catch (error) {
+      if (!run.idempotent || !isMysqlConnectionLoss(error)) throw error
+      // The pool has dropped the dead connection; this takes a live one or opens a new one.
+      return this.#alone(unit)
+    }
+  }
+
+  /** One statement on its own commits on its own; more go in one transaction. */
+  #alone(unit: Unit): Promise<unknown> {
+    if (unit.parts.length === 1) return this.#pool.query(unit.parts[0]!.text, unit.parts[0]!.values).then((answer) => unit.answer([answer]))
+    return this.#onConnection(async (connection) => unit.answer((await this.#inOneTransaction(connection, [unit]))[0]!), false)
+  }
+
+  /**
+   * The units' statements in one transaction, pipelined (one round trip), then COMMIT, or
+   * ROLLBACK and the first failure when any failed. Each unit's answers, in order.
+   */
+  async #inOneTransaction(connection: MysqlConnection, units: readonly Unit[]): Promise<Answer[][]> {
+    const parts = units.flatMap((unit) => unit.parts)
+    const settled = await Promise.allSettled([
+      connection.query('SET autocommit = 0'),
+      ...parts.map((part) => connection.query(part.text, part.values)),
+    ])
+    const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+    await Promise.all([connection.query(failed ? 'ROLLBACK' : 'COMMIT'), connection.query('SET autocommit = 1')])
+    if (failed) throw failed.reason
+    const answers = (settled.slice(1) as PromiseFulfilledResult<Answer>[]).map((outcome) => outcome.value)
+    let at = 0
+    return units.map((unit) => answers.slice(at, (at += unit.parts.length)))
+  }
+
+  /**
+   * `work` on a connection of the pool; after a failure the transaction is rolled back (when
+   * `rollback`), and a connection that died or could not roll back is destroyed, not reused.
+   */
+  async #onConnection<R>(work: (connection: MysqlConnection) => Promise<R>, rollback: boolean): Promise<R> {
+    const connection = await this.#pool.getConnection()
+    let broken = false
+    try {
+      return await work(connection)
+    } catch (error) {
+      broken = isMysqlConnectionLoss(error)
+      if (rollback && !broken) await connection.query('ROLLBACK').catch(() => (broken = true))
+      throw error
+    } finally {
+      if (broken) connection.destroy()
+      else await connection.release()
+    }
+  }
+
+  #enqueue(grouped: Grouped): void {
+    if (this.#waiting.length === 0) setImmediate(() => this.#flush())
+    this.#waiting.push(grouped)
+  }
+
+  #flush(): void {
+    const waiting = this.#waiting
+    this.#waiting = []
+    for (let i = 0; i < waiting.length; i += MAX_GROUP) void this.#commit(waiting.slice(i, i + MAX_GROUP))
+  }
+
+  async #commit(group: Grouped[]): Promise<void> {
+    if (group.length > 1) {
+      try {
+        const answers = await this.#onConnection((connection) => this.#inOneTransaction(connection, group.map((grouped) => grouped.unit)), false)
+        group.forEach((grouped, i) => settle(grouped, () => grouped.unit.answer(answers[i]!)))
+        return
+      } catch (error) {
+        // A lost connection fails every write of the group: each caller reads back what landed.
+        if (isMysqlConnectionLoss(error)) {
+          for (const grouped of group) grouped.reject(error)
+          return
+        }
+        // A statement failed, so nothing was committed: each again alone, for its own answer.
+      }
+    }
+    await Promise.all(group.map((grouped) => this.#alone(grouped.unit).then(grouped.resolve, grouped.reject)))
+  }
+}
+
+function settle(grouped: Grouped, answer: () => unknown): void {
+  try {
+    grouped.resolve(answer())
+  } catch (error) {
+    grouped.reject(error)
+  }
+}
