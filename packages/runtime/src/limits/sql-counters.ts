@@ -28,27 +28,35 @@ export interface Entry {
   id: string
 }
 
-interface Counted {
+export interface Counted {
   ord: number
   taken: boolean
   next: Date | null
 }
 
-const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
+export const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
 
 /** A take's answer is shared by the callers of the same key and id in one batch: it is never changed. */
 const same = <T>(value: T): T => value
+
+/** How a database takes a batch and releases entries: PostgreSQL's (here) or MySQL's (mysql-counters.ts). */
+export interface CounterStatements {
+  takeAll(db: Executor, requests: TakeRequest[], nowMs: number): Promise<Map<string, Take>>
+  release(entries: readonly Entry[]): Sql
+}
+
+export const POSTGRES_COUNTERS: CounterStatements = { takeAll, release: releaseStatement }
 
 export class SqlCounters implements LimitCounters {
   readonly #takes: TickBatch<TakeRequest, Take>
   readonly #releases: TickBatch<Entry, true>
 
-  constructor(db: Executor, now: () => number = Date.now) {
-    this.#takes = new TickBatch<TakeRequest, Take>(entryKey, (requests) => takeAll(db, requests, now()), same)
+  constructor(db: Executor, now: () => number = Date.now, statements: CounterStatements = POSTGRES_COUNTERS) {
+    this.#takes = new TickBatch<TakeRequest, Take>(entryKey, (requests) => statements.takeAll(db, requests, now()), same)
     this.#releases = new TickBatch<Entry, true>(
       entryKey,
       async (entries) => {
-        await db.execute(releaseStatement(entries), { idempotent: true })
+        await db.execute(statements.release(entries), { idempotent: true })
         return new Map()
       },
       same,
@@ -136,7 +144,7 @@ export function takeStatement(requests: readonly TakeRequest[], at: Date): Sql {
 }
 
 /** Each request's Take, by its entry key. A refusal waits for the key's earliest expiry, this batch's entries included. */
-function answers(requests: TakeRequest[], counted: Counted[], nowMs: number): Map<string, Take> {
+export function answers(requests: TakeRequest[], counted: Counted[], nowMs: number): Map<string, Take> {
   const takenTtl = new Map<string, number>()
   for (const row of counted) {
     const request = requests[row.ord - 1]!

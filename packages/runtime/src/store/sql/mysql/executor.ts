@@ -81,7 +81,20 @@ interface Sent {
 
 const sent = (statement: Sql): Sent => {
   const mysql = toMysql(statement)
-  return { text: mysql.sql, values: mysql.values }
+  return { text: mysql.sql, values: mysql.values.map(toParam) }
+}
+
+/**
+ * A bound value as Prisma's adapter binds it: a Date as its UTC wall time. The connector would
+ * write the process's local time (its `timezone` option sets only the session's zone).
+ */
+const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString().slice(0, 23).replace('T', ' ') : value)
+
+/** The connector's `typeCast`: DATETIME read as UTC wall time, whatever the process's TZ; the rest as the connector reads it. */
+export function utcDatetimes(column: { type: string; string(): string | null }, next: () => unknown): unknown {
+  if (column.type !== 'DATETIME' && column.type !== 'TIMESTAMP') return next()
+  const text = column.string()
+  return text === null ? null : new Date(`${text.replace(' ', 'T')}Z`)
 }
 
 /**
@@ -98,6 +111,9 @@ interface Grouped {
   resolve(value: unknown): void
   reject(error: unknown): void
 }
+
+const ER_LOCK_DEADLOCK = 1213
+const DEADLOCK_ATTEMPTS = 3
 
 /** Writes per group transaction; a larger turn's writes go in several, in parallel. */
 const MAX_GROUP = 64
@@ -144,7 +160,18 @@ export class MysqlExecutor implements Executor {
     return this.#run({ parts: statements.map(sent), answer: (answers) => rows(answers.at(-1)) }, run) as Promise<R[]>
   }
 
-  transaction<R>(steps: () => Steps<R>): Promise<R> {
+  async transaction<R>(steps: () => Steps<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transaction(steps)
+      } catch (error) {
+        // InnoDB chose this transaction to end a deadlock, rolling it back: it starts over.
+        if (attempt >= DEADLOCK_ATTEMPTS || (error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK) throw error
+      }
+    }
+  }
+
+  #transaction<R>(steps: () => Steps<R>): Promise<R> {
     return this.#onConnection(async (connection) => {
       await connection.query('START TRANSACTION')
       const it = steps()

@@ -12,7 +12,7 @@
  * @module
  */
 import { createRequire } from 'node:module'
-import { MysqlExecutor, type MysqlPool } from './executor.js'
+import { MysqlExecutor, utcDatetimes, type MysqlPool } from './executor.js'
 import { MysqlChangeFeed } from './change-feed.js'
 import { tracedExecutor } from '../traced-executor.js'
 import { DEFAULT_POOL_SIZE, throttledLog } from '../postgres/pool.js'
@@ -26,6 +26,8 @@ import type { TaskRow } from '../client.js'
 import { toRecord } from '../rows.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
+import { MYSQL_COUNTERS } from '../../../limits/mysql-counters.js'
+import { SqlCounters } from '../../../limits/sql-counters.js'
 
 export interface MysqlStoreOptions {
   /** The most connections the store's pool opens; default 10. */
@@ -89,6 +91,8 @@ export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
   readonly #executor: MysqlExecutor
   readonly #checked: SchemaCheckedExecutor
+  /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
+  override readonly counters: SqlCounters
   /** Every replica's task writes with events, read from A2ATaskEvent every 25 ms while the exchange listens. */
   readonly notifications: MysqlChangeFeed
 
@@ -97,8 +101,9 @@ export class MysqlStore extends SqlStore {
     const pool = loadMariadb().createPool({
       ...connectionOptions(url),
       connectionLimit: options.max ?? DEFAULT_POOL_SIZE,
-      // Prisma's adapter keeps DATETIME in UTC: the session's zone is UTC whatever the process's TZ.
+      // Prisma's adapter keeps DATETIME in UTC: the session's zone (UTC_TIMESTAMP, NOW) and every Date read and bound are UTC, whatever the process's TZ.
       timezone: 'Z',
+      typeCast: utcDatetimes,
       bigIntAsNumber: true,
       insertIdAsNumber: true,
     })
@@ -112,6 +117,7 @@ export class MysqlStore extends SqlStore {
     this.#pool = pool
     this.#executor = executor
     this.#checked = checked
+    this.counters = new SqlCounters(this.db, Date.now, MYSQL_COUNTERS)
     this.notifications = new MysqlChangeFeed((statement) => this.db.query(statement, { idempotent: true }), onLost)
   }
 
