@@ -101,8 +101,7 @@ export class MysqlStore extends SqlStore {
     const pool = loadMariadb().createPool({
       ...connectionOptions(url),
       connectionLimit: options.max ?? DEFAULT_POOL_SIZE,
-      // Prisma's adapter keeps DATETIME in UTC: the session's zone (UTC_TIMESTAMP, NOW) and every Date read and bound are UTC, whatever the process's TZ.
-      timezone: 'Z',
+      // Prisma's adapter keeps DATETIME in UTC: every Date read and bound is UTC, whatever the process's TZ (the statements stamp with UTC_TIMESTAMP).
       typeCast: utcDatetimes,
       bigIntAsNumber: true,
       insertIdAsNumber: true,
