@@ -2,7 +2,8 @@
  * Bench target: ours.ts's exchange on the store BENCH_STORE names: `memory` (MemoryStore),
  * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients) or
  * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection) or `postgres-direct`
- * (PostgresStore on its own node-postgres pool), on the database at
+ * (PostgresStore on its own node-postgres pool), `mysql` (PrismaStore through @prisma/adapter-mariadb)
+ * or `mysql-direct` (MysqlStore on its own mariadb pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
  * counts statements at Prisma's adapter, and at pg's Client for postgres-direct (SqliteStore's
  * stay uncounted).
@@ -13,7 +14,7 @@
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type Store } from '@a2a-agent/runtime'
-import { PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { MysqlStore, PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
 import { doneSkill } from './done-skill.mjs'
 
@@ -109,7 +110,22 @@ async function openStore(): Promise<Store | undefined> {
     disconnect = () => store.close()
     return store
   }
-  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct, postgres or postgres-direct, got ${JSON.stringify(kind)}`)
+  if (kind === 'mysql') {
+    const { PrismaMariaDb } = await import('@prisma/adapter-mariadb')
+    const { PrismaClient } = await import('../../packages/runtime/src/store/prisma/__fixture__/mysql/generated/client/client.js')
+    const parsed = new URL(url)
+    const config = { host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), database: parsed.pathname.slice(1) }
+    const db = new PrismaClient({ adapter: countingStatements(new PrismaMariaDb(config)) })
+    await db.$connect()
+    disconnect = () => db.$disconnect()
+    return new PrismaStore(db)
+  }
+  if (kind === 'mysql-direct') {
+    const store = new MysqlStore(url)
+    disconnect = () => store.close()
+    return store
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct, postgres, postgres-direct, mysql or mysql-direct, got ${JSON.stringify(kind)}`)
 }
 
 const store = await openStore()
