@@ -60,7 +60,7 @@ const connections = positiveInt('BENCH_CONNECTIONS', 32)
 const taskIdCount = positiveInt('BENCH_TASK_IDS', 64)
 const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
 const profiling = process.env.BENCH_PROFILE !== '0'
-const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct'] as const
+const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct', 'mysql-direct'] as const
 const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE_STORE) ?? 'sqlite'
 const profiledMethod: Method = process.env.BENCH_PROFILE_METHOD === 'GetTask' ? 'GetTask' : 'SendMessage'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
@@ -203,10 +203,19 @@ async function createMysql(): Promise<string> {
   return url.href
 }
 
-/** The SDK's tables, made by its own migration command (`a2a-db upgrade`), in the database at `url`. */
-function sdkMigrate(url: string): void {
+/**
+ * The SDK's tables, made by its own migration command (`a2a-db upgrade`), in the database at `url`.
+ * On MariaDB its MySQL script is rendered (`--sql --dialect mysql`) and applied with MySQL 8's
+ * utf8mb4_0900_bin collation as MariaDB names it (utf8mb4_bin): run against the URL it fails there.
+ */
+async function sdkMigrate(url: string): Promise<void> {
   const cli = join(root, 'node_modules/@a2a-js/sdk/dist/cli/a2a_db.js')
-  execFileSync(process.execPath, [cli, 'upgrade', '--url', url], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  if (!url.startsWith('mysql://')) {
+    execFileSync(process.execPath, [cli, 'upgrade', '--url', url], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+    return
+  }
+  const script = execFileSync(process.execPath, [cli, 'upgrade', '--sql', '--dialect', 'mysql'], { cwd: root, encoding: 'utf8' })
+  await withMysqlAdmin((admin) => admin.query(`USE \`${pgDatabase}\`; ${script.replaceAll('utf8mb4_0900_bin', 'utf8mb4_bin')}`))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -616,10 +625,10 @@ async function main(): Promise<void> {
     if (['postgres', 'postgres-direct', 'postgres-app', 'sdk-postgres'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'postgres-direct')) {
       urls.postgres = urls['postgres-direct'] = urls['postgres-app'] = urls['sdk-postgres'] = await createPostgres()
     }
-    if (['mysql', 'mysql-direct', 'sdk-mysql'].some((kind) => selected.includes(kind as Kind))) urls.mysql = urls['mysql-direct'] = urls['sdk-mysql'] = await createMysql()
+    if (['mysql', 'mysql-direct', 'sdk-mysql'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'mysql-direct')) urls.mysql = urls['mysql-direct'] = urls['sdk-mysql'] = await createMysql()
     // The SDK's DatabaseTaskStore on the same databases as ours: SqliteStore's file, the PostgreSQL and MariaDB databases.
     if (urls['sqlite-direct']) urls['sdk-sqlite'] = `sqlite:${urls['sqlite-direct'].slice('file:'.length)}`
-    for (const kind of ['sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const) if (selected.includes(kind)) sdkMigrate(urls[kind]!)
+    for (const kind of ['sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const) if (selected.includes(kind)) await sdkMigrate(urls[kind]!)
     const rows: Row[] = []
     for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
     const profiledUrl = urls[profiled]

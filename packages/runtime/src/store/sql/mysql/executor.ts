@@ -33,6 +33,8 @@ type Answer = Row[] | { affectedRows: number }
 
 /** The part of a `mariadb` connection the executor uses, typed here so the runtime needs no mariadb types. */
 export interface MysqlConnection {
+  /** The server's id of the connection: a new one has a new id. */
+  readonly threadId: number | null
   query(sql: string, values?: unknown[]): Promise<Answer>
   release(): Promise<void>
   destroy(): void
@@ -40,7 +42,6 @@ export interface MysqlConnection {
 
 /** The part of a `mariadb` pool the executor uses. */
 export interface MysqlPool {
-  query(sql: string, values?: unknown[]): Promise<Answer>
   getConnection(): Promise<MysqlConnection>
   end(): Promise<void>
 }
@@ -120,6 +121,18 @@ interface Grouped {
 const ER_LOCK_DEADLOCK = 1213
 const DEADLOCK_ATTEMPTS = 3
 
+/** InnoDB rolled the whole transaction back to end a deadlock: nothing of it stays, so it may be sent again. */
+const deadlocked = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === ER_LOCK_DEADLOCK
+
+/**
+ * Every connection's isolation: the writes are guarded by versions and unique keys, not by
+ * snapshots, and REPEATABLE READ's gap locks deadlocked a trim's deletes with other sends' inserts.
+ */
+const READ_COMMITTED = 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'
+
+/** Connection ids remembered as set up, at most; past it the set starts over (setting it again is harmless). */
+const REMEMBERED_CONNECTIONS = 10_000
+
 /** Writes per group transaction; a larger turn's writes go in several, in parallel. */
 const MAX_GROUP = 64
 
@@ -129,6 +142,8 @@ const rows = (answer: Answer | undefined): Row[] => (Array.isArray(answer) ? ans
 export class MysqlExecutor implements Executor {
   readonly #pool: MysqlPool
   readonly #follows = new WeakMap<Sql, Sql[]>()
+  /** Connections (by server id) whose session is READ COMMITTED already. */
+  readonly #readCommitted = new Set<number>()
   #waiting: Grouped[] = []
 
   constructor(pool: MysqlPool) {
@@ -165,15 +180,8 @@ export class MysqlExecutor implements Executor {
     return this.#run({ parts: statements.map(sent), answer: (answers) => rows(answers.at(-1)) }, run) as Promise<R[]>
   }
 
-  async transaction<R>(steps: () => Steps<R>): Promise<R> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#transaction(steps)
-      } catch (error) {
-        // InnoDB chose this transaction to end a deadlock, rolling it back: it starts over.
-        if (attempt >= DEADLOCK_ATTEMPTS || (error as { errno?: unknown }).errno !== ER_LOCK_DEADLOCK) throw error
-      }
-    }
+  transaction<R>(steps: () => Steps<R>): Promise<R> {
+    return overDeadlocks(() => this.#transaction(steps))
   }
 
   #transaction<R>(steps: () => Steps<R>): Promise<R> {
@@ -215,10 +223,11 @@ export class MysqlExecutor implements Executor {
     }
   }
 
-  /** One statement on its own commits on its own; more go in one transaction. */
+  /** One statement on its own commits on its own; more go in one transaction. Sent again when InnoDB undid it to end a deadlock. */
   #alone(unit: Unit): Promise<unknown> {
-    if (unit.parts.length === 1) return this.#pool.query(unit.parts[0]!.text, unit.parts[0]!.values).then((answer) => unit.answer([answer]))
-    return this.#onConnection(async (connection) => unit.answer((await this.#inOneTransaction(connection, [unit]))[0]!), false)
+    const [only, ...more] = unit.parts
+    if (more.length === 0) return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer([await connection.query(only!.text, only!.values)]), false))
+    return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer((await this.#inOneTransaction(connection, [unit]))[0]!), false))
   }
 
   /**
@@ -245,6 +254,13 @@ export class MysqlExecutor implements Executor {
    */
   async #onConnection<R>(work: (connection: MysqlConnection) => Promise<R>, rollback: boolean): Promise<R> {
     const connection = await this.#pool.getConnection()
+    const id = connection.threadId
+    if (id !== null && !this.#readCommitted.has(id)) {
+      if (this.#readCommitted.size >= REMEMBERED_CONNECTIONS) this.#readCommitted.clear()
+      this.#readCommitted.add(id)
+      // Pipelined ahead of the work; should it fail, so does the work (the connection died), and the next connection sets it.
+      void connection.query(READ_COMMITTED).catch(() => this.#readCommitted.delete(id))
+    }
     let broken = false
     try {
       return await work(connection)
@@ -285,6 +301,16 @@ export class MysqlExecutor implements Executor {
       }
     }
     await Promise.all(group.map((grouped) => this.#alone(grouped.unit).then(grouped.resolve, grouped.reject)))
+  }
+}
+
+async function overDeadlocks<R>(attempt: () => Promise<R>): Promise<R> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt()
+    } catch (error) {
+      if (tries >= DEADLOCK_ATTEMPTS || !deadlocked(error)) throw error
+    }
   }
 }
 
