@@ -337,7 +337,7 @@ interface Row extends WrkResult {
 }
 
 /** Servers whose /bench/queries counts their statements. */
-const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct|postgres-app|mysql)$/.test(target.name)
+const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct|postgres-app|mysql|mysql-direct)$/.test(target.name)
 
 const sentStatements = async (target: Target) => Object.values(await statementCounts(target)).reduce((sum, count) => sum + count, 0)
 

@@ -5,8 +5,8 @@
  * (PostgresStore on its own node-postgres pool), `mysql` (PrismaStore through @prisma/adapter-mariadb)
  * or `mysql-direct` (MysqlStore on its own mariadb pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
- * counts statements at Prisma's adapter, and at pg's Client for postgres-direct (SqliteStore's
- * stay uncounted).
+ * counts statements at Prisma's adapter, at pg's Client for postgres-direct and at mariadb's
+ * connections for mysql-direct (SqliteStore's stay uncounted).
  * Mounted as generated apps mount it (a2aListener in front of an Express app holding
  * /bench/queries), so GetTask's rate is the store's and not Express routing's.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
@@ -69,6 +69,17 @@ async function countingPgStatements(): Promise<void> {
   } as typeof pg.Client.prototype.query
 }
 
+/** Counts every statement a mariadb connection sends (MysqlStore's go through the pool's connections), COMMIT too. */
+async function countingMariadbStatements(): Promise<void> {
+  const { createRequire } = await import('node:module')
+  const ConnectionPromise = createRequire(import.meta.url)('mariadb/lib/connection-promise.js') as { prototype: { query(this: unknown, ...args: unknown[]): unknown } }
+  const query = ConnectionPromise.prototype.query
+  ConnectionPromise.prototype.query = function (this: unknown, ...args: unknown[]) {
+    count(String(args[0]))
+    return query.apply(this, args)
+  }
+}
+
 /** Folded keys by statement text: folding each statement anew cost the server ~35 µs per SendMessage. */
 const folded = new Map<string, string>()
 
@@ -121,6 +132,7 @@ async function openStore(): Promise<Store | undefined> {
     return new PrismaStore(db)
   }
   if (kind === 'mysql-direct') {
+    await countingMariadbStatements()
     const store = new MysqlStore(url)
     disconnect = () => store.close()
     return store

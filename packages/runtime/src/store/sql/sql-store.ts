@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type NewTaskClaim, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
 import type { LimitCounters } from '../../core/counters.js'
 import type { PushConfigRow, TaskRow } from './client.js'
@@ -19,6 +19,7 @@ import { toPushConfig, toRecord } from './rows.js'
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
+import type { HeldClaim } from './postgres/held-inserts.js'
 import * as statements from './statements.js'
 
 /** Statements that may be sent again after their connection died: reads, upserts, deletes. */
@@ -34,6 +35,7 @@ const REMEMBERED_TASKS = 4096
 type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
+
   readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, pacedTrims: true }
   readonly counters?: LimitCounters
   /** Oversized artifact content, in A2AArtifactFile. */
@@ -72,6 +74,36 @@ export class SqlStore implements Store {
       if (!stored) return insert()
       if (stored.owner !== record.owner || stored.createdAt !== record.createdAt || !isDeepStrictEqual(stored.task, JSON.parse(taskJson))) throw error
       return true
+    }
+  }
+
+  /**
+   * Store.claimNewTask on a store that holds claims in an open transaction (postgres/held-inserts.ts):
+   * `hold` sends the claim of the record's one message id and its undo. Should the claim not
+   * commit with its task (it lapsed, or the commit failed on another's statement), or its
+   * connection die, the insert is made the way createUnlessAccepted (or create) makes it.
+   */
+  protected async claimHeld(record: TaskRecord, unlessAccepted: boolean, hold: (claim: Sql, undo: Sql) => Promise<HeldClaim<Sql> | undefined>): Promise<NewTaskClaim | undefined> {
+    const [messageId, ...more] = record.messageIds
+    if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
+    const { owner, id } = record
+    const claim = await hold(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    if (!claim) return undefined
+    return {
+      insert: async (latest) => {
+        let taskJson: string
+        try {
+          taskJson = encodeJson(latest.task, 'task')
+        } catch (error) {
+          claim.release()
+          throw error
+        }
+        // After a lost connection the read-back tells whether it landed; sent again, a decided claim answers false.
+        if (await this.inserting(latest, taskJson, () => claim.insert(statements.insertTask(latest, taskJson)))) return true
+        const store: Store = this
+        return unlessAccepted && store.createUnlessAccepted ? store.createUnlessAccepted(latest) : this.create(latest).then(() => true)
+      },
+      release: () => claim.release(),
     }
   }
 

@@ -144,6 +144,37 @@ describe('MysqlStore and PrismaStore on one MariaDB database', () => {
 
   it('holds the turn cap across two exchanges on the database', () => expectTurnCapAcrossReplicas(direct, other))
 
+  it('commits a claim with its task: until then another connection sees neither; a duplicate claim waits, then is refused', async () => {
+    const record = makeRecord({ id: 'held', state: 'TASK_STATE_SUBMITTED', messageIds: ['held-m'] })
+    const claim = (await direct.claimNewTask!(record, true))!
+    expect(claim).toBeDefined()
+    expect(await other.findByMessageId('alice', 'held-m')).toEqual([])
+    const duplicate = other.claimNewTask!(record, true)
+    const done = { ...record, task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 10) }
+    expect(await claim.insert(done)).toBe(true)
+    expect(await duplicate).toBeUndefined()
+    expect((await other.get('held'))?.task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await other.findByMessageId('alice', 'held-m')).map((r) => r.id)).toEqual(['held'])
+    // Released, a claim leaves nothing, and the next one is granted.
+    const again = makeRecord({ id: 'released', messageIds: ['released-m'] })
+    ;(await direct.claimNewTask!(again, true))!.release()
+    expect(await (await other.claimNewTask!(again, true))!.insert(again)).toBe(true)
+    expect(await direct.get('released')).toEqual(again)
+  })
+
+  it('answers each of a claim group whose commit failed on one insert alone: the others stored, the bad one rejected', async () => {
+    const [clash, fine] = [makeRecord({ id: 'clash', messageIds: ['clash-m'] }), makeRecord({ id: 'fine', messageIds: ['fine-m'] })]
+    const [clashClaim, fineClaim] = await Promise.all([direct.claimNewTask!(clash, true), direct.claimNewTask!(fine, true)])
+    // A task row under the clashing id, with no message row: its insert fails in the group's transaction.
+    await other.create(makeRecord({ id: 'clash', owner: 'bob', messageIds: [] }))
+    const [clashed, stored] = await Promise.allSettled([clashClaim!.insert(clash), fineClaim!.insert(fine)])
+    expect(clashed).toMatchObject({ status: 'rejected', reason: { errno: 1062 } })
+    expect(stored).toEqual({ status: 'fulfilled', value: true })
+    expect((await direct.get('clash'))!.owner).toBe('bob')
+    expect((await direct.findByMessageId('alice', 'fine-m')).map((r) => r.id)).toEqual(['fine'])
+    expect(await direct.findByMessageId('alice', 'clash-m')).toEqual([])
+  })
+
   it('names a URL that is not MySQL, without its credentials', () => {
     expect(() => new MysqlStore('postgresql://user:secret@db/app')).toThrow('MysqlStore needs a mysql:// (or mariadb://) URL, not "postgresql://…@db/app"')
     expect(() => new MysqlStore('mysql://root@127.0.0.1:3306')).toThrow('MysqlStore needs the database in its URL')

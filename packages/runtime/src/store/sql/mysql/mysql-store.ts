@@ -14,6 +14,7 @@
 import { createRequire } from 'node:module'
 import { MysqlExecutor, utcDatetimes, type MysqlPool } from './executor.js'
 import { MysqlChangeFeed } from './change-feed.js'
+import { heldClaims } from './held-claims.js'
 import { tracedExecutor } from '../traced-executor.js'
 import { DEFAULT_POOL_SIZE, throttledLog } from '../postgres/pool.js'
 import { sql, join, type Sql } from '../sql.js'
@@ -21,7 +22,7 @@ import { GROUPED, SqlStore } from '../sql-store.js'
 import { assertSchema, mysqlColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor, type FoundColumn } from '../schema-check.js'
 import * as statements from '../statements.js'
 import { EVENT_KEEP_MS } from '../postgres/notifications.js'
-import type { StoredEvent, TaskRecord } from '../../store.js'
+import type { NewTaskClaim, StoredEvent, TaskRecord } from '../../store.js'
 import type { TaskRow } from '../client.js'
 import { toRecord } from '../rows.js'
 import type { StreamResponse } from '../../../wire/types.js'
@@ -34,6 +35,8 @@ export interface MysqlStoreOptions {
   max?: number
   /** Hears every connection that died (default: a line on stderr, at most one per 10 s); the store recovers by itself. */
   onConnectionError?: (error: Error) => void
+  /** Store every new task before its run starts instead of claiming its message id (as PostgresStoreOptions.insertBeforeRun). Default false. */
+  insertBeforeRun?: boolean
 }
 
 /** Events the sweep deletes at most per sweep. */
@@ -117,8 +120,19 @@ export class MysqlStore extends SqlStore {
     this.#executor = executor
     this.#checked = checked
     this.counters = new SqlCounters(this.db, Date.now, MYSQL_COUNTERS)
+    const held = heldClaims(executor)
+    this.claimNewTask = options.insertBeforeRun
+      ? undefined
+      : (record, unlessAccepted) => this.claimHeld(record, unlessAccepted, (claim, undo) => checked.afterCheck(() => held.claim(claim, undo)))
     this.notifications = new MysqlChangeFeed((statement) => this.db.query(statement, { idempotent: true }), onLost)
   }
+
+  /**
+   * The claim is the task's message-index row, in a transaction held open while the run's first
+   * turn lasts (held-claims.ts); the insert is the task row, committed with it: a quick run's task
+   * is written once, in its final state. Absent with `insertBeforeRun`.
+   */
+  readonly claimNewTask: ((record: TaskRecord, unlessAccepted: boolean) => Promise<NewTaskClaim | undefined>) | undefined
 
   protected override updateStatement(change: statements.TaskUpdate): Sql {
     const update = super.updateStatement(change)
