@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Principal, PrincipalResolver } from '../core/principal.js'
-import { requestBaseUrl } from '../card/card-handler.js'
+import { requestBaseUrl } from '../http/base-url.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
 import { resolveCaller, unauthenticated, type Refuse } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'

@@ -9,7 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { HttpRefusal } from '../core/http-refusal.js'
 import type { Delegate, RawClient } from '../store/sql/client.js'
 import { query, sql } from '../store/sql/sql.js'
-import { isStoreUnavailable } from '../store/unavailable.js'
+import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { type Principal, type PrincipalResolver, scopeKey } from '../core/principal.js'
 
 /** An A2AApiKey row as Prisma returns it. */
@@ -145,7 +145,7 @@ async function lookUp<Row>(db: RawClient, statement: ReturnType<typeof sql>): Pr
       return await query<Row>(db, statement)
     } catch (again) {
       if (!isStoreUnavailable(again)) throw again
-      throw HttpRefusal.unavailable('The agent cannot reach its database to check your credentials; retry shortly')
+      throw HttpRefusal.unavailable('The agent cannot reach its database to check your credentials; retry shortly', RETRY_AFTER_SECONDS)
     }
   }
 }

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { requestBaseUrl } from '../http/base-url.js'
 import { sendJson } from '../http/respond.js'
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json'
@@ -77,16 +78,6 @@ export function createCardHandler(
     response.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(card.body) })
     response.end(request.method === 'HEAD' ? undefined : card.body)
   }
-}
-
-/** The last base URL made, for the next request from the same host: callers of one agent name it alike, and each run keeps its own. */
-let lastBase = { host: '', encrypted: false, url: '' }
-
-export function requestBaseUrl(request: IncomingMessage): string {
-  const encrypted = (request.socket as { encrypted?: boolean }).encrypted === true
-  const host = request.headers.host ?? 'localhost'
-  if (host !== lastBase.host || encrypted !== lastBase.encrypted) lastBase = { host, encrypted, url: `${encrypted ? 'https' : 'http'}://${host}` }
-  return lastBase.url
 }
 
 function notModifiedSince(header: string | undefined, modifiedAt: number): boolean {

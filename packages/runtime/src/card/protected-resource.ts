@@ -1,15 +1,14 @@
 /**
- * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the app, and the `WWW-Authenticate`
- * challenge that points a refused caller at it; plus a small server for such well-known JSON
+ * OAuth 2.0 Protected Resource Metadata (RFC 9728) for the app (the `WWW-Authenticate` challenge
+ * that points a refused caller at it is http/bearer-challenge.ts); plus a small server for such well-known JSON
  * documents (the metadata and the card's JWKS), public and cacheable.
  * @module
  */
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { sendJson } from '../http/respond.js'
-import { etagMatches, requestBaseUrl } from './card-handler.js'
-
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource'
+import { requestBaseUrl } from '../http/base-url.js'
+import { etagMatches } from './card-handler.js'
 
 export interface ProtectedResourceOptions {
   /** Issuer URLs of the authorization servers whose tokens this agent accepts. */
@@ -36,11 +35,6 @@ export function protectedResourceMetadata(baseUrl: string, options: ProtectedRes
     ...(resource.documentationUrl ? { resource_documentation: resource.documentationUrl } : {}),
     ...(resource.jwksUrl ? { jwks_uri: resource.jwksUrl } : {}),
   }
-}
-
-/** The challenge of every 401: Bearer, with the metadata URL (RFC 9728 section 5.1). */
-export function bearerChallenge(baseUrl: string): string {
-  return `Bearer resource_metadata="${baseUrl}${PROTECTED_RESOURCE_PATH}"`
 }
 
 /** Serves a public JSON document built per base URL, with an ETag, 304 and Cache-Control. */

@@ -43,6 +43,9 @@ export function scopeKey(scopes: readonly string[] | undefined): string | null {
   return [...new Set(scopes)].sort().join(' ')
 }
 
+/** A task's own coordinates (its tier), out of the record that carries them. */
+export const tierOf = (record: Viewer): Viewer => ({ owner: record.owner, tenant: record.tenant, scope: record.scope })
+
 /** Whether a caller may see a task recorded with these coordinates. */
 export function canSee(viewer: Viewer, task: Viewer): boolean {
   return (

@@ -5,13 +5,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { canSee, viewerOf, type Principal, type Viewer } from '../core/principal.js'
+import { canSee, tierOf, viewerOf, type Principal, type Viewer } from '../core/principal.js'
 import type { ArtifactFile } from '../core/artifact-files.js'
-import { tierOf } from '../run/retention.js'
 import { agentInterfaces, buildAgentCard, DEFAULT_OUTPUT_MODES, skillToCard } from '../card/agent-card.js'
 import { AGENT_CARD_PATH, createCardHandler } from '../card/card-handler.js'
 import { CardSigner, JWKS_PATH } from '../card/card-signing.js'
-import { bearerChallenge, createDocumentHandler, PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from '../card/protected-resource.js'
+import { createDocumentHandler, protectedResourceMetadata } from '../card/protected-resource.js'
+import { bearerChallenge, PROTECTED_RESOURCE_PATH } from '../http/bearer-challenge.js'
 import { parseSigningKeys } from '../card/signing-keys.js'
 import type { GateOptions } from '../http/gate.js'
 import { handleRpc } from '../jsonrpc/rpc-handler.js'
@@ -23,7 +23,6 @@ import { entitySkillDescriptions, entitySkills } from '../entity/entity-skills.j
 import { createMcpHandler, type McpHttpHandler } from '../entity/mcp-handler.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import { consoleLogger } from '../log/logger.js'
-import { methodSpan, tracingOn } from '../trace/tracing.js'
 import { PushDispatcher } from '../push/push-dispatcher.js'
 import { createArtifactHandler } from '../http/artifact-handler.js'
 import { MemoryArtifactFiles } from '../core/artifact-files.js'
@@ -40,11 +39,12 @@ import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../run/task-events.js'
-import { checkRequestLimits, requestLimits, type RequestLimits } from '../wire/limits.js'
+import { requestLimits, type RequestLimits } from '../wire/limits.js'
 import type { AgentCapabilities, AgentCard, AgentInterface, AgentSkill } from '../wire/types.js'
 import type { ExchangeCore } from '../run/exchange-core.js'
-import { methodTable, unknownMethod, type MethodHandler } from '../methods/method-table.js'
-import type { Caller } from '../methods/send-message.js'
+import { createCall } from '../methods/call.js'
+import type { Call, Caller } from '../methods/method.js'
+import { methodTable } from '../methods/method-table.js'
 import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
 import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
 import { wantsV03Card } from '../compat-v03/version-v03.js'
@@ -72,7 +72,8 @@ export class Exchange {
   #mcp: McpHttpHandler | undefined
   readonly #core: ExchangeCore
   readonly #leases: RunLeases
-  readonly #methods: Record<string, MethodHandler>
+  /** The methods, as every binding and {@link Exchange.call} reach them. */
+  readonly #call: Call
   readonly #options: ExchangeOptions
   readonly #requestLimits: RequestLimits
   readonly #bodyLimits: { maxBodyBytes: number; bodyIdleTimeoutMs: number }
@@ -201,11 +202,12 @@ export class Exchange {
     this.#leases.start()
     this.#core.remote = new RemoteWrites(this.#core)
     this.#core.remote.start()
-    this.#methods = methodTable({
+    const methods = methodTable({
       extendedCard: options.extendedCard && ((caller, baseUrl) => this.extendedCard(caller.principal, baseUrl)),
       streaming: streaming || undefined,
       push: push || undefined,
     })
+    this.#call = createCall(this.#core, methods, this.#requestLimits, this.#publicUrl)
     this.artifactsPath = `${path}/artifacts`
     this.#serveArtifact = createArtifactHandler({
       path,
@@ -308,15 +310,8 @@ export class Exchange {
    * Invokes a method in-process as `principal`; throws {@link A2AError} as the wire would answer.
    * Streaming methods answer a {@link StreamReply} for an SSE writer.
    */
-  async call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve'], baseUrl?: string): Promise<unknown> {
-    const handler = Object.hasOwn(this.#methods, method) ? this.#methods[method] : undefined
-    if (!handler) throw unknownMethod(method, Object.keys(this.#methods))
-    checkRequestLimits(params, this.#requestLimits)
-    const base = baseUrl ?? this.#publicUrl ?? 'http://localhost'
-    const viewer = (this.#core.viewerOf ?? viewerOf)(principal)
-    // Each shape written out whole: a field set afterwards gives every caller an out-of-object property store.
-    const caller: Caller = reresolve ? { principal, viewer, baseUrl: base, reresolve } : { principal, viewer, baseUrl: base }
-    return tracingOn() ? methodSpan(method, () => handler(this.#core, caller, params)) : handler(this.#core, caller, params)
+  call(principal: Principal, method: string, params: unknown = {}, reresolve?: Caller['reresolve'], baseUrl?: string): Promise<unknown> {
+    return this.#call(principal, method, params, reresolve, baseUrl)
   }
 
   /** Serves the JSON-RPC endpoint on a Node request (Express, node:http, …). */
@@ -372,7 +367,8 @@ export class Exchange {
       extensions: this.#options.extensions ?? [],
       publicUrl: this.#publicUrl,
       logger: this.#core.logger,
-      call: (principal, method, params, reresolve, baseUrl) => this.call(principal, method, params, reresolve, baseUrl),
+      // The methods' own entry: a binding's request goes down to them, not back through the exchange.
+      call: this.#call,
     })
   }
 

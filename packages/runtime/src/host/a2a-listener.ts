@@ -10,7 +10,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { observeRequest } from '../http/request-log.js'
+import { observeRequest, observes } from '../http/request-log.js'
 import { a2aRoutes, answeredRefusal, type A2aRoutesOptions } from './a2a-routes.js'
 import { sendJson } from '../http/respond.js'
 
@@ -34,7 +34,8 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   return (request, response) => {
     const serve = route(request)
     if (!serve) return rest(request, response)
-    observeRequest(serve, request, response, logger).catch((error: unknown) => failed(logger, request, response, error))
+    const served = observes(logger) ? observeRequest(serve, request, response, logger) : serve(request, response)
+    served.catch((error: unknown) => failed(logger, request, response, error))
   }
 }
 

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { restErrorBody } from '../rest/rest-errors.js'
-import { refusalOf } from '../core/http-refusal.js'
+import { refusalOf } from '../http/refusal-of.js'
 import { requestPath } from '../http/request-path.js'
 import { sendJson } from '../http/respond.js'
 

@@ -13,7 +13,7 @@ import type { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { a2aRoutes, answeredRefusal, mcpRoute, routePath, type A2aRoutes } from './a2a-routes.js'
 import { consoleLogger } from '../log/logger.js'
-import { observeRequest } from '../http/request-log.js'
+import { observeRequest, observes } from '../http/request-log.js'
 
 export interface A2aRouterOptions {
   /** The MCP mount for the exchange's tools: its path (default `/mcp`), or false for none. */
@@ -52,5 +52,6 @@ const serving =
     const serve = routes(request)
     if (!serve) return next()
     unbranded(response)
-    observeRequest(serve, request, response, consoleLogger).catch((error: unknown) => answeredRefusal(response, error) || next(error))
+    const served = observes(consoleLogger) ? observeRequest(serve, request, response, consoleLogger) : serve(request, response)
+    served.catch((error: unknown) => answeredRefusal(response, error) || next(error))
   }

@@ -5,12 +5,11 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { canSee, type Principal, type PrincipalResolver, type Viewer } from '../core/principal.js'
-import { bearerChallenge } from '../card/protected-resource.js'
-import { requestBaseUrl } from '../card/card-handler.js'
+import { canSee, tierOf, type Principal, type PrincipalResolver, type Viewer } from '../core/principal.js'
+import { bearerChallenge } from './bearer-challenge.js'
+import { requestBaseUrl } from './base-url.js'
 import { sendJson } from './respond.js'
 import { scrub, type Logger } from '../log/logger.js'
-import { tierOf } from '../run/retention.js'
 import type { Store } from '../store/store.js'
 import type { ArtifactFiles } from '../core/artifact-files.js'
 

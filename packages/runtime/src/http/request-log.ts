@@ -44,6 +44,12 @@ export function noteOutcome(note: RequestNote | undefined, outcome: { result: un
 }
 
 /**
+ * Whether requests are observed at all (a line to `logger` per request, or a server span). When
+ * not, a host calls its route itself: the request does not pass through here and back up.
+ */
+export const observes = (logger: Logger): boolean => logsRequests(logger) || tracingOn()
+
+/**
  * Serves the request through `serve`, logging one line to `logger` once its response closes and
  * wrapping it in a server span continuing the caller's `traceparent`; only `serve` when neither is on.
  */

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AgentHost } from '../agents/agent-host.js'
-import { requestBaseUrl } from '../card/card-handler.js'
+import { requestBaseUrl } from '../http/base-url.js'
 import type { Exchange } from '../exchange/exchange.js'
 import { normalizeOrigin, originAllowed } from '../http/origin.js'
 import { readBody } from '../http/read-body.js'

@@ -5,17 +5,17 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Principal } from '../core/principal.js'
 import { scrub } from '../log/logger.js'
 import { noteBinding, noteOutcome, requestNote } from '../http/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { checkEnvelopeLimits } from '../wire/limits.js'
 import { decodeEnvelope, EnvelopeError, rpcError, rpcResult, type JsonRpcId } from '../wire/json-rpc.js'
+import type { Call } from '../methods/method.js'
 import { StreamReply } from '../methods/streaming.js'
 import { rpcFraming, SseWriter } from '../stream/sse-writer.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from '../http/gate.js'
-import { refusalOf } from '../core/http-refusal.js'
+import { refusalOf } from '../http/refusal-of.js'
 import { sendJson, sendJsonText } from '../http/respond.js'
 import { answerText } from '../wire/json-safe.js'
 import { claimV03, type V03Request } from '../compat-v03/rpc-v03.js'
@@ -25,13 +25,7 @@ export interface RpcHttpOptions extends GateOptions {
   maxIdLength: number
   /** A2A 0.3 requests are served (compat-v03/) instead of refused with -32009. */
   v03?: boolean
-  call: (
-    principal: Principal,
-    method: string,
-    params: unknown,
-    reresolve: () => Promise<Principal | null | undefined>,
-    baseUrl: string,
-  ) => Promise<unknown>
+  call: Call
 }
 
 /** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it (`id` once the envelope named one). */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { viewerOf, type Principal } from '../core/principal.js'
 import type { ExchangeCore } from '../run/exchange-core.js'
-import type { Caller } from './send-message.js'
+import type { Caller, PushConfigOptions } from './method.js'
 import { trimSettled } from '../run/retention.js'
 import { RunSlots } from '../run/run-slots.js'
 import { TrimPacing } from '../run/trim-pacing.js'
@@ -19,7 +19,6 @@ import {
   deletePushConfig,
   getPushConfig,
   listPushConfigs,
-  type PushConfigOptions,
 } from './push-configs.js'
 import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
 

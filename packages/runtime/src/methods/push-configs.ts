@@ -7,25 +7,23 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ExchangeCore } from '../run/exchange-core.js'
-import type { Caller } from './send-message.js'
+import { parse, type Caller, type Method, type PushConfigOptions } from './method.js'
 import { findVisible } from './task-queries.js'
 import type { PushConfigRecord, TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'
 import type { TaskPushNotificationConfig } from '../wire/types.js'
-import { PushUrlError, checkPushUrl, type HostLookup } from '../push/address-guard.js'
-import type { CreatePushConfigParams, ListPushConfigsParams, PushConfigRefParams } from '../push/push-params.js'
+import { PushUrlError, checkPushUrl } from '../push/address-guard.js'
+import {
+  createPushConfigParams,
+  listPushConfigsParams,
+  pushConfigRefParams,
+  type CreatePushConfigParams,
+  type ListPushConfigsParams,
+  type PushConfigRefParams,
+} from '../push/push-params.js'
 
 export const DEFAULT_MAX_PUSH_CONFIGS_PER_TASK = 8
-
-export interface PushConfigOptions {
-  /** Permit internal push targets (loopback, RFC 1918, …): development and tests only. */
-  allowPrivate: boolean
-  /** Configs kept per task, the oldest deleted past it; default 8, negative = unbounded. */
-  maxPerTask?: number
-  /** Resolver seam for tests; defaults to the system resolver. */
-  lookup?: HostLookup
-}
 
 /** A push config as a client sends it (create params, or SendMessage's configuration). */
 export interface PushConfigInput {
@@ -42,6 +40,23 @@ export interface CheckedPushConfig {
   token?: string
   authentication?: { scheme: string; credentials?: string }
 }
+
+const noPush = () =>
+  Promise.reject(
+    new A2AError('PUSH_NOTIFICATION_NOT_SUPPORTED', 'Push notifications are not enabled on this agent (capabilities.pushNotifications is false); poll GetTask instead'),
+  )
+
+export const CreateTaskPushNotificationConfig: Method = ({ push }) =>
+  push ? (core, caller, raw) => createPushConfig(core, caller, parse(core, createPushConfigParams, raw), push) : noPush
+
+export const GetTaskPushNotificationConfig: Method = ({ push }) =>
+  push ? (core, caller, raw) => getPushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush
+
+export const ListTaskPushNotificationConfigs: Method = ({ push }) =>
+  push ? (core, caller, raw) => listPushConfigs(core, caller, parse(core, listPushConfigsParams, raw)) : noPush
+
+export const DeleteTaskPushNotificationConfig: Method = ({ push }) =>
+  push ? (core, caller, raw) => deletePushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush
 
 // Configs live as long as their task and every byte is the caller's; bound each field.
 const MAX_LENGTH = { id: 256, url: 4096, token: 4096, 'authentication.scheme': 64, 'authentication.credentials': 8192 }

@@ -4,7 +4,8 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util'
-import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig, type PushConfigOptions } from './push-configs.js'
+import type { PushConfigOptions } from './method.js'
+import { attachPushConfig, checkSendPushConfig, type CheckedPushConfig } from './push-configs.js'
 import type { PushConfigRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { SendMessageParams } from '../wire/params.js'

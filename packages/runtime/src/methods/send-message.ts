@@ -7,11 +7,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { canSee, type Principal, type Viewer } from '../core/principal.js'
+import { canSee, tierOf, type Viewer } from '../core/principal.js'
 import { scrub } from '../log/logger.js'
 import { freshLease } from '../run/leases.js'
 import { retain } from '../run/retain.js'
-import { tierOf } from '../run/retention.js'
 import { agentMessage, now, withStatus } from '../run/task-changes.js'
 import type { InsertTask } from '../run/run-writes.js'
 import { TaskRun } from '../run/task-run.js'
@@ -23,20 +22,23 @@ import { RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { extended } from '../wire/copy.js'
-import type { SendMessageParams } from '../wire/params.js'
+import { sendMessageParams, type SendMessageParams } from '../wire/params.js'
 import { isPaused, isTerminal, type Message, type SendMessageResponse } from '../wire/types.js'
 import type { ExchangeCore } from '../run/exchange-core.js'
+import { parse, type Caller, type Method } from './method.js'
+import { pushOnSend } from './push-on-send.js'
 import { taskIdOf } from './task-id.js'
 import { findVisible } from './task-queries.js'
 import { toWireTask } from '../run/to-wire.js'
 
-export interface Caller {
-  principal: Principal
-  viewer: Viewer
-  /** scheme://host[:port] the caller reached this server at (the card's URLs are built on it). */
-  baseUrl?: string
-  /** Resolves the request's credentials again; long-lived streams check them at each keep-alive. */
-  reresolve?: () => Promise<Principal | null | undefined>
+/** A send's hooks when it has none: one object for all of them (acceptMessage only reads it). */
+const NO_HOOKS: AcceptHooks = Object.freeze({})
+
+export const SendMessage: Method = ({ push }) => async (core, caller, raw) => {
+  const params = parse(core, sendMessageParams, raw)
+  // Awaited only for a config to check: each await is a turn of the microtask queue.
+  const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, params, push) : undefined
+  return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
 }
 
 export interface AcceptHooks {

@@ -3,27 +3,20 @@
  * is refused (HTTP 429) before anything is written: no task row, no run slot.
  * @module
  */
-import { canSee, viewerOf } from '../core/principal.js'
+import { canSee, tierOf, viewerOf } from '../core/principal.js'
 import { HttpRefusal } from '../core/http-refusal.js'
-import { tierOf } from '../run/retention.js'
 import type { EventSink, StreamCloseListener } from '../stream/sse-writer.js'
-import type { SeatHolder, StreamSeats } from '../stream/stream-seats.js'
+import type { SeatHolder } from '../stream/stream-seats.js'
 import { TaskStream, type FollowOptions, type Rechecker } from '../stream/task-stream.js'
 import type { TaskRecord } from '../store/store.js'
 import { A2AError } from '../wire/a2a-error.js'
-import type { SendMessageParams } from '../wire/params.js'
+import { sendMessageParams, subscribeParams, type SendMessageParams } from '../wire/params.js'
 import { isTerminal } from '../wire/types.js'
 import type { ExchangeCore } from '../run/exchange-core.js'
-import { acceptMessage, type AcceptHooks, type Caller } from './send-message.js'
+import { parse, type Caller, type Method, type StreamingOptions } from './method.js'
+import { pushOnSend } from './push-on-send.js'
+import { acceptMessage, type AcceptHooks } from './send-message.js'
 import { findVisible } from './task-queries.js'
-
-export interface StreamingOptions {
-  seats: StreamSeats
-  /** Streams per API key; absent when unlimited. */
-  keySeats?: StreamSeats
-  keepAliveMs: number
-  pollMs: number
-}
 
 /**
  * No deadline frees a stream seat (a stream lasts as long as its task's turn), so Retry-After is a
@@ -35,6 +28,20 @@ const SEAT_RETRY = { 'Retry-After': '5' }
 export class StreamReply {
   constructor(readonly start: (sink: EventSink) => void) {}
 }
+
+const noStreaming = () =>
+  Promise.reject(A2AError.unsupported('Streaming is not enabled on this agent (capabilities.streaming is false); call SendMessage and poll GetTask'))
+
+export const SendStreamingMessage: Method = ({ streaming, push }) =>
+  streaming
+    ? async (core, caller, raw) => {
+        const params = parse(core, sendMessageParams, raw)
+        return sendStreamingMessage(core, caller, params, streaming, await pushOnSend(core, params, push))
+      }
+    : noStreaming
+
+export const SubscribeToTask: Method = ({ streaming }) =>
+  streaming ? (core, caller, raw) => subscribeToTask(core, caller, parse(core, subscribeParams, raw), streaming) : noStreaming
 
 export async function sendStreamingMessage(
   core: ExchangeCore,

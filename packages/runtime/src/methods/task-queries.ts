@@ -3,20 +3,27 @@
  * tenant's or scope set's task answers exactly like an unknown id and is never listed or counted.
  * @module
  */
-import { canSee, type Viewer } from '../core/principal.js'
+import { canSee, tierOf, type Viewer } from '../core/principal.js'
 import { retain } from '../run/retain.js'
-import { tierOf } from '../run/retention.js'
 import { agentMessage, withStatus } from '../run/task-changes.js'
 import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter } from '../store/cursor.js'
 import { InvalidCursorError, statusTime, type ListQuery, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
-import type { ListTasksParams } from '../wire/params.js'
+import { cancelTaskParams, getTaskParams, listTasksParams, type ListTasksParams } from '../wire/params.js'
 import { isTerminal, type ListTasksResponse, type Task } from '../wire/types.js'
 import type { ExchangeCore } from '../run/exchange-core.js'
 import { toWireTask } from '../run/to-wire.js'
+import { parse, type Method } from './method.js'
 
+export const GetTask: Method = () => (core, caller, raw) => getTask(core, caller.viewer, parse(core, getTaskParams, raw))
+
+export const ListTasks: Method = () => (core, caller, raw) => listTasks(core, caller.viewer, parse(core, listTasksParams, raw))
+
+export const CancelTask: Method = () => (core, caller, raw) => cancelTask(core, caller.viewer, parse(core, cancelTaskParams, raw))
+
+/** The task `id` if `viewer` may see it; -32001 exactly like an unknown id otherwise. */
 export async function findVisible(core: ExchangeCore, viewer: Viewer, id: string): Promise<TaskRecord> {
   const record = await core.store.get(id)
   if (!record || !canSee(viewer, tierOf(record))) throw A2AError.taskNotFound(id)

@@ -9,9 +9,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { StreamReply } from '../methods/streaming.js'
 import { admit, baseUrlOf, negotiate, reresolver, type GateOptions } from '../http/gate.js'
-import { refusalOf } from '../core/http-refusal.js'
+import { refusalOf } from '../http/refusal-of.js'
 import { sendJson } from '../http/respond.js'
-import type { RpcHttpOptions } from '../jsonrpc/rpc-handler.js'
+import type { Call } from '../methods/method.js'
 import { scrub } from '../log/logger.js'
 import { noteBinding, noteOutcome, requestNote } from '../http/request-log.js'
 import { LARGE_TEXT, nextTurn } from '../core/turns.js'
@@ -21,7 +21,7 @@ import { restErrorBody, restStatus } from './rest-errors.js'
 import { matchRoute, ROUTES, routeParams } from './rest-routes.js'
 
 export interface RestHttpOptions extends GateOptions {
-  call: RpcHttpOptions['call']
+  call: Call
 }
 
 /** Each event's data is the StreamResponse itself; the closing error is a google.rpc.Status. */

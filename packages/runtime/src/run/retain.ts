@@ -7,7 +7,8 @@ import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import { tierKey, type TaskRecord } from '../store/store.js'
 import { isPaused, isTerminal } from '../wire/types.js'
-import { capPaused, tierOf, trimSettled } from './retention.js'
+import { tierOf } from '../core/principal.js'
+import { capPaused, trimSettled } from './retention.js'
 
 /** Whether this settle trims its tier: every one, unless the store's trims are paced (trim-pacing.ts). */
 const trimDue = (core: ExchangeCore, record: TaskRecord): boolean =>

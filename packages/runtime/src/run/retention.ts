@@ -13,8 +13,6 @@ import { writeTask } from '../store/write.js'
 import { PAUSED_STATES, TERMINAL_STATES, type TaskState } from '../wire/types.js'
 import { agentMessage, withStatus } from './task-changes.js'
 
-export const tierOf = (record: TaskRecord): Viewer => ({ owner: record.owner, tenant: record.tenant, scope: record.scope })
-
 /** Every record of exactly this tier in the given states, newest first. */
 export async function listTier(core: ExchangeCore, tier: Viewer, states: ReadonlySet<TaskState>): Promise<TaskRecord[]> {
   const { capabilities } = core.store

@@ -4,6 +4,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import type { ArtifactChunk, Content } from '../skills/task-context.js'
 import type { TaskChanges } from '../store/store.js'
 import { extended } from '../wire/copy.js'
 import type { Artifact, Message, Part, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus } from '../wire/types.js'
@@ -16,8 +17,6 @@ export interface Transition {
 /** A transition as the write that stores it. */
 export const changesOf = (next: Transition, repliedWithMessage: boolean): TaskChanges =>
   repliedWithMessage ? { task: next.task, event: next.event, repliedWithMessage } : { task: next.task, event: next.event }
-
-export type Content = string | Part[]
 
 export const toParts = (content: Content): Part[] => (typeof content === 'string' ? [{ text: content }] : content)
 
@@ -45,19 +44,6 @@ export function withStatus(task: Task, state: TaskState, message?: Message): Tra
   const next: Task = { ...task, status }
   if (message) next.history = [...(task.history ?? []), message]
   return { task: next, event: { statusUpdate: { taskId: task.id, contextId: task.contextId, status } } }
-}
-
-export interface ArtifactChunk {
-  /** Reuse an id to replace that artifact, or to extend it with `append: true`. */
-  artifactId?: string
-  name?: string
-  description?: string
-  parts: Content
-  metadata?: Record<string, unknown>
-  /** Add these parts to the artifact already sent under `artifactId`. */
-  append?: boolean
-  /** This is the artifact's final chunk. */
-  lastChunk?: boolean
 }
 
 /** The next task with this artifact chunk applied; the given task is left as it was. */

@@ -16,7 +16,7 @@ import { armDeadline, armTimeout } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { RunWrites, type InsertTask } from './run-writes.js'
 import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
-import { createTaskContext } from '../skills/task-context.js'
+import { createTaskContext } from './run-context.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */
