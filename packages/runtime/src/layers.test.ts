@@ -44,6 +44,8 @@ const PENDING: readonly string[] = [
   'store/prisma/user-data.ts -> auth/api-keys.ts',
   'store/sql/sql-store.ts -> artifacts/sql-artifact-files.ts',
   'store/sql/postgres/postgres-store.ts -> limits/sql-counters.ts',
+  'store/sql/mysql/mysql-store.ts -> limits/sql-counters.ts',
+  'store/sql/mysql/mysql-store.ts -> limits/mysql-counters.ts',
 ]
 
 interface Import {
