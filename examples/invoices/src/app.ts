@@ -1,11 +1,12 @@
 import type { RequestListener } from 'node:http'
 import express from 'express'
-import { a2aListener, createAgentHost, createToolRegistry, type AgentHost, type AgentHostOptions, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
+import { a2aListener, createAgentHost, createToolRegistry, MemoryJobQueue, type AgentHost, type AgentHostOptions, type JobQueue, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
 import { createInbox, prismaInboxTokens } from '@a2a-agent/runtime/inbox'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
 import type { Db } from './db.js'
 import { overdue } from './overdue.js'
+import { statement, statementJob } from './statement.js'
 
 export interface AppOptions {
   db: Db
@@ -16,6 +17,8 @@ export interface AppOptions {
   signingKeys?: string
   /** Options both agents share, over the defaults below (tests lower limits, for one). */
   shared?: AgentHostOptions['shared']
+  /** Where the statement jobs wait for a worker (see src/main.ts); by default the process's memory. */
+  jobQueue?: JobQueue
   /** Serve A2A 0.3 clients too (A2A_COMPAT_V03=true): the 0.3 methods, shapes and card beside 1.0, on the same tasks. */
   v03?: boolean
 }
@@ -28,10 +31,11 @@ const security = {
 /**
  * Two agents in one app, on the app's own database: `invoices`, the entity agent (the generated
  * `entity.invoices` and `entity.customers` skills) at /a2a/invoices, and `reports`, the reporting
- * agent (the hand-written `overdue` skill) at /a2a/reports; GET /a2a/agents lists them for the
- * caller. The entity tools are also served over MCP at /mcp.
+ * agent (the hand-written `overdue` and `statement` skills, the latter's work run as a job) at
+ * /a2a/reports; GET /a2a/agents lists them for the caller. The entity tools are also served over MCP at /mcp.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared, v03 = false }: AppOptions): { listener: RequestListener; host: AgentHost } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared, jobQueue = new MemoryJobQueue(), v03 = false }: AppOptions): { listener: RequestListener; host: AgentHost } {
+  const monthlyStatement = statementJob(db)
   const host = createAgentHost({
     resolvePrincipal,
     // Caps for unattended callers (see the runtime README's Limits): generous for people, firm for loops.
@@ -46,8 +50,10 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
       },
       {
         id: 'reports',
-        skills: [overdue(db)],
-        card: { name: 'Invoice reports', description: 'Tells you which of your invoices are overdue, with the amounts due.', version: '0.1.0', ...security },
+        // `statement` hands its work to a job: host.jobWorker() runs it (src/main.ts starts one).
+        skills: [overdue(db), statement(monthlyStatement)],
+        jobs: { queue: jobQueue, jobs: [monthlyStatement] },
+        card: { name: 'Invoice reports', description: 'Tells you which of your invoices are overdue, with the amounts due, and prepares monthly statements.', version: '0.1.0', ...security },
       },
     ],
   })

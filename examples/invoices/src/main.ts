@@ -1,5 +1,6 @@
 import { serve, withDevKeys } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { jobQueue } from './jobs.js'
 import { createApp } from './app.js'
 import { createDb, createStore, isPostgresql } from './db.js'
 
@@ -20,9 +21,12 @@ await serve({
     const resolvePrincipal = withDevKeys(apiKeyResolver(db))
     // A2A_CARD_SIGNING_KEY (a PEM, JWK or JWK Set) signs the agents' cards; see the runtime README.
     // A2A_COMPAT_V03=true serves A2A 0.3 clients too (requests without A2A-Version); see the runtime README.
+    // The statement jobs' queue: pg-boss in the PostgreSQL database, or a SQLite file beside dev.db.
+    const queue = await jobQueue(databaseUrl)
     const { listener, host } = createApp({
       db,
       store,
+      jobQueue: queue,
       resolvePrincipal,
       signingKeys: env.A2A_CARD_SIGNING_KEY,
       v03: env.A2A_COMPAT_V03 === 'true',
@@ -30,6 +34,9 @@ await serve({
     // A2A_GRPC_PORT serves the invoices agent over gRPC as well, listed on its card.
     const grpcPort = env.A2A_GRPC_PORT
     const grpc = grpcPort ? await (await import('@a2a-agent/runtime/grpc')).serveGrpc(host, { port: Number(grpcPort), agent: 'invoices' }) : undefined
+    // Runs the queued jobs in this process; a worker may run in other processes on the same PostgreSQL too.
+    const worker = host.jobWorker()
+    await worker.start()
     const keys = env.A2A_DEV_KEYS?.trim() ? 'API keys and the development keys in A2A_DEV_KEYS' : 'API keys: a2a keys create --user <id>'
     return {
       listener,
@@ -37,6 +44,8 @@ await serve({
       store,
       check: () => db.$queryRaw`SELECT 1`,
       close: async () => {
+        await worker.stop()
+        await queue.stop()
         await grpc?.close()
         await db.$disconnect()
       },

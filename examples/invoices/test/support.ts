@@ -18,6 +18,7 @@ import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-a
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp, type AppOptions } from '../src/app.js'
 import { createDb, isPostgresql, type Db } from '../src/db.js'
+import { jobQueue } from '../src/jobs.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
@@ -124,7 +125,11 @@ export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Prom
   // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
   const resolvePrincipal: PrincipalResolver = (request) =>
     request.headers.authorization === `Bearer ${tokens.reader}` ? { owner: testOwners.alice, scopes: ['invoices:read'] } : sessions(request)
-  const { listener, host } = createApp({ db, store, resolvePrincipal, v03 })
+  // The job queue the app runs with on this database (see src/main.ts), and a worker on it.
+  const queue = await jobQueue(database.url)
+  const { listener, host } = createApp({ db, store, resolvePrincipal, v03, jobQueue: queue })
+  const worker = host.jobWorker()
+  await worker.start()
   const server = createHttpServer(listener).listen(0, '127.0.0.1')
   await once(server, 'listening')
   const { port } = server.address() as AddressInfo
@@ -135,7 +140,9 @@ export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Prom
     tokens,
     db,
     async close() {
+      await worker.stop()
       await host.shutdown({ timeoutMs: 1000 })
+      await queue.stop()
       server.closeAllConnections()
       server.close()
       if (store instanceof SqliteStore) store.close()

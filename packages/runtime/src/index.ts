@@ -40,6 +40,12 @@ export type { AgentDefinition, AgentHostOptions, AgentIndexEntry } from './agent
 export { defineSkill } from './skills/skill.js'
 export type { Skill, SkillHandler, SkillResult } from './skills/skill.js'
 export type { TaskContext, ArtifactChunk, Content } from './skills/task-context.js'
+export { defineJob } from './skills/job.js'
+export type { Job, JobContext, JobDefinition, Backoff } from './skills/job.js'
+export type { JobQueue, QueuedJob, JobSettings, JobHandlers } from './skills/job-queue.js'
+export type { JobWorker, JobWorkerOptions } from './jobs/job-worker.js'
+export { MemoryJobQueue, type DeadJob } from './jobs/memory-job-queue.js'
+export { SqliteJobQueue, type SqliteJobQueueOptions, type DeadSqliteJob } from './jobs/sqlite-job-queue.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 
 // Entity tools: the registry generated code plugs into, its derived skills and its MCP endpoint

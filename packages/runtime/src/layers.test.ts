@@ -21,7 +21,7 @@ const ROWS: readonly (readonly string[])[] = [
   ['store'],
   ['auth', 'limits', 'artifacts', 'push', 'skills'],
   ['run'],
-  ['stream'],
+  ['stream', 'jobs'],
   ['methods'],
   ['http'],
   ['card', 'compat-v03', 'entity'],

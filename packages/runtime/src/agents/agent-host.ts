@@ -20,6 +20,7 @@ import { restRefuser } from '../rest/rest-handler.js'
 import { requestPath } from '../http/request-path.js'
 import { requestNote } from '../http/request-log.js'
 import { MemoryStore } from '../store/memory-store.js'
+import type { JobWorker, JobWorkerOptions } from '../jobs/job-worker.js'
 
 /** One hosted agent: its id (a URL segment) and its own exchange options. */
 export type AgentDefinition = { id: string } & Omit<ExchangeOptions, 'resolvePrincipal' | 'path' | 'rest' | 'agentId' | 'paused'>
@@ -162,6 +163,19 @@ export class AgentHost {
       return notFound(response)
     }
     return true
+  }
+
+  /**
+   * One job worker for every agent given jobs (its own or `shared.jobs`): each agent's jobs run on
+   * its own exchange, from its own lane of the queue. See {@link Exchange.jobWorker}.
+   */
+  jobWorker(options?: JobWorkerOptions): JobWorker {
+    const workers = this.#options.agents.filter((agent) => (agent.jobs ?? this.#options.shared?.jobs) !== undefined).map((agent) => this.#exchanges.get(agent.id)!.jobWorker(options))
+    if (workers.length === 0) throw new Error('jobWorker() needs jobs: give an agent (or shared) jobs: { queue, jobs: [...] }')
+    return {
+      start: async () => void (await Promise.all(workers.map((worker) => worker.start()))),
+      stop: async () => void (await Promise.all(workers.map((worker) => worker.stop()))),
+    }
   }
 
   /** Shuts every agent's exchange down (see {@link Exchange.shutdown}). */

@@ -46,6 +46,8 @@ import { createCall } from '../methods/call.js'
 import type { Call, Caller } from '../methods/method.js'
 import { methodTable } from '../methods/method-table.js'
 import { orDefault, type ExchangeOptions, type ExtendedSkills } from './options.js'
+import { createJobWorker, type JobWorker, type JobWorkerOptions } from '../jobs/job-worker.js'
+import { jobSetup } from '../run/enqueue-job.js'
 import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
 import { wantsV03Card } from '../compat-v03/version-v03.js'
 
@@ -164,7 +166,7 @@ export class Exchange {
         taskExists: async (id) => (await store.get(id)) !== undefined,
         lastSweep: 0,
       },
-      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId) }),
+      ...(options.agentId === undefined ? {} : { viewerOf: agentViewer(options.agentId), agentId: options.agentId }),
       ...(options.paused ? { paused: options.paused } : {}),
       agentName: options.card.name,
       quota: new Quota({
@@ -190,6 +192,7 @@ export class Exchange {
       accepting: new Map(),
       closing: false,
       ...(dispatcher ? { push: dispatcher } : {}),
+      ...(options.jobs ? { jobs: jobSetup(options.jobs) } : {}),
     }
     const streaming = options.streaming !== false && {
       seats: new StreamSeats(orDefault(options.maxStreamSeatsPerOwner, 16), options.streamSeatOverflow ?? 'refuse'),
@@ -458,7 +461,18 @@ export class Exchange {
     return this.#core.replica
   }
 
-  /** Runs in flight (started, not yet settled or paused). */
+  /**
+   * A worker that runs the queued jobs of ExchangeOptions.jobs on this exchange's tasks (its
+   * store, events and push delivery). Jobs take no run slot of their owner: the worker's
+   * `concurrency` bounds them. Start it in the processes that run jobs; stop it before shutdown.
+   */
+  jobWorker(options?: JobWorkerOptions): JobWorker {
+    const setup = this.#core.jobs
+    if (!setup) throw new Error('jobWorker() needs jobs: pass jobs: { queue, jobs: [...] } to createExchange')
+    return createJobWorker(this.#core, setup, options)
+  }
+
+  /** Runs in flight (started, not yet settled or paused), job attempts of its worker included. */
   get activeRuns(): number {
     return this.#core.runs.size
   }

@@ -9,6 +9,8 @@ import type { SigningKeyInput } from '../card/signing-keys.js'
 import type { ToolRegistry } from '../entity/tool-registry.js'
 import type { LimitCounters } from '../core/counters.js'
 import type { Logger } from '../log/logger.js'
+import type { Job } from '../skills/job.js'
+import type { JobQueue } from '../skills/job-queue.js'
 import type { PushDeliveryProvider } from '../push/push-delivery.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
@@ -142,6 +144,11 @@ export interface ExchangeOptions {
   /** What `/.well-known/oauth-protected-resource` (RFC 9728) names besides the resource itself. */
   protectedResource?: ProtectedResourceOptions
   logger?: Logger
+  /**
+   * Long work on a queue: the jobs skills may `ctx.enqueue`, and the queue they are stored on
+   * (MemoryJobQueue, `@a2a-agent/runtime/pg-boss-jobs`, SqliteJobQueue). `exchange.jobWorker()` runs them.
+   */
+  jobs?: { queue: JobQueue; jobs: readonly Job[] }
 }
 
 export type ExtendedSkills = readonly (string | AgentSkill)[]

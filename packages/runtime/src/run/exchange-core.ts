@@ -14,6 +14,7 @@ import type { TrimPacing } from './trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store } from '../store/store.js'
 import type { TaskEvents } from './task-events.js'
+import type { JobSetup } from './enqueue-job.js'
 
 export interface Limits {
   taskTimeoutMs: number
@@ -41,6 +42,8 @@ export interface ExchangeCore {
   viewerOf?: (principal: Principal) => Viewer
   /** Whether the agent is paused (AgentHost); absent: never. */
   paused?: () => boolean | Promise<boolean>
+  /** The hosted agent's id (AgentHost); absent for a lone exchange. */
+  agentId?: string
   /** The agent's name, for messages. */
   agentName?: string
   /** The turn and occupied-task caps (no-ops when unset). */
@@ -61,6 +64,8 @@ export interface ExchangeCore {
   remote?: RemoteWrites
   /** The inbox's path when one serves this agent: each artifact's metadata.webUrl points at its page there. */
   artifactPages?: string
+  /** The job queue and the jobs skills may enqueue (ExchangeOptions.jobs); absent: ctx.enqueue refuses. */
+  jobs?: JobSetup
   /** Set by shutdown: no new run is claimed. */
   closing: boolean
 }

@@ -38,6 +38,7 @@ class RunContext implements TaskContext {
   #requireInput: TaskContext['requireInput'] | undefined
   #requireAuth: TaskContext['requireAuth'] | undefined
   #reply: TaskContext['reply'] | undefined
+  #enqueue: TaskContext['enqueue'] | undefined
 
   constructor(run: TaskRun) {
     const task = run.record.task
@@ -110,6 +111,10 @@ class RunContext implements TaskContext {
 
   get reply(): TaskContext['reply'] {
     return (this.#reply ??= (content: Content): Message => ({ messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(content), contextId: this.contextId }))
+  }
+
+  get enqueue(): TaskContext['enqueue'] {
+    return (this.#enqueue ??= (job, input, message) => this.#run.enqueue(job, input, message))
   }
 
   async #status(state: Parameters<typeof withStatus>[1], content: Content | undefined): Promise<void> {

@@ -9,14 +9,17 @@ import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import { context, settleSpan, startRunSpan } from '../trace/tracing.js'
 import type { Skill, SkillResult } from '../skills/skill.js'
-import type { TaskRecord } from '../store/store.js'
+import type { RunLease, TaskRecord } from '../store/store.js'
 import { isTerminal, type Message, type Part, type Task, type TaskState } from '../wire/types.js'
 import { hasLargeParts, offloadLargeParts } from '../artifacts/offload.js'
 import { armDeadline, armTimeout } from './run-deadlines.js'
 import { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run-errors.js'
 import { RunWrites, type InsertTask } from './run-writes.js'
 import { agentMessage, changesOf, withStatus, type Transition } from './task-changes.js'
+import type { Content } from '../skills/task-context.js'
 import { createTaskContext } from './run-context.js'
+import type { Job } from '../skills/job.js'
+import { enqueueJob } from './enqueue-job.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */
@@ -150,6 +153,42 @@ export class TaskRun extends RunWrites {
   discard(): void {
     this.stop ??= { why: 'ended' }
     void this.settle(this.latest, false)
+  }
+
+  /** ctx.enqueue: checks the job and its input, then {@link handOff}s the task to it. */
+  enqueue(job: Job, input: unknown, content?: Content): Promise<void> {
+    return enqueueJob(this, this.core.jobs, this.core.agentId, job, input, content)
+  }
+
+  /**
+   * Hands the task to a job (ctx.enqueue): what the run wrote is stored, the job is queued (by
+   * `enqueue`, idempotent), then the task goes WORKING under the job's `lease` and the run ends
+   * with its task open, its slot freed. A crash between the enqueue and that write leaves a queued
+   * job on a task under this run's lease: the worker takes it over once that lease has lapsed.
+   */
+  async handOff(enqueue: () => Promise<void>, lease: RunLease, content?: Content): Promise<void> {
+    this.assertOpen()
+    await this.storePending()
+    await enqueue()
+    const written = await this.changeTask((current) =>
+      isTerminal(current.task.status.state)
+        ? null
+        : { ...changesOf(withStatus(current.task, 'TASK_STATE_WORKING', content === undefined ? undefined : agentMessage(current.task, content)), false), lease },
+    )
+    if (!written) {
+      this.canceled(this.latest)
+      throw new TaskCanceledError(this.id)
+    }
+    await this.release()
+  }
+
+  /** Ends the run leaving its task open, as stored (a job attempt that threw, or a worker stopping): its writes so far are kept. */
+  async release(): Promise<void> {
+    if (this.stop) return
+    this.stop = { why: 'ended' }
+    this.abort(new RunEndedError(this.id, this.latest.task.status.state))
+    await this.storePending().catch((error: unknown) => this.core.logger.error(`a2a: storing the writes of task ${this.id} failed: ${scrub(error)}`))
+    await this.settle(this.latest)
   }
 
   /** Shutdown: store CANCELED and cut the handler. */

@@ -6,6 +6,8 @@
  */
 import type { Principal } from '../core/principal.js'
 import type { Message, Part } from '../wire/types.js'
+import type { Job } from './job.js'
+import type { input, ZodType } from 'zod'
 
 /** A message's content: its text, or its parts. */
 export type Content = string | Part[]
@@ -52,4 +54,10 @@ export interface TaskContext {
   requireAuth(reason: Content): Promise<void>
   /** Builds a direct agent message; return it from the handler to answer without task output. */
   reply(content: Content): Message
+  /**
+   * Hands the rest of the work to a job (skills/job.ts): the job is queued, the task goes WORKING
+   * (with `message`, if given) and this run ends, its slot freed; a job worker runs the job later.
+   * The handler should return after it: further writes of this run are refused.
+   */
+  enqueue<Schema extends ZodType>(job: Job<Schema>, input: input<Schema>, message?: Content): Promise<void>
 }
