@@ -25,6 +25,7 @@ import { EVENT_KEEP_MS } from '../postgres/notifications.js'
 import type { NewTaskClaim, StoredEvent, TaskRecord } from '../../store.js'
 import type { TaskRow } from '../client.js'
 import { toRecord } from '../rows.js'
+import { TickBatch } from '../tick-batch.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
 import { MYSQL_COUNTERS } from '../../../limits/mysql-counters.js'
@@ -96,6 +97,8 @@ export class MysqlStore extends SqlStore {
   readonly #checked: SchemaCheckedExecutor
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
   override readonly counters: SqlCounters
+  /** Tasks by id, the reads of one turn of the event loop in one statement (GetTask, and the read a run starts with). */
+  readonly #tasks: TickBatch<string, TaskRow>
   /** Every replica's task writes with events, read from A2ATaskEvent every 25 ms while the exchange listens. */
   readonly notifications: MysqlChangeFeed
 
@@ -120,6 +123,10 @@ export class MysqlStore extends SqlStore {
     this.#executor = executor
     this.#checked = checked
     this.counters = new SqlCounters(this.db, Date.now, MYSQL_COUNTERS)
+    this.#tasks = new TickBatch(
+      (id) => id,
+      async (ids) => new Map((await this.db.query<TaskRow>(sql`SELECT * FROM "A2ATask" WHERE "id" IN (${join(ids)})`, { idempotent: true })).map((row) => [row.id, row])),
+    )
     const held = heldClaims(executor)
     this.claimNewTask = options.insertBeforeRun
       ? undefined
@@ -153,6 +160,11 @@ export class MysqlStore extends SqlStore {
       const [counted] = await this.db.batchThenRead<{ indexed: number }>(insert, GROUPED)
       return Number(counted?.indexed ?? 0) > 0
     })
+  }
+
+  override async get(id: string): Promise<TaskRecord | undefined> {
+    const row = await this.#tasks.get(id)
+    return row && toRecord(row)
   }
 
   async eventsSince(taskId: string, version: number): Promise<StoredEvent[]> {
