@@ -69,6 +69,8 @@ export { DEV_KEYS_VARIABLE, devKeyResolver, devKeysFromEnv, parseDevKeys, withDe
 export { MemoryStore } from './store/memory-store.js'
 export { InvalidCursorError } from './store/store.js'
 export type { ListPage, ListQuery, NewTaskClaim, PushConfigRecord, PushConfigStore, Store, StoreCapabilities, TaskChanges, TaskRecord } from './store/store.js'
+export { CAPABILITY_NAMES, capabilityOf } from './store/capabilities.js'
+export type { Capabilities, CapabilityName, TaskNotifications } from './store/capabilities.js'
 export { NotJsonEncodableError } from './wire/json-safe.js'
 
 // Streaming and push

@@ -35,18 +35,11 @@ const ROWS: readonly (readonly string[])[] = [
 ]
 
 /**
- * Upward imports still in place, each `importer -> imported` (paths under src). Store's reach into
- * auth/, limits/ and artifacts/ goes when the store contract names those as capabilities the app
- * wires in (issue 31, item 3, under way in store/); delete each line as its import goes: a line
- * no import matches fails this test.
+ * Upward imports still in place, each `importer -> imported` (paths under src); none now. Add one
+ * only while a move is under way, and delete it as its import goes: a line no import matches
+ * fails this test.
  */
-const PENDING: readonly string[] = [
-  'store/prisma/user-data.ts -> auth/api-keys.ts',
-  'store/sql/sql-store.ts -> artifacts/sql-artifact-files.ts',
-  'store/sql/postgres/postgres-store.ts -> limits/sql-counters.ts',
-  'store/sql/mysql/mysql-store.ts -> limits/sql-counters.ts',
-  'store/sql/mysql/mysql-store.ts -> limits/mysql-counters.ts',
-]
+const PENDING: readonly string[] = []
 
 interface Import {
   /** The importing file, relative to src (`store/write.ts`). */

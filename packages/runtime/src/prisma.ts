@@ -75,13 +75,13 @@ export { isStoreUnavailable } from './store/unavailable.js'
  * (`missing`): the app's prisma/a2a.prisma and migrations are older than its runtime.
  */
 export { TaskStoreSchemaError } from './store/sql/schema-check.js'
-export { prepareSqlite } from './store/sql/sqlite/prepare-sqlite.js'
+export { prepareSqlite } from './store/prisma/prepare-sqlite.js'
 export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
-export { exportUser, eraseUser } from './store/prisma/user-data.js'
-export type { PrismaUserDataClient, UserErasure, UserExport } from './store/prisma/user-data.js'
+export { exportUser, eraseUser } from './auth/user-data.js'
+export type { PrismaUserDataClient, UserErasure, UserExport } from './auth/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'
 export type { ApiKeyInfo, ApiKeyResolverOptions, ApiKeyRow, NewApiKey, PrismaApiKeyClient } from './auth/api-keys.js'
-export type { Delegate, PrismaTaskClient, PrismaTaskModels, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/sql/client.js'
+export type { Delegate, PrismaTaskClient, PrismaTaskModels, PushConfigRow, RawQueryClient, TaskMessageRow, TaskRow } from './store/prisma/client.js'
 /** One-time sign-in links to the inbox (`a2a inbox-link`), kept as hashes in the app's database; the pages are `@a2a-agent/runtime/inbox`. */
 export { inboxLinkUrl, mintInboxLink } from './inbox/tokens.js'
 export { prismaInboxTokens, type PrismaInboxTokenClient } from './inbox/prisma-tokens.js'

@@ -5,6 +5,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { PrismaStore } from '../store/prisma/prisma-store.js'
 import type { Store } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { INLINE_ARTIFACT_BYTES } from './offload.js'
 
@@ -93,7 +94,7 @@ describe.each(['sqlite', 'postgres'] as const)('large artifacts in the %s databa
     const [task] = (await server.result('ListTasks', { includeArtifacts: true })).tasks
     const url = task.artifacts[0].parts[3].url
     await store.delete(task.id)
-    expect(await store.artifactFiles!.sweep(async () => false)).toBe(2)
+    expect(await capabilityOf(store, 'artifactFiles')!.artifactFiles.sweep(async () => false)).toBe(2)
     expect((await get(url, 'alice')).status).toBe(404)
   })
 })

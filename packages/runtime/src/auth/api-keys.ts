@@ -7,8 +7,9 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { HttpRefusal } from '../core/http-refusal.js'
-import type { Delegate, RawClient } from '../store/sql/client.js'
-import { query, sql } from '../store/sql/sql.js'
+import type { Delegate, RawClient } from '../store/prisma/client.js'
+import { query } from '../store/prisma/raw.js'
+import { sql } from '../store/sql/sql.js'
 import { isStoreUnavailable, RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { type Principal, type PrincipalResolver, scopeKey } from '../core/principal.js'
 
@@ -111,7 +112,7 @@ export interface ApiKeyResolverOptions {
 /**
  * A resolver that accepts `Authorization: Bearer <key>` for the unrevoked keys in the database.
  * The key is looked up by its hash, so the lookup's timing says nothing about stored keys. The
- * lookup runs on every request, so it is one raw statement (see store/sql/sql.ts).
+ * lookup runs on every request, so it is one raw statement (see store/prisma/raw.ts).
  */
 export function apiKeyResolver(db: PrismaApiKeyClient & RawClient, options: ApiKeyResolverOptions = {}): PrincipalResolver {
   const interval = options.touchIntervalMs ?? 60_000

@@ -37,6 +37,7 @@ import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
 import type { Store } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../run/task-events.js'
 import { requestLimits, type RequestLimits } from '../wire/limits.js'
@@ -140,7 +141,8 @@ export class Exchange {
     const taskTimeoutMs = orDefault(options.taskTimeoutMs, 5 * 60_000)
     const leaseMs = orDefault(options.runLeaseMs, 30_000)
     // Shared by the replicas on one database (PostgresStore's), or the app's own; absent: counted per process.
-    const sharedCounters = options.limitCounters ?? (store as Store).counters
+    const sharedCounters = options.limitCounters ?? capabilityOf(store, 'counters')?.counters
+    const pushHints = capabilityOf(store, 'pushHints')
     const push = options.pushNotifications !== false && {
       allowPrivate: options.allowPrivatePush ?? false,
       maxPerTask: orDefault(options.maxPushConfigsPerTask, 8),
@@ -152,14 +154,14 @@ export class Exchange {
       skills,
       // Every stored event also goes to the task's push configs, but for the many tasks a store
       // can tell at once have none: no delivery (built in or the app's) then looks them up.
-      events: new TaskEvents(dispatcher && ((event) => void (store.noPushConfigsFor?.(event.taskId, event.version) || dispatcher.notify(event)))),
+      events: new TaskEvents(dispatcher && ((event) => void (pushHints?.noPushConfigsFor(event.taskId, event.version) || dispatcher.notify(event)))),
       runs: new Map(),
       trims: new TrimPacing(),
       retaining: new Set(),
       // Counted for the whole agent with shared counters; an entry no one released outlives no run.
       slots: new RunSlots(orDefault(options.maxConcurrentRunsPerOwner, 16), sharedCounters && { counters: sharedCounters, replica, ttlMs: taskTimeoutMs + leaseMs, logger }),
       artifacts: {
-        files: (store as Store).artifactFiles ?? new MemoryArtifactFiles(),
+        files: capabilityOf(store, 'artifactFiles')?.artifactFiles ?? new MemoryArtifactFiles(),
         inlineBytes: orDefault(options.maxInlineArtifactBytes, INLINE_ARTIFACT_BYTES),
         // Under the JSON-RPC path even when that binding is off: files are a route of their own.
         path,
@@ -424,7 +426,7 @@ export class Exchange {
    */
   watchTasks(listener: (change: TaskChange) => void): () => void {
     const local = this.#core.events.watch((event) => listener({ taskId: event.taskId }))
-    const remote = this.#core.store.notifications?.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
+    const remote = capabilityOf(this.#core.store, 'notifications')?.notifications.listen((note) => listener('resync' in note ? note : { taskId: note.taskId }))
     this.#watchers.add(listener)
     return () => {
       local()

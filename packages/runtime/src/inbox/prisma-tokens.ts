@@ -4,7 +4,7 @@
  * another process signs in on every replica.
  * @module
  */
-import type { Delegate } from '../store/sql/client.js'
+import type { Delegate } from '../store/prisma/client.js'
 import type { InboxTokenRecord, InboxTokens } from './tokens.js'
 
 /** An A2AInboxToken row as Prisma returns it (the schema cannot say `kind` is one of two words). */

@@ -16,6 +16,7 @@ import { RunSlots } from '../run/run-slots.js'
 import { agentMessage, withStatus, type Transition } from '../run/task-changes.js'
 import type { TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { isTerminal, type Message } from '../wire/types.js'
 import { JOB_RUNNER, jobLease, type JobSetup } from '../run/enqueue-job.js'
 import type { Job } from '../skills/job.js'
@@ -67,7 +68,7 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
       if (record.lease?.runner === JOB_RUNNER) {
         // The lease follows the job: renewed for what is left of it, without a version.
         const lease = jobLease(job, attemptsLeft)
-        await core.store.renewLeases?.(JOB_RUNNER, [record.id], lease.until)
+        await capabilityOf(core.store, 'leases')?.renewLeases(JOB_RUNNER, [record.id], lease.until)
         return { ...record, lease }
       }
       if (core.runs.has(record.id) || (record.lease && record.lease.until >= Date.now())) {

@@ -253,11 +253,11 @@ describe('retention', () => {
   it('deletes the push configs of the tasks it trims, through the store\'s trimmer or through list and delete', async () => {
     for (const withTrimmer of [true, false]) {
       const inner = new MemoryStore()
-      // The same store without its optional trimmer: retention then lists the tier and deletes.
+      // The same store without its trimmer (old style: flags, no optional members): retention then lists the tier and deletes.
       const store: Store = withTrimmer
         ? inner
         : {
-            capabilities: inner.capabilities,
+            capabilities: { filtersTenant: true, filtersScope: true, oneProcess: true },
             create: (r) => inner.create(r),
             get: (id) => inner.get(id),
             update: (id, v, c) => inner.update(id, v, c),

@@ -18,6 +18,7 @@ import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { routeMessage } from '../skills/router.js'
 import type { Skill } from '../skills/skill.js'
 import type { Store, TaskRecord } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { RETRY_AFTER_SECONDS } from '../store/unavailable.js'
 import { writeTask } from '../store/write.js'
 import { A2AError } from '../wire/a2a-error.js'
@@ -96,12 +97,12 @@ async function accept(core: ExchangeCore, caller: Caller, params: SendMessagePar
 }
 
 /**
- * Whether the new task's insert itself checks its message id (Store.createUnlessAccepted) instead
+ * Whether the new task's insert itself checks its message id (capability acceptOnce) instead
  * of a lookup first: only for a message without taskId, and only when nothing is claimed before
  * the insert (no run cap, no quota), since a repeat must take no run slot or turn, even briefly.
  */
 const claimsMessageId = (core: ExchangeCore, message: Message): boolean =>
-  !message.taskId && core.store.createUnlessAccepted !== undefined && core.slots.limit < 0 && !core.quota?.counts
+  !message.taskId && capabilityOf(core.store, 'acceptOnce') !== undefined && core.slots.limit < 0 && !core.quota?.counts
 
 const findRepeat = async (core: ExchangeCore, viewer: Viewer, message: Message): Promise<TaskRecord | undefined> =>
   (await core.store.findByMessageId(viewer.owner, message.messageId)).find((r) => canSee(viewer, tierOf(r)) && isRepeatOf(message, r))
@@ -160,9 +161,9 @@ class MessageIdTakenError extends Error {
   }
 }
 
-/** Inserts a new task unless the owner's tasks hold its message id (see Store.createUnlessAccepted). */
+/** Inserts a new task unless the owner's tasks hold its message id (capability acceptOnce). */
 const insertUnlessAccepted = (core: ExchangeCore) => async (record: TaskRecord): Promise<void> => {
-  if (!(await core.store.createUnlessAccepted!(record))) throw new MessageIdTakenError(record)
+  if (!(await capabilityOf(core.store, 'acceptOnce')!.createUnlessAccepted(record))) throw new MessageIdTakenError(record)
 }
 
 /** `claims`: the task is inserted only while its message id is free (no repeat was looked for). */
@@ -262,11 +263,11 @@ async function start(core: ExchangeCore, caller: Caller, params: SendMessagePara
  * task is held only when the store claims its message id first ({@link holdsClaimedTasks}), else the
  * insert comes first, and the replica whose insert is refused never starts the handler.
  */
-const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => core.store.capabilities?.oneProcess === true && quietUntilRun(hooks)
+const holdsNewTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean => capabilityOf(core.store, 'oneProcess') !== undefined && quietUntilRun(hooks)
 
-/** Whether a new task is held after its store claimed its message id (Store.claimNewTask). */
+/** Whether a new task is held after its store claimed its message id (capability claims). */
 const holdsClaimedTasks = (core: ExchangeCore, hooks: AcceptHooks): boolean =>
-  core.store.claimNewTask !== undefined && core.store.capabilities?.oneProcess !== true && quietUntilRun(hooks)
+  capabilityOf(core.store, 'claims') !== undefined && capabilityOf(core.store, 'oneProcess') === undefined && quietUntilRun(hooks)
 
 /** Nothing is told about the new task before its run: no stream's first event, no push config's first notification. */
 const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.attachPush
@@ -277,7 +278,7 @@ const quietUntilRun = (hooks: AcceptHooks): boolean => !hooks.observe && !hooks.
  * (MessageIdTakenError, answered with the winner) and never starts its handler.
  */
 async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: boolean): Promise<{ insert: InsertTask; release(): void }> {
-  const claim = await store.claimNewTask!(record, unlessAccepted)
+  const claim = await capabilityOf(store, 'claims')!.claimNewTask(record, unlessAccepted)
   if (!claim) throw new MessageIdTakenError(record)
   return {
     insert: async (latest) => {

@@ -10,6 +10,7 @@ import { LARGE_TEXT, nextTurn } from '../core/turns.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter } from '../store/cursor.js'
 import { InvalidCursorError, statusTime, type ListQuery, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { cancelTaskParams, getTaskParams, listTasksParams, type ListTasksParams } from '../wire/params.js'
 import { isTerminal, type ListTasksResponse, type Task } from '../wire/types.js'
@@ -72,7 +73,7 @@ export async function listTasks(core: ExchangeCore, viewer: Viewer, params: List
     ...(params.statusTimestampAfter !== undefined ? { statusAfter: Date.parse(params.statusTimestampAfter) } : {}),
     includeArtifacts,
   }
-  const { filtersTenant, filtersScope } = core.store.capabilities ?? {}
+  const [filtersTenant, filtersScope] = [capabilityOf(core.store, 'filtersTenant'), capabilityOf(core.store, 'filtersScope')]
   const needsScope = viewer.scope !== null
   const fetchPage = async (size: number, cursor: string | undefined): Promise<{ records: TaskRecord[]; total: number; next: string | undefined }> => {
     if (!filtersTenant || (needsScope && !filtersScope)) return listByWalking(core, viewer, filter, size, cursor)

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Logger } from '../log/logger.js'
-import type { PushConfigStore } from '../store/store.js'
+import type { Store } from '../store/store.js'
 import type { StreamResponse } from '../wire/types.js'
 
 export interface PushEvent {
@@ -24,7 +24,8 @@ export interface PushDelivery {
 
 /** What the exchange gives a delivery it did not build itself. */
 export interface PushDeliveryContext {
-  store: Pick<PushConfigStore, 'listPushConfigs' | 'queuePushOutbox' | 'outboxedFor'>
+  /** Its configs, and its capabilities (`capabilityOf(store, 'pushOutbox')`). */
+  store: Pick<Store, 'listPushConfigs' | 'capabilities'>
   logger: Logger
   /** The exchange's allowPrivatePush: internal push targets permitted. */
   allowPrivate: boolean

@@ -16,6 +16,7 @@ import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import type { RunLease, TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
+import { capabilityOf } from '../store/capabilities.js'
 import type { TaskState } from '../wire/types.js'
 import { retain } from './retain.js'
 import { agentMessage, withStatus, type Transition } from './task-changes.js'
@@ -61,10 +62,11 @@ export class RunLeases {
 
   /** Moves the lease of every live run of this replica on; a failure is logged, and retried at the next tick. */
   async renew(): Promise<void> {
-    const { store, runs, replica, leaseMs, logger } = this.#core
-    if (!store.renewLeases || runs.size === 0) return
+    const { runs, replica, leaseMs, logger } = this.#core
+    const leases = capabilityOf(this.#core.store, 'leases')
+    if (!leases || runs.size === 0) return
     try {
-      await store.renewLeases(replica, [...runs.keys()], Date.now() + leaseMs)
+      await leases.renewLeases(replica, [...runs.keys()], Date.now() + leaseMs)
     } catch (error) {
       logger.warn(`a2a: renewing the leases of ${runs.size} runs failed (retried in ${Math.floor(leaseMs / 3)} ms): ${scrub(error)}`)
     }
@@ -77,12 +79,13 @@ export class RunLeases {
   }
 
   async #sweep(): Promise<void> {
-    const { store, logger } = this.#core
-    if (!store.expiredRuns) return
+    const { logger } = this.#core
+    const leases = capabilityOf(this.#core.store, 'leases')
+    if (!leases) return
     try {
       for (;;) {
         const now = Date.now()
-        const expired = (await store.expiredRuns(now, SWEEP_BATCH)).filter((record) => !this.#core.runs.has(record.id))
+        const expired = (await leases.expiredRuns(now, SWEEP_BATCH)).filter((record) => !this.#core.runs.has(record.id))
         for (const record of expired) await this.#settle(record, now)
         if (expired.length < SWEEP_BATCH) return
       }

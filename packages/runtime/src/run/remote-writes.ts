@@ -10,6 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExchangeCore } from './exchange-core.js'
 import type { TaskNote, TaskRecord } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { isPaused, isTerminal } from '../wire/types.js'
 
 /** How often a blocking answer about another replica's run reads the store: with notes, as a safety net; without, as the path. */
@@ -38,7 +39,7 @@ export class RemoteWrites {
 
   /** Listens, when the store gives notifications. */
   start(): void {
-    this.#unlisten ??= this.#core.store.notifications?.listen((note) => this.#hear(note))
+    this.#unlisten ??= capabilityOf(this.#core.store, 'notifications')?.notifications.listen((note) => this.#hear(note))
   }
 
   stop(): void {
@@ -48,7 +49,7 @@ export class RemoteWrites {
 
   /** A watch of one task's writes; undefined without notifications (the follower only polls). */
   watch(taskId: string): StoreWatch | undefined {
-    const notifications = this.#core.store.notifications
+    const notifications = capabilityOf(this.#core.store, 'notifications')?.notifications
     if (!notifications || !this.#unlisten) return undefined
     let pending = false
     let wakeNow: (() => void) | undefined

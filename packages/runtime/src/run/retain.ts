@@ -6,13 +6,14 @@
 import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import { tierKey, type TaskRecord } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { isPaused, isTerminal } from '../wire/types.js'
 import { tierOf } from '../core/principal.js'
 import { capPaused, trimSettled } from './retention.js'
 
 /** Whether this settle trims its tier: every one, unless the store's trims are paced (trim-pacing.ts). */
 const trimDue = (core: ExchangeCore, record: TaskRecord): boolean =>
-  !core.store.capabilities?.pacedTrims || core.trims.due(tierKey(record.owner, record.tenant, record.scope), core.limits.settledRetention)
+  !capabilityOf(core.store, 'pacedTrims') || core.trims.due(tierKey(record.owner, record.tenant, record.scope), core.limits.settledRetention)
 
 const NOTHING_DUE: Promise<void> = Promise.resolve()
 

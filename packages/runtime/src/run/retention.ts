@@ -10,19 +10,20 @@ import type { ExchangeCore } from './exchange-core.js'
 import { compareNewestFirst } from '../store/cursor.js'
 import { statusTime, type TaskRecord } from '../store/store.js'
 import { writeTask } from '../store/write.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { PAUSED_STATES, TERMINAL_STATES, type TaskState } from '../wire/types.js'
 import { agentMessage, withStatus } from './task-changes.js'
 
 /** Every record of exactly this tier in the given states, newest first. */
 export async function listTier(core: ExchangeCore, tier: Viewer, states: ReadonlySet<TaskState>): Promise<TaskRecord[]> {
-  const { capabilities } = core.store
+  const [filtersTenant, filtersScope] = [capabilityOf(core.store, 'filtersTenant'), capabilityOf(core.store, 'filtersScope')]
   const found: TaskRecord[] = []
   let cursor: string | undefined
   do {
     const page = await core.store.list({
       owner: tier.owner,
-      ...(capabilities?.filtersTenant ? { tenant: tier.tenant } : {}),
-      ...(capabilities?.filtersScope ? { scope: tier.scope } : {}),
+      ...(filtersTenant ? { tenant: tier.tenant } : {}),
+      ...(filtersScope ? { scope: tier.scope } : {}),
       states: [...states],
       pageSize: 100,
       ...(cursor ? { cursor } : {}),
@@ -41,7 +42,8 @@ export function trimSettled(core: ExchangeCore, tier: Viewer): Promise<unknown> 
   if (keep < 0) return undefined
   // Either way the tasks' push configs go with them: the Store contract, which the conformance
   // suite checks, so this hot path does not delete them a second time.
-  return core.store.trimSettled ? core.store.trimSettled(tier, keep) : trimByListing(core, tier, keep)
+  const trims = capabilityOf(core.store, 'trims')
+  return trims ? trims.trimSettled(tier, keep) : trimByListing(core, tier, keep)
 }
 
 async function trimByListing(core: ExchangeCore, tier: Viewer, keep: number): Promise<void> {

@@ -12,7 +12,7 @@ import { extended } from '../wire/copy.js'
 import { encodeJson, rememberText } from '../wire/json-safe.js'
 import { isTerminal, type Task, type TaskState } from '../wire/types.js'
 import { compareNewestFirst, decodeCursor, encodeCursor, isAfter, type Keyset } from './cursor.js'
-import { type ListPage, type StoreCapabilities, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, tierKey, versionsOf } from './store.js'
+import { type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, tierKey, versionsOf } from './store.js'
 
 interface Entry {
   meta: Omit<TaskRecord, 'task' | 'messageIds'>
@@ -59,7 +59,7 @@ const copyConfig = (record: PushConfigRecord): PushConfigRecord => {
 }
 
 export class MemoryStore implements Store {
-  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true }
+  readonly capabilities: NonNullable<Store['capabilities']> = ['filtersTenant', 'filtersScope', 'oneProcess', 'leases', 'pushHints', 'trims']
   readonly #entries = new Map<string, Entry>()
   readonly #byOwner = new Map<string, Set<string>>()
   /**

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExchangeCore } from '../run/exchange-core.js'
 import type { StoreWatch } from '../run/remote-writes.js'
 import type { TaskRecord } from '../store/store.js'
+import { capabilityOf } from '../store/capabilities.js'
 import { A2AError } from '../wire/a2a-error.js'
 import type { TaskState } from '../wire/types.js'
 import type { EventSink } from './sse-writer.js'
@@ -91,10 +92,10 @@ async function readOnce(stream: StoreFollowed): Promise<'ended' | undefined> {
  * gap: true when any was sent, false when the task must be read instead, null when the read failed.
  */
 async function sendKeptEvents(stream: StoreFollowed): Promise<boolean | null> {
-  const { store } = stream.core
-  if (!store.eventsSince || stream.holdsSnapshot) return false
+  const keeping = capabilityOf(stream.core.store, 'keptEvents')
+  if (!keeping || stream.holdsSnapshot) return false
   const after = stream.lastVersion
-  const kept = await store.eventsSince(stream.taskId, after).catch(() => null)
+  const kept = await keeping.eventsSince(stream.taskId, after).catch(() => null)
   if (kept === null) return null
   if (kept.length === 0 || !kept.every((event, i) => event.version === after + 1 + i)) return false
   for (const event of kept) stream.deliver({ taskId: stream.taskId, version: event.version, response: event.response })

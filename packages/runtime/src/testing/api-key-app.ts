@@ -13,7 +13,7 @@ import type { EntityTool } from '../entity/entity-tool.js'
 import { createToolRegistry } from '../entity/tool-registry.js'
 import { createExchange } from '../exchange/exchange.js'
 import { createHttpServer } from '../http/http-server.js'
-import type { RawClient } from '../store/sql/client.js'
+import type { RawClient } from '../store/prisma/client.js'
 import type { TestApp } from './entity-caller.js'
 import { mounted } from './mount.js'
 

@@ -1,15 +1,16 @@
 /**
  * A real store with its task calls written down, for tests that count what a request costs: the
  * store itself runs (this records, it stands in for nothing). With `shared`, the store is declared
- * as one replicas share (no `capabilities.oneProcess`), which makes the exchange insert a new
+ * as one replicas share (without the oneProcess capability), which makes the exchange insert a new
  * task before its run starts.
  * @module
  */
+import type { Capabilities } from '../store/capabilities.js'
 import type { NewTaskClaim, Store, TaskRecord } from '../store/store.js'
 
 /** A claim is recorded as `claim`, and its insert as the `create` it is. */
 const claimRecorded =
-  (claimNewTask: NonNullable<Store['claimNewTask']>, calls: string[]) =>
+  (claimNewTask: Capabilities['claims']['claimNewTask'], calls: string[]) =>
   async (record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> => {
     calls.push('claim')
     const claim = await claimNewTask(record, unlessAccepted)
@@ -37,7 +38,8 @@ export interface RecordedStore<S extends Store> {
 
 export function recordCalls<S extends Store>(store: S, options: { shared?: boolean } = {}): RecordedStore<S> {
   const calls: string[] = []
-  const { oneProcess: _, ...sharedCapabilities } = store.capabilities ?? {}
+  const declared = store.capabilities
+  const sharedCapabilities = Array.isArray(declared) ? declared.filter((name) => name !== 'oneProcess') : { ...declared, oneProcess: false }
   const proxy = new Proxy(store, {
     get(target, property) {
       if (property === 'capabilities' && options.shared) return sharedCapabilities

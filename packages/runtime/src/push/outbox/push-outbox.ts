@@ -13,6 +13,7 @@ import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../../log/logger.js'
 import { traceCarrier } from '../../trace/tracing.js'
+import { capabilityOf } from '../../store/capabilities.js'
 import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
@@ -205,11 +206,11 @@ export class PushOutbox implements PushDeliveryProvider {
    * process that dies between its commit and the hand-over here then loses no event.
    */
   async #queueIn(store: PushDeliveryContext['store']): Promise<void> {
-    await store.queuePushOutbox?.(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
+    await capabilityOf(store, 'pushOutbox')?.queuePushOutbox(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
   }
 
   async #enqueue(event: PushEvent, context: PushDeliveryContext, traceContext: Record<string, string> | null): Promise<void> {
-    const written = context.store.outboxedFor?.(event.taskId, event.version)
+    const written = capabilityOf(context.store, 'pushOutbox')?.outboxedFor(event.taskId, event.version)
     if (written) {
       // The task write wrote the rows: only their wake-up is left.
       await this.start()

@@ -6,19 +6,29 @@ import { openDatabase, type Provider, type TestDatabase } from '../prisma/__fixt
 import { MysqlStore } from './mysql/mysql-store.js'
 import { PostgresStore } from './postgres/postgres-store.js'
 import { PrismaStore } from '../prisma/prisma-store.js'
-import { prepareSqlite } from './sqlite/prepare-sqlite.js'
+import { prepareSqlite } from '../prisma/prepare-sqlite.js'
 import { SqliteStore } from './sqlite/sqlite-store.js'
-import type { SqlStore } from './sql-store.js'
+import { SQL_CAPABILITIES, type SqlStore } from './sql-store.js'
+import type { CapabilityName } from '../capabilities.js'
 
 // The same suite for PrismaStore on either provider, for SqliteStore on its own connection to the
 // SQLite file and for PostgresStore and MysqlStore on their own pools, with the rows checked through the Prisma client.
-const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore }[] = [
-  { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db) },
-  { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db) },
-  { name: 'PrismaStore', provider: 'mysql', open: (database) => new PrismaStore(database.db) },
-  { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url) },
-  { name: 'PostgresStore', provider: 'postgres', open: (database) => new PostgresStore(database.url) },
-  { name: 'MysqlStore', provider: 'mysql', open: (database) => new MysqlStore(database.url) },
+// Each with the capabilities it declares: a store that lost one fails here.
+const POSTGRES_CAPABILITIES: CapabilityName[] = [...SQL_CAPABILITIES, 'acceptOnce', 'claims', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
+const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore; capabilities: readonly CapabilityName[] }[] = [
+  { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db), capabilities: SQL_CAPABILITIES },
+  { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db), capabilities: SQL_CAPABILITIES },
+  { name: 'PrismaStore', provider: 'mysql', open: (database) => new PrismaStore(database.db), capabilities: SQL_CAPABILITIES },
+  { name: 'SqliteStore', provider: 'sqlite', open: (database) => new SqliteStore(database.url), capabilities: [...SQL_CAPABILITIES, 'oneProcess'] },
+  { name: 'PostgresStore', provider: 'postgres', open: (database) => new PostgresStore(database.url), capabilities: POSTGRES_CAPABILITIES },
+  {
+    name: 'PostgresStore with insertBeforeRun',
+    provider: 'postgres',
+    open: (database) => new PostgresStore(database.url, { insertBeforeRun: true }),
+    capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'claims'),
+  },
+  // As PostgresStore but the push outbox (pg-boss's, PostgreSQL only).
+  { name: 'MysqlStore', provider: 'mysql', open: (database) => new MysqlStore(database.url), capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'pushOutbox') },
 ]
 
 /** Closes a SqliteStore's or PostgresStore's own connections; a PrismaStore has none. */
@@ -27,7 +37,7 @@ const release = async (store: unknown) => {
   if (store instanceof PostgresStore || store instanceof MysqlStore) await store.close()
 }
 
-for (const { name, provider, open } of targets) {
+for (const { name, provider, open, capabilities } of targets) {
   describe(`${name} on ${provider}`, () => {
     let database: TestDatabase
     beforeAll(async () => {
@@ -38,6 +48,7 @@ for (const { name, provider, open } of targets) {
     })
 
     describeStoreConformance(`${name} (${provider})`, () => open(database), {
+      capabilities,
       cleanup: async (store) => {
         await release(store)
         await database.clear()

@@ -9,6 +9,7 @@
  * inside one `db.transaction(...)`, so its write lock is never held across an await.
  * @module
  */
+import type { Dialect } from './dialect.js'
 import type { Sql } from './sql.js'
 
 /** One statement of a transaction: rows of a query, or the change count of an execute. */
@@ -32,6 +33,8 @@ export interface Run {
 }
 
 export interface Executor {
+  /** The database's SQL: what the statements ask where databases differ, and how the executor sends them. */
+  readonly dialect: Dialect
   /** Rows of a SELECT or of a statement with RETURNING. */
   query<Row>(statement: Sql, run?: Run): Promise<Row[]>
   /** A statement without rows; resolves to the number of rows it changed. */

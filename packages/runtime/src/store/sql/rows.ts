@@ -5,7 +5,46 @@
  */
 import type { Task } from '../../wire/types.js'
 import type { PushConfigRecord, TaskRecord } from '../store.js'
-import type { PushConfigRow, TaskRow } from './client.js'
+
+/* The rows of prisma/a2a.prisma's tables, as the drivers and Prisma return them. */
+
+/** An A2ATask row as a driver or Prisma returns it. */
+export interface TaskRow {
+  id: string
+  contextId: string
+  owner: string
+  tenant: string | null
+  scope: string | null
+  skill: string
+  version: number
+  task: unknown
+  messageIds: unknown
+  repliedWithMessage: boolean | null
+  createdAt: Date
+  updatedAt: Date
+  statusState: string
+  statusTime: Date
+  /** The replica whose run holds the task; null when no run does. */
+  runner: string | null
+  /** Until when the run's lease holds (see run/leases.ts). */
+  leaseUntil: Date | null
+}
+
+export interface TaskMessageRow {
+  owner: string
+  messageId: string
+  taskId: string
+}
+
+export interface PushConfigRow {
+  taskId: string
+  id: string
+  owner: string
+  url: string
+  token: string | null
+  authentication: unknown
+  createdAt: Date
+}
 
 const MAX_DATE = 8.64e15
 

@@ -12,7 +12,7 @@ import { POSTGRES_STORE_SCHEMA, TaskStoreSchemaError } from './schema-check.js'
 import { SqliteStore } from './sqlite/sqlite-store.js'
 
 /** The files whose SQL the stores send over prisma/a2a.prisma's tables (the push outbox makes its own); every identifier they quote must be a listed table or column, or an alias. */
-const STATEMENT_FILES = ['./statements.ts', './postgres/postgres-store.ts', './postgres/notifications.ts', './postgres/reads.ts', '../../limits/sql-counters.ts', '../../artifacts/sql-artifact-files.ts']
+const STATEMENT_FILES = ['./statements.ts', './postgres/postgres-store.ts', './postgres/notifications.ts', './postgres/reads.ts', './postgres/counters.ts', './artifact-files.ts']
 /** Names the statements give their CTEs and result columns. */
 const ALIASES = ['configs', 'counted', 'counts', 'created', 'doomed', 'events', 'foundBy', 'foundFor', 'h', 'held', 'k', 'kept', 'lim', 'live', 'locked', 'locks', 'messages', 'mine', 'n', 'next', 'note', 'ord', 'pruned', 'pushed', 'rank', 'ranked', 'req', 'row', 'sent', 'taken', 'total', 'ttl', 'written']
 

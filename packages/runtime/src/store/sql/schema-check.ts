@@ -5,14 +5,14 @@
  * such table") answered as an internal error to every request.
  * @module
  */
+import type { RequiredSchema } from './dialect.js'
 import type { Executor, Run, Steps } from './executor.js'
-import { join, sql, type Sql } from './sql.js'
+import type { Sql } from './sql.js'
 
-/** Table → the columns the store's statements name. */
-export type RequiredSchema = Readonly<Record<string, readonly string[]>>
+export type { RequiredSchema }
 
 /**
- * What SqlStore's statements (statements.ts, sql-artifact-files.ts) use: every store needs these.
+ * What SqlStore's statements (statements.ts, artifact-files.ts) use: every store needs these.
  * schema-check.test.ts fails when a statement names a table or column that is not listed here.
  */
 export const TASK_STORE_SCHEMA: RequiredSchema = {
@@ -22,7 +22,7 @@ export const TASK_STORE_SCHEMA: RequiredSchema = {
   A2AArtifactFile: ['taskId', 'id', 'owner', 'mediaType', 'filename', 'bytes', 'createdAt'],
 }
 
-/** PostgresStore's also keep events for other replicas (postgres/notifications.ts) and count limits (sql-counters.ts). */
+/** PostgresStore's also keep events for other replicas (postgres/notifications.ts) and count limits (postgres/counters.ts). */
 export const POSTGRES_STORE_SCHEMA: RequiredSchema = {
   ...TASK_STORE_SCHEMA,
   A2ATaskEvent: ['taskId', 'version', 'owner', 'event', 'createdAt'],
@@ -60,39 +60,9 @@ export class TaskStoreSchemaError extends Error {
   }
 }
 
-const tableNames = (required: RequiredSchema): Sql => join(Object.keys(required))
-
-/** One catalog query: the columns of the required tables visible on the connection's search_path. */
-export const postgresColumns = (required: RequiredSchema): Sql =>
-  sql`SELECT table_name::text AS "table", column_name::text AS "column" FROM information_schema.columns
-    WHERE table_schema = ANY (current_schemas(false)) AND table_name IN (${tableNames(required)})`
-
-/** One catalog query: the columns of the required tables of the main database. */
-export const sqliteColumns = (required: RequiredSchema): Sql =>
-  sql`SELECT m.name AS "table", c.name AS "column" FROM sqlite_master m JOIN pragma_table_info(m.name) c
-    WHERE m.type = 'table' AND m.name IN (${tableNames(required)})`
-
-/** One catalog query: the columns of the required tables of the connection's database (MySQL, MariaDB). */
-export const mysqlColumns = (required: RequiredSchema): Sql =>
-  sql`SELECT table_name AS "table", column_name AS "column" FROM information_schema.columns
-    WHERE table_schema = DATABASE() AND table_name IN (${tableNames(required)})`
-
-/**
- * The columns of `required` on whichever database `db` reaches: PostgreSQL's catalog, else
- * SQLite's, else MySQL's (a PrismaStore runs on any). A lost connection is thrown as itself.
- */
-export async function foundColumns(db: Executor, required: RequiredSchema): Promise<FoundColumn[]> {
-  try {
-    return await db.query<FoundColumn>(postgresColumns(required), { idempotent: true })
-  } catch (error) {
-    if (db.lostConnection?.(error)) throw error
-    // Not PostgreSQL; when no other catalog answers either, PostgreSQL's error tells more.
-    return db
-      .query<FoundColumn>(sqliteColumns(required), { idempotent: true })
-      .catch(() => db.query<FoundColumn>(mysqlColumns(required), { idempotent: true }))
-      .catch(() => Promise.reject(error))
-  }
-}
+/** The columns of `required` the executor's database has (its dialect's catalog query). */
+export const foundColumns = (db: Executor, required: RequiredSchema): Promise<FoundColumn[]> =>
+  db.query<FoundColumn>(db.dialect.columns(required), { idempotent: true })
 
 /** Throws {@link TaskStoreSchemaError} when `found` lacks part of `required`. */
 export function assertSchema(store: string, required: RequiredSchema, found: readonly FoundColumn[]): void {
@@ -109,12 +79,14 @@ export function assertSchema(store: string, required: RequiredSchema, found: rea
  */
 export class SchemaCheckedExecutor implements Executor {
   readonly #inner: Executor
+  readonly dialect: Executor['dialect']
   readonly #check: () => Promise<void>
   #passed = false
   #pending: Promise<void> | undefined
 
   constructor(inner: Executor, check: () => Promise<void>) {
     this.#inner = inner
+    this.dialect = inner.dialect
     this.#check = check
   }
 

@@ -8,14 +8,13 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type NewTaskClaim, type PushConfigRecord, type Store, type StoreCapabilities, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
-import { SqlArtifactFiles } from '../../artifacts/sql-artifact-files.js'
-import type { LimitCounters } from '../../core/counters.js'
-import type { PushConfigRow, TaskRow } from './client.js'
+import type { Capabilities, CapabilityName } from '../capabilities.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type NewTaskClaim, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import { SqlArtifactFiles } from './artifact-files.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
 import type { Task } from '../../wire/types.js'
-import { toPushConfig, toRecord } from './rows.js'
+import { toPushConfig, toRecord, type PushConfigRow, type TaskRow } from './rows.js'
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
@@ -28,6 +27,9 @@ const REPEATABLE: Run = { idempotent: true }
 /** A write that may share its commit with other writes of the same turn (see Run.group). */
 export const GROUPED: Run = { group: true }
 
+/** The capabilities every SQL store has. */
+export const SQL_CAPABILITIES: readonly CapabilityName[] = ['filtersTenant', 'filtersScope', 'leases', 'pushHints', 'trims', 'pacedTrims', 'artifactFiles']
+
 /** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
 const REMEMBERED_TASKS = 4096
 
@@ -35,9 +37,8 @@ const REMEMBERED_TASKS = 4096
 type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
 
 export class SqlStore implements Store {
-
-  readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, pacedTrims: true }
-  readonly counters?: LimitCounters
+  /** What every SQL store has; a subclass adds its own (see capabilities.ts). */
+  readonly capabilities: readonly CapabilityName[] = SQL_CAPABILITIES
   /** Oversized artifact content, in A2AArtifactFile. */
   readonly artifactFiles: SqlArtifactFiles
   readonly #db: Executor
@@ -87,7 +88,7 @@ export class SqlStore implements Store {
     const [messageId, ...more] = record.messageIds
     if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
     const { owner, id } = record
-    const claim = await hold(statements.claimMessageId(owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    const claim = await hold(statements.claimMessageId(this.#db.dialect, owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
     if (!claim) return undefined
     return {
       insert: async (latest) => {
@@ -100,8 +101,8 @@ export class SqlStore implements Store {
         }
         // After a lost connection the read-back tells whether it landed; sent again, a decided claim answers false.
         if (await this.inserting(latest, taskJson, () => claim.insert(statements.insertTask(latest, taskJson)))) return true
-        const store: Store = this
-        return unlessAccepted && store.createUnlessAccepted ? store.createUnlessAccepted(latest) : this.create(latest).then(() => true)
+        const accepting = (this as Partial<Capabilities['acceptOnce']>).createUnlessAccepted
+        return unlessAccepted && accepting ? accepting.call(this, latest) : this.create(latest).then(() => true)
       },
       release: () => claim.release(),
     }
@@ -264,7 +265,7 @@ export class SqlStore implements Store {
   async putPushConfig(record: PushConfigRecord): Promise<void> {
     this.#unpushed.drop(record.taskId)
     const authentication = record.authentication === undefined ? null : encodeJson(record.authentication, 'authentication')
-    await this.#db.execute(statements.upsertPushConfig(record, authentication), REPEATABLE)
+    await this.#db.execute(statements.upsertPushConfig(this.#db.dialect, record, authentication), REPEATABLE)
   }
 
   outboxedFor(taskId: string, version: number): string[] | undefined {

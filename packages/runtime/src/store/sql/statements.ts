@@ -1,6 +1,8 @@
 /**
- * PrismaStore's SQL, one builder per statement, over the tables of prisma/a2a.prisma. Values are
- * always bound, never spliced: every `${…}` below is a parameter or a nested fragment.
+ * The SQL stores' statements, one builder per statement, over the tables of prisma/a2a.prisma.
+ * Values are always bound, never spliced: every `${…}` below is a parameter or a nested fragment.
+ * Identifiers are double-quoted and the executor renders them in its database's quotes; the few
+ * statements whose syntax differs between databases take the {@link Dialect} (dialect.ts).
  * @module
  */
 import type { Viewer } from '../../core/principal.js'
@@ -8,6 +10,7 @@ import { TERMINAL_STATES, type StreamResponse } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
 import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'
 import { toDate } from './rows.js'
+import type { Dialect } from './dialect.js'
 import { join, shaped, sql, type Sql } from './sql.js'
 
 /** Ids per `IN (…)` list, well under SQLite's and PostgreSQL's bound-parameter limits. */
@@ -28,6 +31,10 @@ const NEWEST_FIRST = sql`ORDER BY "statusTime" DESC, "id" DESC`
 const matches = (column: Sql, value: string | null): Sql => (value === null ? sql`${column} IS NULL` : sql`${column} = ${value}`)
 
 const whereAll = (conditions: Sql[]): Sql => join(conditions, ' AND ', 'WHERE ')
+
+const MESSAGE_COLUMNS = ['owner', 'messageId', 'taskId']
+
+const PUSH_CONFIG_COLUMNS = ['taskId', 'id', 'owner', 'url', 'token', 'authentication', 'createdAt']
 
 export const selectTask = (id: string): Sql => sql`SELECT * FROM "A2ATask" WHERE "id" = ${id}`
 
@@ -53,8 +60,8 @@ export const insertTask = (record: TaskRecord, taskJson: string): Sql => sql`INS
  * 20,000 rows). Each equality is paired with the owner's, as a whole key: `owner AND (id OR id)`
  * had the same fate for two ids (postgres/plans.test.ts).
  */
-export const insertTaskUnlessAccepted = (record: TaskRecord, taskJson: string): Sql =>
-  sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)}
+export const insertTaskUnlessAccepted = (d: Dialect, record: TaskRecord, taskJson: string): Sql =>
+  sql`INSERT INTO "A2ATask" ${TASK_COLUMNS} SELECT ${taskValues(record, taskJson)} ${d.noTable}
     WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(record.owner, record.messageIds)})`
 
 const acceptedAny = (owner: string, messageIds: readonly string[]): Sql =>
@@ -66,12 +73,11 @@ const acceptedAny = (owner: string, messageIds: readonly string[]): Sql =>
  * once: its key waits for that transaction, then lets nothing in), and with `unlessAccepted` by
  * any of the owner's tasks, probed as {@link insertTaskUnlessAccepted} does.
  */
-export function claimMessageId(owner: string, taskId: string, messageId: string, unlessAccepted: boolean): Sql {
-  const row = sql`INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId")`
-  const claim = unlessAccepted
-    ? sql`${row} SELECT ${owner}, ${messageId}, ${taskId} WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(owner, [messageId])})`
-    : sql`${row} VALUES (${owner}, ${messageId}, ${taskId})`
-  return sql`${claim} ON CONFLICT DO NOTHING`
+export function claimMessageId(d: Dialect, owner: string, taskId: string, messageId: string, unlessAccepted: boolean): Sql {
+  const rows = unlessAccepted
+    ? sql`SELECT ${owner}, ${messageId}, ${taskId} ${d.noTable} WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(owner, [messageId])})`
+    : sql`VALUES (${owner}, ${messageId}, ${taskId})`
+  return d.insertIgnore('A2ATaskMessage', MESSAGE_COLUMNS, rows)
 }
 
 /** Undoes {@link claimMessageId}. */
@@ -131,7 +137,7 @@ export function updateTask(change: TaskUpdate): Sql {
 const withoutReturning = new WeakMap<Sql, { change: TaskUpdate; guarded: Sql }>()
 
 /**
- * For a database without UPDATE … RETURNING (MySQL): the update alone, and the read of the row it
+ * For a database without UPDATE … RETURNING (Dialect.updateReturning false, MySQL): the update alone, and the read of the row it
  * wrote (by id and the version it made), both to run in one transaction; undefined for any
  * statement but {@link updateTask}'s.
  */
@@ -211,11 +217,9 @@ export const countTasks = (filters: Sql[]): Sql => sql`SELECT COUNT(*) AS "total
  * Inserts the config or replaces the one with its task and id, in one statement, so two
  * concurrent puts cannot collide on the key. Absent token and authentication are stored as NULL.
  */
-export function upsertPushConfig(record: PushConfigRecord, authenticationJson: string | null): Sql {
-  return sql`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "token", "authentication", "createdAt")
-    VALUES (${record.taskId}, ${record.id}, ${record.owner}, ${record.url}, ${record.token ?? null}, ${authenticationJson}, ${toDate(record.createdAt)})
-    ON CONFLICT ("taskId", "id") DO UPDATE SET "owner" = excluded."owner", "url" = excluded."url", "token" = excluded."token",
-      "authentication" = excluded."authentication", "createdAt" = excluded."createdAt"`
+export function upsertPushConfig(d: Dialect, record: PushConfigRecord, authenticationJson: string | null): Sql {
+  const values = sql`VALUES (${record.taskId}, ${record.id}, ${record.owner}, ${record.url}, ${record.token ?? null}, ${authenticationJson}, ${toDate(record.createdAt)})`
+  return d.upsert('A2APushConfig', PUSH_CONFIG_COLUMNS, values, ['taskId', 'id'], PUSH_CONFIG_COLUMNS.slice(2))
 }
 
 export const selectPushConfig = (taskId: string, id: string): Sql => sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} AND "id" = ${id}`

@@ -13,6 +13,7 @@ export function tracedExecutor(inner: Executor, system: string): Executor {
   const span = <T>(operation: string, text: string, work: () => Promise<T>) =>
     childSpan(`${operation} ${system}`, { 'db.system': system, 'db.operation.name': operation, 'db.query.text': text }, work, SpanKind.CLIENT)
   const traced: Executor = {
+    dialect: inner.dialect,
     query: <Row>(statement: Sql, run?: Run) => span(verb(statement), statement.sql, () => inner.query<Row>(statement, run)),
     execute: (statement, run) => span(verb(statement), statement.sql, () => inner.execute(statement, run)),
     batch: (statements, run) => span('BATCH', texts(statements), () => inner.batch(statements, run)),

@@ -2,7 +2,7 @@ import { expect } from 'vitest'
 import { T0, makeRecord, nextTask } from '../../conformance-fixtures.js'
 import type { PushConfigRecord } from '../../store.js'
 import type { SqlStore } from '../../sql/sql-store.js'
-import { exportUser } from '../user-data.js'
+import { exportTaskData } from '../task-data.js'
 import type { TestDatabase } from './databases.js'
 
 export const hook = (taskId: string, owner: string, id: string, extra: Partial<PushConfigRecord> = {}): PushConfigRecord => ({
@@ -41,6 +41,6 @@ export async function expectEachReadsTheOther(database: TestDatabase, direct: Sq
     const sorted = [...hooks].sort((a, b) => a.createdAt - b.createdAt)
     expect(await reader.listPushConfigs(id)).toEqual(sorted)
     expect(await reader.getPushConfig(id, 'bare')).toEqual(hooks[1])
-    expect(await exportUser(database.db, owner)).toEqual({ tasks: [updated], pushConfigs: sorted, apiKeys: [] })
+    expect(await exportTaskData(database.db, owner)).toEqual({ tasks: [updated], pushConfigs: sorted })
   }
 }

@@ -19,7 +19,10 @@ import mariadb from 'mariadb'
 import pg from 'pg'
 import type { PrismaApiKeyClient } from '../../../auth/api-keys.js'
 import type { PrismaInboxTokenClient } from '../../../inbox/prisma-tokens.js'
-import type { PrismaTaskClient, RawQueryClient } from '../../sql/client.js'
+import type { PrismaTaskClient, RawQueryClient } from '../client.js'
+import { execute } from '../raw.js'
+import { sql } from '../../sql/sql.js'
+import { raw } from 'sql-template-tag'
 import { PrismaClient as MysqlClient } from './mysql/generated/client/client.js'
 import { PrismaClient as PgClient } from './postgres/generated/client/client.js'
 import { PrismaClient as SqliteClient } from './sqlite/generated/client/client.js'
@@ -34,7 +37,7 @@ export interface TestDatabase {
   /** The database's URL, for a second client. */
   url: string
   db: TestClient
-  /** Empties the task-store tables and the API keys. */
+  /** Empties the task-store tables (kept events and files too) and the API keys. */
   clear(): Promise<void>
   /** Disconnects and removes the database. */
   close(): Promise<void>
@@ -143,6 +146,8 @@ async function clear(db: TestClient): Promise<void> {
   await db.a2ATaskMessage.deleteMany({})
   await db.a2APushConfig.deleteMany({})
   await db.a2AApiKey.deleteMany({})
+  // Kept events and files are keyed by task ids the next test reuses.
+  for (const table of ['A2ATaskEvent', 'A2AArtifactFile']) await execute(db, sql`DELETE FROM ${raw(`"${table}"`)}`)
 }
 
 interface Queryable {

@@ -7,7 +7,9 @@
  * commits, a little later), every {@link POLL_MS}, and tells each (task, version) once. The
  * sweep prunes the table (keepingEvents' rows live a minute), so the feed needs no trimming of its own.
  *
- * A write without events (none of the exchange's that others wait on) is not heard. A failed read
+ * This process's own writes are told at once, as each commits (MysqlStore.update calls
+ * {@link MysqlChangeFeed.committed}), and not again when the feed reads them. Another process's
+ * write without events (none of the exchange's that others wait on) is not heard. A failed read
  * turns `live` false and every listener hears `resync` (followers read the store on a timer
  * meanwhile); so does the first read, which starts from the database's now.
  * @module
@@ -44,6 +46,8 @@ export class MysqlChangeFeed implements TaskNotifications {
   #live = false
   #timer: NodeJS.Timeout | undefined
   #retryMs = POLL_MS
+  /** This process's writes told already, by `version:taskId`, with when: the feed skips them. */
+  readonly #toldHere = new Map<string, number>()
   /** Bumped when the last listener leaves: a read in flight then tells no one. */
   #epoch = 0
 
@@ -65,6 +69,16 @@ export class MysqlChangeFeed implements TaskNotifications {
     }
   }
 
+  /** Tells the listeners of this process's write that made `version`, once it committed. */
+  committed(taskId: string, version: number): void {
+    if (this.#listeners.size === 0) return
+    const now = Date.now()
+    // Kept past any read's window, then forgotten.
+    for (const [key, at] of this.#toldHere) if (at < now - 10 * OVERLAP_MS) this.#toldHere.delete(key)
+    this.#toldHere.set(`${version}:${taskId}`, now)
+    this.#emit({ taskId, version })
+  }
+
   /** Stops reading (the store's close calls it). */
   close(): void {
     this.#epoch++
@@ -73,6 +87,7 @@ export class MysqlChangeFeed implements TaskNotifications {
     this.#live = false
     this.#newest = 0
     this.#told.clear()
+    this.#toldHere.clear()
   }
 
   #schedule(ms: number): void {
@@ -102,6 +117,7 @@ export class MysqlChangeFeed implements TaskNotifications {
         if (stamp > this.#newest) this.#newest = stamp
         if (this.#told.has(key)) continue
         this.#told.set(key, stamp)
+        if (this.#toldHere.has(key)) continue
         this.#emit({ taskId: row.taskId, version: row.version })
       }
       this.#schedule(POLL_MS)

@@ -1,7 +1,7 @@
 /**
  * The store's statements on a pool of the `mariadb` connector (MySQL 8 and MariaDB alike), the
- * store's own, with no Prisma client in between: statements.ts's SQL rewritten to MySQL's
- * (dialect.ts), `?` placeholders. The connector pipelines: statements given to one connection
+ * store's own, with no Prisma client in between: statements.ts's SQL in MySQL's dialect
+ * (../dialect.ts: backticks), `?` placeholders. The connector pipelines: statements given to one connection
  * without awaiting go out together and are answered in order, so a transaction's statements cost
  * one round trip, plus one for its COMMIT.
  *
@@ -24,7 +24,7 @@
 import type { Executor, Run, Step, Steps } from '../executor.js'
 import type { Sql } from '../sql.js'
 import { returningParts } from '../statements.js'
-import { toMysql } from './dialect.js'
+import { MYSQL } from '../dialect.js'
 
 type Row = Record<string, unknown>
 
@@ -86,7 +86,7 @@ interface Sent {
 }
 
 export const sent = (statement: Sql): Sent => {
-  const mysql = toMysql(statement)
+  const mysql = MYSQL.render(statement)
   return { text: mysql.sql, values: mysql.values.map(toParam) }
 }
 
@@ -148,6 +148,7 @@ const changed = (answer: Answer | undefined): number => (answer && !Array.isArra
 const rows = (answer: Answer | undefined): Row[] => (Array.isArray(answer) ? answer : [])
 
 export class MysqlExecutor implements Executor {
+  readonly dialect = MYSQL
   readonly #pool: MysqlPool
   readonly #follows = new WeakMap<Sql, Sql[]>()
   /** Connections (by server id) whose session is READ COMMITTED already. */

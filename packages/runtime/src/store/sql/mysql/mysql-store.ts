@@ -18,18 +18,18 @@ import { heldClaims } from './held-claims.js'
 import { tracedExecutor } from '../traced-executor.js'
 import { DEFAULT_POOL_SIZE, throttledLog } from '../postgres/pool.js'
 import { sql, join, type Sql } from '../sql.js'
-import { GROUPED, SqlStore } from '../sql-store.js'
-import { assertSchema, mysqlColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor, type FoundColumn } from '../schema-check.js'
+import { GROUPED, SQL_CAPABILITIES, SqlStore } from '../sql-store.js'
+import { assertSchema, foundColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor } from '../schema-check.js'
 import * as statements from '../statements.js'
 import { EVENT_KEEP_MS } from '../postgres/notifications.js'
-import type { NewTaskClaim, StoredEvent, TaskRecord } from '../../store.js'
-import type { TaskRow } from '../client.js'
-import { toRecord } from '../rows.js'
+import type { NewTaskClaim, StoredEvent, TaskChanges, TaskRecord } from '../../store.js'
+import { toRecord, type TaskRow } from '../rows.js'
 import { TickBatch } from '../tick-batch.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
-import { MYSQL_COUNTERS } from '../../../limits/mysql-counters.js'
-import { SqlCounters } from '../../../limits/sql-counters.js'
+import { MysqlCounters } from './counters.js'
+import { MYSQL } from '../dialect.js'
+import type { CapabilityName } from '../../capabilities.js'
 
 export interface MysqlStoreOptions {
   /** The most connections the store's pool opens; default 10. */
@@ -95,8 +95,10 @@ export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
   readonly #executor: MysqlExecutor
   readonly #checked: SchemaCheckedExecutor
+  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no push outbox, which is PostgreSQL's. */
+  override readonly capabilities: readonly CapabilityName[]
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
-  override readonly counters: SqlCounters
+  readonly counters: MysqlCounters
   /** Tasks by id, the reads of one turn of the event loop in one statement (GetTask, and the read a run starts with). */
   readonly #tasks: TickBatch<string, TaskRow>
   /** Every replica's task writes with events, read from A2ATaskEvent every 25 ms while the exchange listens. */
@@ -116,13 +118,14 @@ export class MysqlStore extends SqlStore {
     // A connection that died while idle in the pool is logged here, never an unhandled event.
     pool.on('error', onLost)
     const executor = new MysqlExecutor(pool)
-    const found = () => executor.query<FoundColumn>(mysqlColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
-    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('MysqlStore', POSTGRES_STORE_SCHEMA, await found()))
+    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('MysqlStore', POSTGRES_STORE_SCHEMA, await foundColumns(executor, POSTGRES_STORE_SCHEMA)))
     super(tracedExecutor(checked, 'mysql'))
     this.#pool = pool
     this.#executor = executor
     this.#checked = checked
-    this.counters = new SqlCounters(this.db, Date.now, MYSQL_COUNTERS)
+    this.counters = new MysqlCounters(this.db)
+    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'counters']
+    this.capabilities = [...SQL_CAPABILITIES, ...shared, ...(options.insertBeforeRun ? [] : ['claims' as const])]
     this.#tasks = new TickBatch(
       (id) => id,
       async (ids) => new Map((await this.db.query<TaskRow>(sql`SELECT * FROM "A2ATask" WHERE "id" IN (${join(ids)})`, { idempotent: true })).map((row) => [row.id, row])),
@@ -141,6 +144,13 @@ export class MysqlStore extends SqlStore {
    */
   readonly claimNewTask: ((record: TaskRecord, unlessAccepted: boolean) => Promise<NewTaskClaim | undefined>) | undefined
 
+  override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
+    const written = await super.update(id, expectedVersion, changes)
+    // Once committed: a note never tells of a write before it can be read.
+    if (written) this.notifications.committed(id, written.version)
+    return written
+  }
+
   protected override updateStatement(change: statements.TaskUpdate): Sql {
     const update = super.updateStatement(change)
     return change.events.length ? this.#executor.follow(update, keptEvents(change)) : update
@@ -155,7 +165,7 @@ export class MysqlStore extends SqlStore {
   async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
     if (record.messageIds.length === 0) return this.create(record).then(() => true)
     const taskJson = encodeJson(record.task, 'task')
-    const insert = [statements.insertTaskUnlessAccepted(record, taskJson), indexIfInserted(record), sql`SELECT ROW_COUNT() AS "indexed"`]
+    const insert = [statements.insertTaskUnlessAccepted(MYSQL, record, taskJson), indexIfInserted(record), sql`SELECT ROW_COUNT() AS "indexed"`]
     return this.inserting(record, taskJson, async () => {
       const [counted] = await this.db.batchThenRead<{ indexed: number }>(insert, GROUPED)
       return Number(counted?.indexed ?? 0) > 0

@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Executor, Run, Step, Steps } from '../executor.js'
+import { POSTGRES } from '../dialect.js'
 import type { Sql } from '../sql.js'
 import { GroupCommit, inOneTrip } from './group-commit.js'
 import { HeldInserts, type HeldClaim } from './held-inserts.js'
@@ -90,6 +91,7 @@ const lostKind = (adapted: { kind?: unknown; code?: unknown }): boolean => LOST_
 const toParam = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)
 
 export class PgExecutor implements Executor {
+  readonly dialect = POSTGRES
   readonly #pool: PgPool
   readonly #names = new Map<string, string>()
   readonly #grouped: GroupCommit

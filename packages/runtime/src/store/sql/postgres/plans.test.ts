@@ -8,7 +8,8 @@ import type { Sql } from '../sql.js'
 import * as statements from '../statements.js'
 import { trimSettledPast } from './postgres-store.js'
 import { selectTasks } from './reads.js'
-import { INDEX_PROBES_ONLY, releaseStatement, takeStatement } from '../../../limits/sql-counters.js'
+import { INDEX_PROBES_ONLY, releaseStatement, takeStatement } from './counters.js'
+import { POSTGRES } from '../dialect.js'
 
 // PostgresStore's hot statements are named prepared statements, whose generic plan PostgreSQL
 // keeps for the connection's life: a plan made while the tables were empty must still probe the
@@ -57,7 +58,7 @@ async function explain(name: string, statement: Sql): Promise<Record<string, any
 it('keeps the claiming insert an index probe by owner and message id, on a plan made while the tables were empty', async () => {
   const claim = (messageIds: string[]) => {
     const record = makeRecord({ id: `task-${messageIds.join('-')}`, owner: 'alice', messageIds })
-    return statements.insertTaskUnlessAccepted(record, JSON.stringify(record.task))
+    return statements.insertTaskUnlessAccepted(POSTGRES, record, JSON.stringify(record.task))
   }
   const shapes = [claim(['fresh-1']), claim(['fresh-1', 'fresh-2'])]
   for (const [i, statement] of shapes.entries()) {

@@ -13,14 +13,16 @@ import { outboxExists, outboxRows, outboxTable } from './outbox-rows.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './pool.js'
 import { shaped, sql, type Sql } from '../sql.js'
-import { GROUPED, SqlStore } from '../sql-store.js'
-import { assertSchema, POSTGRES_STORE_SCHEMA, postgresColumns, SchemaCheckedExecutor, type FoundColumn } from '../schema-check.js'
-import { SqlCounters } from '../../../limits/sql-counters.js'
+import { POSTGRES } from '../dialect.js'
+import { GROUPED, SQL_CAPABILITIES, SqlStore } from '../sql-store.js'
+import type { CapabilityName } from '../../capabilities.js'
+import { assertSchema, foundColumns, POSTGRES_STORE_SCHEMA, SchemaCheckedExecutor } from '../schema-check.js'
+import { PgCounters } from './counters.js'
 import * as statements from '../statements.js'
 import type { Viewer } from '../../../core/principal.js'
 import { compareNewestFirst } from '../../cursor.js'
 import type { NewTaskClaim, StoredEvent, TaskChanges, TaskRecord } from '../../store.js'
-import type { TaskRow } from '../client.js'
+import type { TaskRow } from '../rows.js'
 import { toRecord } from '../rows.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
@@ -32,7 +34,7 @@ export interface PostgresStoreOptions {
   onConnectionError?: (error: Error) => void
   /**
    * Store every new task before its run starts, as PrismaStore does, instead of claiming its
-   * message id and inserting it once its run's first turn ends (Store.claimNewTask): a process
+   * message id and inserting it once its run's first turn ends (capability claims): a process
    * that dies during that first turn then leaves the task, which the lease sweep settles FAILED,
    * and the same message sent again is answered with it rather than run again. Costs an update
    * per quick run (bench:stores: about 40% of the SendMessage rate without it). Default false.
@@ -73,9 +75,11 @@ export const trimSettledPast = (tier: Viewer, keep: number): Sql =>
     DELETE FROM "A2ATask" t USING "doomed" d WHERE t."id" = d."id" RETURNING t."id", t."statusTime"`
 
 export class PostgresStore extends SqlStore {
+  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun). */
+  override readonly capabilities: readonly CapabilityName[]
   readonly #pool: PgPool
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
-  override readonly counters: SqlCounters
+  readonly counters: PgCounters
   /** Every replica's task writes as they commit, on one LISTEN connection opened while the exchange listens. */
   readonly notifications: PgTaskNotifications
   /** The reads every request makes, batched per turn of the event loop. */
@@ -105,14 +109,15 @@ export class PostgresStore extends SqlStore {
     })
     const onLost = options.onConnectionError ?? throttledLog('a PostgreSQL connection of the task store was lost')
     const executor = new PgExecutor(guardPool(pool, onLost) as unknown as PgPool)
-    const found = () => executor.query<FoundColumn>(postgresColumns(POSTGRES_STORE_SCHEMA), { idempotent: true })
-    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await found()))
+    const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('PostgresStore', POSTGRES_STORE_SCHEMA, await foundColumns(executor, POSTGRES_STORE_SCHEMA)))
     super(tracedExecutor(checked, 'postgresql'))
     this.#checked = checked
     this.#executor = executor
     this.claimNewTask = options.insertBeforeRun ? undefined : (record, unlessAccepted) => this.#claimNewTask(record, unlessAccepted)
+    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
+    this.capabilities = [...SQL_CAPABILITIES, ...shared, ...(options.insertBeforeRun ? [] : ['claims' as const])]
     this.#pool = pool as unknown as PgPool
-    this.counters = new SqlCounters(this.db)
+    this.counters = new PgCounters(this.db)
     this.#reads = new PgReads(this.db)
     // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
     const newClient = () => new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME }) as unknown as PgListenClient
@@ -176,7 +181,7 @@ export class PostgresStore extends SqlStore {
    */
   async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(record, taskJson), record))
+    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(POSTGRES, record, taskJson), record))
     // The message rows it inserted: none when the task was not.
     return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
   }

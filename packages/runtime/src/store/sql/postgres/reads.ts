@@ -7,7 +7,7 @@
  * @module
  */
 import type { Executor } from '../executor.js'
-import type { TaskRow } from '../client.js'
+import type { TaskRow } from '../rows.js'
 import { paddedRows } from '../padded-rows.js'
 import { shaped, sql, type Sql } from '../sql.js'
 import { TickBatch } from '../tick-batch.js'

@@ -24,6 +24,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { SQLITE } from '../dialect.js'
 import type { Executor, Step, Steps } from '../executor.js'
 import type { Sql } from '../sql.js'
 import { WalSync } from './wal-sync.js'
@@ -93,6 +94,7 @@ const isBusy = (error: unknown): boolean => {
 }
 
 export class SqliteExecutor implements Executor {
+  readonly dialect = SQLITE
   readonly #db: Connection
   readonly #name: string
   readonly #busyTimeoutMs: number

@@ -7,10 +7,11 @@
  */
 import { createRequire } from 'node:module'
 import { SqliteExecutor, type Connection } from './executor.js'
-import { SqlStore } from '../sql-store.js'
+import { SQL_CAPABILITIES, SqlStore } from '../sql-store.js'
 import { tracedExecutor } from '../traced-executor.js'
-import { assertSchema, sqliteColumns, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
-import type { StoreCapabilities } from '../../store.js'
+import { assertSchema, TASK_STORE_SCHEMA, type FoundColumn } from '../schema-check.js'
+import { SQLITE } from '../dialect.js'
+import type { CapabilityName } from '../../capabilities.js'
 
 export interface SqliteStoreOptions {
   /**
@@ -57,7 +58,7 @@ function openFile(Database: Driver, file: string, url: string): Connection {
 
 /** Throws a TaskStoreSchemaError (closing `db`) when the file lacks a table or column the store uses. */
 function checkSchema(db: Connection): void {
-  const query = sqliteColumns(TASK_STORE_SCHEMA)
+  const query = SQLITE.columns(TASK_STORE_SCHEMA)
   try {
     assertSchema('SqliteStore', TASK_STORE_SCHEMA, db.prepare(query.sql).all(...query.values) as FoundColumn[])
   } catch (error) {
@@ -68,7 +69,7 @@ function checkSchema(db: Connection): void {
 
 export class SqliteStore extends SqlStore {
   /** One process serves a SQLite file: a new task may be held until its run's first turn ends (store.ts). */
-  override readonly capabilities: StoreCapabilities = { filtersTenant: true, filtersScope: true, oneProcess: true, pacedTrims: true }
+  override readonly capabilities: readonly CapabilityName[] = [...SQL_CAPABILITIES, 'oneProcess']
   readonly #db: Connection
   readonly #executor: SqliteExecutor
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest'
-import { defineSkill } from '../../skills/skill.js'
-import type { Store } from '../../store/store.js'
-import { startTestServer, userMessage } from '../../testing/test-server.js'
+import { defineSkill } from '../../../skills/skill.js'
+import type { Store } from '../../store.js'
+import { startTestServer, userMessage } from '../../../testing/test-server.js'
 
 /** Two exchanges on stores of one database (two replicas) hold one owner's turn cap of 2 together. */
 export async function expectTurnCapAcrossReplicas(replicaA: Store, replicaB: Store): Promise<void> {

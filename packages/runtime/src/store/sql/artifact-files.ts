@@ -4,10 +4,10 @@
  * statement the files whose task row is gone.
  * @module
  */
-import type { Executor } from '../store/sql/executor.js'
-import { toDate } from '../store/sql/rows.js'
-import { sql } from '../store/sql/sql.js'
-import type { ArtifactFile, ArtifactFiles } from '../core/artifact-files.js'
+import type { Executor } from './executor.js'
+import { toDate } from './rows.js'
+import { sql } from './sql.js'
+import type { ArtifactFile, ArtifactFiles } from '../../core/artifact-files.js'
 
 interface FileRow {
   taskId: string
@@ -24,9 +24,11 @@ export class SqlArtifactFiles implements ArtifactFiles {
 
   async put(file: ArtifactFile): Promise<void> {
     await this.db.execute(
-      sql`INSERT INTO "A2AArtifactFile" ("taskId", "id", "owner", "mediaType", "filename", "bytes", "createdAt")
-        VALUES (${file.taskId}, ${file.id}, ${file.owner}, ${file.mediaType}, ${file.filename ?? null}, ${Buffer.from(file.bytes)}, ${toDate(file.createdAt)})
-        ON CONFLICT ("taskId", "id") DO NOTHING`,
+      this.db.dialect.insertIgnore(
+        'A2AArtifactFile',
+        ['taskId', 'id', 'owner', 'mediaType', 'filename', 'bytes', 'createdAt'],
+        sql`VALUES (${file.taskId}, ${file.id}, ${file.owner}, ${file.mediaType}, ${file.filename ?? null}, ${Buffer.from(file.bytes)}, ${toDate(file.createdAt)})`,
+      ),
       { idempotent: true },
     )
   }

@@ -2,7 +2,7 @@
  * SQLite settings for a Prisma client that a PrismaStore shares with request handlers.
  * @module
  */
-import type { RawQueryClient } from '../client.js'
+import type { RawQueryClient } from './client.js'
 
 /**
  * Puts a file-backed SQLite database in WAL mode, so readers do not wait for a writer and commits

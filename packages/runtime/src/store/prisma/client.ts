@@ -2,47 +2,12 @@
  * What {@link PrismaStore} needs of an app's Prisma client: the three delegates generated from
  * prisma/a2a.prisma (A2ATask, A2ATaskMessage, A2APushConfig) and interactive transactions. The
  * types are structural and the arguments loose on purpose: any app's generated `PrismaClient`,
- * on SQLite or PostgreSQL and whatever its other models, is assignable without a cast.
+ * on SQLite, PostgreSQL or MySQL and whatever its other models, is assignable without a cast.
  * @module
  */
+import type { PushConfigRow, TaskMessageRow, TaskRow } from '../sql/rows.js'
 
-/** An A2ATask row as Prisma returns it. */
-export interface TaskRow {
-  id: string
-  contextId: string
-  owner: string
-  tenant: string | null
-  scope: string | null
-  skill: string
-  version: number
-  task: unknown
-  messageIds: unknown
-  repliedWithMessage: boolean | null
-  createdAt: Date
-  updatedAt: Date
-  statusState: string
-  statusTime: Date
-  /** The replica whose run holds the task; null when no run does. */
-  runner: string | null
-  /** Until when the run's lease holds (see run/leases.ts). */
-  leaseUntil: Date | null
-}
-
-export interface TaskMessageRow {
-  owner: string
-  messageId: string
-  taskId: string
-}
-
-export interface PushConfigRow {
-  taskId: string
-  id: string
-  owner: string
-  url: string
-  token: string | null
-  authentication: unknown
-  createdAt: Date
-}
+export type { PushConfigRow, TaskMessageRow, TaskRow }
 
 /**
  * A method's argument. Loose on purpose: each app's client types its arguments precisely for its
@@ -68,7 +33,7 @@ export interface PrismaTaskModels {
   a2APushConfig: Delegate<PushConfigRow>
 }
 
-/** Raw statements (see sql.ts): what the store's hot paths send instead of model queries. */
+/** Raw statements (see raw.ts): what the store's hot paths send instead of model queries. */
 export interface RawClient {
   $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<T>
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): PromiseLike<number>

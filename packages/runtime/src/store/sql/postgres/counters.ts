@@ -1,7 +1,6 @@
 /**
- * {@link LimitCounters} in the A2ALimitEntry table of a PostgreSQL database, shared by every
- * replica on it. The takes that arrive within one turn of the event loop run as one transaction
- * (store/sql/tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
+ * SqlCounters (../counters.ts) on a PostgreSQL database. The takes that arrive within one turn of the event loop run as one transaction
+ * (../tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
  * lock, taken in hash order so that two batches sharing keys (from any replica) queue instead of
  * deadlocking, then one statement that prunes, counts and inserts for all of them, the four
  * (BEGIN and COMMIT too) written at once: one round trip. Concurrent takes of one key therefore
@@ -9,66 +8,20 @@
  * send. Releases are batched the same way.
  * @module
  */
-import type { Executor } from '../store/sql/executor.js'
-import { toDate } from '../store/sql/rows.js'
-import { paddedRows } from '../store/sql/padded-rows.js'
-import { shaped, sql, type Sql } from '../store/sql/sql.js'
-import { TickBatch } from '../store/sql/tick-batch.js'
-import type { LimitCounters, Take } from '../core/counters.js'
+import type { Executor } from '../executor.js'
+import { toDate } from '../rows.js'
+import { paddedRows } from '../padded-rows.js'
+import { shaped, sql, type Sql } from '../sql.js'
+import type { Take } from '../../../core/counters.js'
+import { answers, SqlCounters, type Counted, type CounterStatements, type Entry, type TakeRequest } from '../counters.js'
 
-export interface TakeRequest {
-  key: string
-  id: string
-  limit: number
-  ttlMs: number
-}
-
-export interface Entry {
-  key: string
-  id: string
-}
-
-export interface Counted {
-  ord: number
-  taken: boolean
-  next: Date | null
-}
-
-export const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
-
-/** A take's answer is shared by the callers of the same key and id in one batch: it is never changed. */
-const same = <T>(value: T): T => value
-
-/** How a database takes a batch and releases entries: PostgreSQL's (here) or MySQL's (mysql-counters.ts). */
-export interface CounterStatements {
-  takeAll(db: Executor, requests: TakeRequest[], nowMs: number): Promise<Map<string, Take>>
-  release(entries: readonly Entry[]): Sql
-}
-
+/** The PostgreSQL statements of {@link SqlCounters}. */
 export const POSTGRES_COUNTERS: CounterStatements = { takeAll, release: releaseStatement }
 
-export class SqlCounters implements LimitCounters {
-  readonly #takes: TickBatch<TakeRequest, Take>
-  readonly #releases: TickBatch<Entry, true>
-
-  constructor(db: Executor, now: () => number = Date.now, statements: CounterStatements = POSTGRES_COUNTERS) {
-    this.#takes = new TickBatch<TakeRequest, Take>(entryKey, (requests) => statements.takeAll(db, requests, now()), same)
-    this.#releases = new TickBatch<Entry, true>(
-      entryKey,
-      async (entries) => {
-        await db.execute(statements.release(entries), { idempotent: true })
-        return new Map()
-      },
-      same,
-    )
-  }
-
-  async take(key: string, id: string, limit: number, ttlMs: number): Promise<Take> {
-    return (await this.#takes.get({ key, id, limit, ttlMs }))!
-  }
-
-  async release(key: string, id: string): Promise<void> {
-    await this.#releases.get({ key, id })
+/** SqlCounters on PostgreSQL. */
+export class PgCounters extends SqlCounters {
+  constructor(db: Executor, now: () => number = Date.now) {
+    super(db, POSTGRES_COUNTERS, now)
   }
 }
 
@@ -114,7 +67,7 @@ export function releaseStatement(entries: readonly Entry[]): Sql {
  * expired ones deleted by their row address: joined as a set, the prepared plan hashed the keys
  * and scanned the whole table twice per batch, every key's entries and every dead row a busy
  * agent's takes and releases leave until a vacuum. The requests are a padded VALUES list
- * (store/sql/padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
+ * (../padded-rows.ts; the filter drops the padding): with an unnest's guess of ten rows
  * the delete went back to a scan of the table. Each request meets its key's count and its own
  * entry through joins: as subqueries per request, each scanned every live entry of the batch's
  * keys, three times (~30,000 rows per take of 32 at 16 per key).
@@ -141,25 +94,4 @@ export function takeStatement(requests: readonly TakeRequest[], at: Date): Sql {
         ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING "key", "id")
       SELECT "ord", EXISTS (SELECT 1 FROM "taken" t WHERE t."key" = r."key" AND t."id" = r."id") AS "taken", "next" FROM "ranked" r`,
   )
-}
-
-/** Each request's Take, by its entry key. A refusal waits for the key's earliest expiry, this batch's entries included. */
-export function answers(requests: TakeRequest[], counted: Counted[], nowMs: number): Map<string, Take> {
-  const takenTtl = new Map<string, number>()
-  for (const row of counted) {
-    const request = requests[row.ord - 1]!
-    if (row.taken) takenTtl.set(request.key, Math.min(takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY, request.ttlMs))
-  }
-  const found = new Map<string, Take>()
-  for (const row of counted) {
-    const request = requests[row.ord - 1]!
-    if (row.taken) {
-      found.set(entryKey(request), { taken: true })
-      continue
-    }
-    // Refused with nothing counted (limit 0): no entry will expire to make room, as in MemoryCounters.
-    const next = Math.min(row.next ? row.next.getTime() - nowMs : Number.POSITIVE_INFINITY, takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY)
-    found.set(entryKey(request), { taken: false, retryAfterMs: next })
-  }
-  return found
 }

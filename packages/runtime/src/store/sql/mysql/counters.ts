@@ -1,7 +1,7 @@
 /**
- * SqlCounters' statements for the A2ALimitEntry table of a MySQL or MariaDB database, shared by every
+ * SqlCounters (../counters.ts) on the A2ALimitEntry table of a MySQL or MariaDB database, shared by every
  * replica on it (MysqlStore's): the takes of one turn of the event loop in one transaction, as
- * sql-counters.ts does on PostgreSQL. MySQL has no transaction-scoped advisory lock: each key has
+ * postgres/counters.ts does on PostgreSQL. MySQL has no transaction-scoped advisory lock: each key has
  * a row of its own in the table (id '', expiring never, counted by no one) that the transaction
  * writes first, all of the batch's in one statement in key order, so two batches sharing keys
  * (from any replica) queue on those rows rather than both passing the check. Then the keys' entries
@@ -9,10 +9,10 @@
  * decides (ranked in arrival order among the ids a key does not count yet).
  * @module
  */
-import { read, write, type Steps } from '../store/sql/executor.js'
-import { toDate } from '../store/sql/rows.js'
-import { join, sql } from '../store/sql/sql.js'
-import { answers, entryKey, type CounterStatements, type Counted, type TakeRequest } from './sql-counters.js'
+import { read, write, type Executor, type Steps } from '../executor.js'
+import { toDate } from '../rows.js'
+import { join, sql } from '../sql.js'
+import { answers, entryKey, SqlCounters, type CounterStatements, type Counted, type TakeRequest } from '../counters.js'
 
 /** The id of a key's lock row: no take's id is empty (they are task ids and principals). */
 const LOCK_ID = ''
@@ -29,6 +29,13 @@ interface Held {
 export const MYSQL_COUNTERS: CounterStatements = {
   takeAll: async (db, requests, nowMs) => answers(requests, await db.transaction(() => takeAll(requests, nowMs)), nowMs),
   release: (entries) => sql`DELETE FROM "A2ALimitEntry" WHERE ${join(entries.map((entry) => sql`("key" = ${entry.key} AND "id" = ${entry.id})`), ' OR ')}`,
+}
+
+/** SqlCounters on MySQL and MariaDB. */
+export class MysqlCounters extends SqlCounters {
+  constructor(db: Executor, now: () => number = Date.now) {
+    super(db, MYSQL_COUNTERS, now)
+  }
 }
 
 /** The batch's takes, in the transaction: each request's count, rank and whether it was taken. */

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { lockWaiters, openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
-import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
-import { expectTurnCapAcrossReplicas } from './__fixture__/turn-cap.js'
-import { MemoryCounters } from '../core/counters.js'
-import { SqlCounters } from './sql-counters.js'
+import { lockWaiters, openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import { PostgresStore } from './postgres-store.js'
+import { expectTurnCapAcrossReplicas } from '../__fixture__/turn-cap.js'
+import { MemoryCounters } from '../../../core/counters.js'
+import { PgCounters } from './counters.js'
 
 // Two PostgresStores on one database stand for two replicas: each its own pool, one table.
 describe('limit counters on PostgreSQL, shared by replicas', () => {
@@ -91,7 +91,7 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
   it('drops expired entries, so the window slides', async () => {
     let clock = Date.parse('2026-12-01T10:00:00Z')
     // The store's executor, on a clock of the test's: what a replica an hour later sees.
-    const counters = new SqlCounters((replicaA as unknown as { db: ConstructorParameters<typeof SqlCounters>[0] }).db, () => clock)
+    const counters = new PgCounters((replicaA as unknown as { db: ConstructorParameters<typeof PgCounters>[0] }).db, () => clock)
     expect(await counters.take('turns owner slide', 'a', 1, 3_600_000)).toEqual({ taken: true })
     clock += 1_800_000
     expect(await counters.take('turns owner slide', 'b', 1, 3_600_000)).toEqual({ taken: false, retryAfterMs: 1_800_000 })

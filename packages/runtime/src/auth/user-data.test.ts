@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { apiKeyResolver, createApiKey, listApiKeys } from '../../auth/api-keys.js'
-import { makeRecord } from '../conformance-fixtures.js'
-import type { PushConfigRecord } from '../store.js'
-import { openDatabase, type TestDatabase } from './__fixture__/databases.js'
-import { PrismaStore } from './prisma-store.js'
-import { mintInboxLink } from '../../inbox/tokens.js'
-import { prismaInboxTokens } from '../../inbox/prisma-tokens.js'
+import { apiKeyResolver, createApiKey, listApiKeys } from './api-keys.js'
+import { makeRecord } from '../store/conformance-fixtures.js'
+import type { PushConfigRecord } from '../store/store.js'
+import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { PrismaStore } from '../store/prisma/prisma-store.js'
+import { mintInboxLink } from '../inbox/tokens.js'
+import { prismaInboxTokens } from '../inbox/prisma-tokens.js'
 import { eraseUser, exportUser } from './user-data.js'
 
 const hook = (taskId: string, owner: string, extra: Partial<PushConfigRecord> = {}): PushConfigRecord => ({
