@@ -27,7 +27,12 @@ interface Held {
 
 /** The statements of {@link SqlCounters} on MySQL and MariaDB. */
 export const MYSQL_COUNTERS: CounterStatements = {
-  takeAll: async (db, requests, nowMs) => answers(requests, await db.transaction(() => takeAll(requests, nowMs)), nowMs),
+  takeAll: async (db, requests, nowMs) => {
+    const taking = () => db.transaction(() => takeAll(requests, nowMs))
+    // Sent again after a lost connection, which may have committed it: a take that landed counts its id, and taking it again renews it.
+    const counted = await taking().catch((error: unknown) => (db.lostConnection?.(error) ? taking() : Promise.reject(error)))
+    return answers(requests, counted, nowMs)
+  },
   release: (entries) => sql`DELETE FROM "A2ALimitEntry" WHERE ${join(entries.map((entry) => sql`("key" = ${entry.key} AND "id" = ${entry.id})`), ' OR ')}`,
 }
 
