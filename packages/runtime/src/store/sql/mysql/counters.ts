@@ -14,6 +14,9 @@ import { toDate } from '../rows.js'
 import { join, sql } from '../sql.js'
 import { answers, entryKey, SqlCounters, type CounterStatements, type Counted, type TakeRequest } from '../counters.js'
 
+const TAKE_ATTEMPTS = 4
+const TAKE_RETRY_MS = 100
+
 /** The id of a key's lock row: no take's id is empty (they are task ids and principals). */
 const LOCK_ID = ''
 /** The lock rows' expiry, and the latest any entry's may be: DATETIME ends in year 9999. */
@@ -28,10 +31,17 @@ interface Held {
 /** The statements of {@link SqlCounters} on MySQL and MariaDB. */
 export const MYSQL_COUNTERS: CounterStatements = {
   takeAll: async (db, requests, nowMs) => {
-    const taking = () => db.transaction(() => takeAll(requests, nowMs))
-    // Sent again after a lost connection, which may have committed it: a take that landed counts its id, and taking it again renews it.
-    const counted = await taking().catch((error: unknown) => (db.lostConnection?.(error) ? taking() : Promise.reject(error)))
-    return answers(requests, counted, nowMs)
+    // Sent again after a lost connection, which may have committed it: a take that landed counts
+    // its id, and taking it again renews it. Up to TAKE_ATTEMPTS: a take is several round trips,
+    // and its caller, refused for want of the database, would never release what landed.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return answers(requests, await db.transaction(() => takeAll(requests, nowMs)), nowMs)
+      } catch (error) {
+        if (attempt >= TAKE_ATTEMPTS || !db.lostConnection?.(error)) throw error
+        await new Promise((resolve) => setTimeout(resolve, TAKE_RETRY_MS))
+      }
+    }
   },
   release: (entries) => sql`DELETE FROM "A2ALimitEntry" WHERE ${join(entries.map((entry) => sql`("key" = ${entry.key} AND "id" = ${entry.id})`), ' OR ')}`,
 }
