@@ -23,6 +23,7 @@ const endToEnd = [
   'test/schema-corpus.test.ts',
   'test/generate-check.test.ts',
   'test/invoices-postgresql.test.ts',
+  'test/invoices-mysql.test.ts',
   'test/invoices-readme.test.ts',
   'test/readme-example.test.ts',
   'test/replicas/**/*.test.ts',

@@ -73,12 +73,12 @@ describe.concurrent('examples/invoices on PostgreSQL', () => {
     expect(stalePostgresqlSchemaFiles(), 'run `npm run generate:prisma -w examples/invoices`').toEqual([])
     const copy = mkdtempSync(join(tmpdir(), 'invoices-schema-'))
     try {
-      for (const folder of ['prisma', 'prisma-postgresql']) cpSync(join(example, folder), join(copy, folder), { recursive: true })
+      for (const folder of ['prisma', 'prisma-postgresql', 'prisma-mysql']) cpSync(join(example, folder), join(copy, folder), { recursive: true })
       const schema = join(copy, 'prisma/schema.prisma')
       const note = '  note       String?\n'
       expect(readFileSync(schema, 'utf8')).toContain(note)
       writeFileSync(schema, readFileSync(schema, 'utf8').replace(note, `${note}  poNumber   String?\n`))
-      expect(stalePostgresqlSchemaFiles(copy)).toEqual(['prisma-postgresql/schema.prisma'])
+      expect(stalePostgresqlSchemaFiles(copy)).toEqual(['prisma-postgresql/schema.prisma', 'prisma-mysql/schema.prisma'])
       const copied = postgresqlSchemaFiles(copy).get('prisma-postgresql/schema.prisma')!
       expect(copied).toContain(`${note}  poNumber   String?\n`)
       expect(copied).toContain('provider = "postgresql"')

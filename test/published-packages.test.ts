@@ -5,7 +5,8 @@
  * the app's vendor/ (`--packages`). A PostgreSQL app made by `npm run create` itself, whose database
  * does not exist yet, under a PATH with no `tsx` on it: the scaffolder installs, generates, migrates
  * and seeds, then the app's own type-check and tests pass, and Prisma's `migrate dev --create-only`
- * writes a migration to add hand SQL to. A SQLite app made without the install, whose "Next:" list,
+ * writes a migration to add hand SQL to. A MySQL app made by the packed scaffolder on MariaDB, the
+ * same way through `a2a migrate`. A SQLite app made without the install, whose "Next:" list,
  * followed, ends in passing tests. Nothing in those apps sets the "@a2a-agent/source" condition, so
  * every import of the runtime must resolve to its built JavaScript.
  * These are end-to-end: each app installs its dependencies once (from npm's cache where it can).
@@ -15,6 +16,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { basename, delimiter, dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Packed, packLocalPackages } from '../packages/create-a2a-agent/src/build/from-clone.js'
@@ -24,6 +26,7 @@ import { exportTargets, SOURCE_CONDITION } from '../packages/runtime/scripts/bui
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const RUNTIME = join(REPO, 'packages/runtime')
 const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
+const mysqlServer = process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql'
 const temp = mkdtempSync(join(tmpdir(), 'a2a-published-'))
 const app = join(temp, 'published-agent')
 afterAll(() => rmSync(temp, { recursive: true, force: true }), 120_000)
@@ -173,6 +176,50 @@ describe('the published packages', () => {
   )
 
   it(
+    'MySQL/MariaDB, from the packed scaffolder: creates the database, installs from vendor/, migrates with a2a migrate, seeds, and the app passes its own tests',
+    async () => {
+      expect(packed, 'the pack test must run first').toBeDefined()
+      const scaffolder = await unpackWithDependencies(packed.tarballs.cli, join(temp, 'tools-mysql'))
+      const mysqlApp = join(temp, 'mysql-agent')
+      const database = new URL(mysqlServer)
+      database.pathname = `/published_my_${process.pid}`
+      const env = { DATABASE_URL: database.href }
+      try {
+        const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), mysqlApp, '--database', 'mysql', '--yes', '--no-git', '--packages', temp], temp, env)
+        expect(created.code, created.output).toBe(0)
+        expect(created.output).toMatch(/- Creating and applying the first migration \(a2a migrate dev --name init\), and the Prisma client… done/)
+        expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
+        expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
+        const manifest = readManifest(mysqlApp)
+        expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
+        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-mariadb'))).toBe(true)
+        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-pg')), 'nothing in the MySQL app needs the PostgreSQL adapter').toBe(false)
+        await checkResolution(mysqlApp)
+
+        const tests = await run('npm', ['test'], mysqlApp, env)
+        expect(tests.code, tests.output).toBe(0)
+        expect(tests.output).toMatch(/Test Files +2 passed/)
+
+        // Hand SQL as on the other databases: a draft migration, edited, then applied by db:change.
+        const draft = await run('npx', ['a2a', 'migrate', 'dev', '--create-only', '--name', 'hand_sql'], mysqlApp, env)
+        expect(draft.code, draft.output).toBe(0)
+        const [hand] = readdirSync(join(mysqlApp, 'prisma/migrations')).filter((name) => name.endsWith('_hand_sql'))
+        expect(hand, draft.output).toBeDefined()
+        writeFileSync(join(mysqlApp, 'prisma/migrations', hand!, 'migration.sql'), 'CREATE VIEW `OpenNote` AS SELECT id, title FROM `Note` WHERE done = 0;\n')
+        const applied = await run('npm', ['run', 'db:change'], mysqlApp, env)
+        expect(applied.code, applied.output).toBe(0)
+        expect(applied.output).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
+        const app = await mysqlConnection(database, database.pathname.slice(1))
+        await expect(app.query('SELECT * FROM OpenNote').finally(() => app.end())).resolves.toEqual([])
+      } finally {
+        const admin = await mysqlConnection(database)
+        await admin.query(`DROP DATABASE IF EXISTS \`${database.pathname.slice(1)}\``).finally(() => admin.end())
+      }
+    },
+    900_000,
+  )
+
+  it(
     'SQLite: made without the install, its Next list, followed, ends in passing tests; a no-op `migrate dev` ends',
     async () => {
       expect(packed, 'the pack test must run first').toBeDefined()
@@ -211,6 +258,11 @@ describe('the published packages', () => {
     600_000,
   )
 })
+
+/** A connection to the MySQL server of `url`, on `database` when given. */
+function mysqlConnection(url: URL, database?: string): Promise<mariadb.Connection> {
+  return mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), ...(database !== undefined && { database }) })
+}
 
 async function usersIn(url: string): Promise<string[]> {
   return (await queryColumn(url, 'SELECT id AS value FROM "User" ORDER BY id')).sort()

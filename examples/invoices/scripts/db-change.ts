@@ -1,8 +1,10 @@
 // `npm run db:change -- --name <change>`: after an edit of prisma/schema.prisma, regenerate the
-// entity code and the PostgreSQL twin of the schema, then `prisma migrate dev --name <change>` for
-// each database this app keeps a history for: SQLite (dev.db, prisma/migrations) and PostgreSQL
-// (A2A_PG_DEV_URL, default postgresql://postgres@localhost:5432/invoices, created when missing;
-// prisma-postgresql/migrations). Each migration is applied to that database on the way.
+// entity code and the PostgreSQL and MySQL twins of the schema, then `prisma migrate dev --name
+// <change>` for each database this app keeps a history for: SQLite (dev.db, prisma/migrations) and
+// PostgreSQL (A2A_PG_DEV_URL, default postgresql://postgres@localhost:5432/invoices, created when
+// missing; prisma-postgresql/migrations), and `a2a migrate dev` for MySQL (A2A_MYSQL_DEV_URL,
+// default mysql://root@localhost:3306/invoices, created when missing; prisma-mysql/migrations).
+// Each migration is applied to that database on the way.
 import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
@@ -13,6 +15,7 @@ if (!values.name) {
   process.exit(1)
 }
 const postgresqlUrl = process.env.A2A_PG_DEV_URL ?? 'postgresql://postgres@localhost:5432/invoices'
+const mysqlUrl = process.env.A2A_MYSQL_DEV_URL ?? 'mysql://root@localhost:3306/invoices'
 
 const run = (command: string, args: string[], env: Record<string, string> = {}) =>
   execFileSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
@@ -42,3 +45,6 @@ for (const url of ['file:./dev.db', postgresqlUrl]) {
   run('npx', ['prisma', 'migrate', 'deploy'], { DATABASE_URL: url })
   run('npx', ['prisma', 'migrate', 'dev', '--name', values.name], { DATABASE_URL: url })
 }
+// Prisma's wasm schema engine has no MySQL connector: a2a migrate writes the same format, applies
+// what is pending first, and creates the database when missing.
+run('npx', ['a2a', 'migrate', 'dev', '--schema', 'prisma-mysql', '--name', values.name], { DATABASE_URL: mysqlUrl })

@@ -1,10 +1,12 @@
-// prisma-postgresql/ is the PostgreSQL twin of prisma/: Prisma needs the datasource provider as a
-// literal and a client generated per provider, so that folder holds a copy of the schema with the
-// provider and the client's output changed, and of the a2a.prisma that `a2a generate entities`
-// writes. prisma/ stays the one to edit; this script writes the copies (`--check`: exit 1 when they
-// are stale, for CI). Each folder keeps its own migrations.
+// prisma-postgresql/ and prisma-mysql/ are the PostgreSQL and MySQL twins of prisma/: Prisma needs
+// the datasource provider as a literal and a client generated per provider, so each holds a copy of
+// the schema with the provider and the client's output changed, and the a2a.prisma that `a2a
+// generate entities` writes for that provider (MySQL's has longer text columns). prisma/ stays the
+// one to edit; this script writes the copies (`--check`: exit 1 when they are stale, for CI). Each
+// folder keeps its own migrations.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import Handlebars from 'handlebars'
 
 const app = fileURLToPath(new URL('../', import.meta.url))
 const HEADER = '// Generated from prisma/schema.prisma by scripts/postgresql-schema.ts (npm run generate:prisma). Edit that file, not this one.\n'
@@ -18,21 +20,34 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.slice(0, at) + to + text.slice(at + from.length)
 }
 
+/** prisma/schema.prisma for `provider`, its client generated into src/generated/<provider>. */
+function twinSchema(root: string, provider: 'postgresql' | 'mysql'): string {
+  // The source's leading comment speaks of prisma/; the copy says where it comes from instead.
+  let schema = readFileSync(`${root}/prisma/schema.prisma`, 'utf8').replace(/^(\/\/.*\n)+/, '')
+  schema = replaceOnce(schema, 'provider = "sqlite"', `provider = "${provider}"`)
+  schema = replaceOnce(schema, '"../src/generated/prisma"', `"../src/generated/${provider}"`)
+  return HEADER + schema
+}
+
 /** The files prisma-postgresql/ must hold, path (relative to the app) to content, from prisma/. */
 export function postgresqlSchemaFiles(root = app): Map<string, string> {
-  const read = (path: string) => readFileSync(`${root}/${path}`, 'utf8')
-  // The source's leading comment speaks of prisma/; the copy says where it comes from instead.
-  let schema = read('prisma/schema.prisma').replace(/^(\/\/.*\n)+/, '')
-  schema = replaceOnce(schema, 'provider = "sqlite"', 'provider = "postgresql"')
-  schema = replaceOnce(schema, '"../src/generated/prisma"', '"../src/generated/postgresql"')
   return new Map([
-    ['prisma-postgresql/schema.prisma', HEADER + schema],
-    ['prisma-postgresql/a2a.prisma', read('prisma/a2a.prisma')],
+    ['prisma-postgresql/schema.prisma', twinSchema(root, 'postgresql')],
+    ['prisma-postgresql/a2a.prisma', readFileSync(`${root}/prisma/a2a.prisma`, 'utf8')],
   ])
 }
 
-/** The paths whose content differs from what prisma/ implies. */
-export function stalePostgresqlSchemaFiles(root = app): string[] {
+/** The files prisma-mysql/ must hold; its a2a.prisma is the generator's template rendered for MySQL. */
+export function mysqlSchemaFiles(root = app): Map<string, string> {
+  const template = readFileSync(new URL('../../../templates/entity/a2a.prisma.hbs', import.meta.url), 'utf8')
+  return new Map([
+    ['prisma-mysql/schema.prisma', twinSchema(root, 'mysql')],
+    ['prisma-mysql/a2a.prisma', Handlebars.compile(template, { noEscape: true, strict: true })({ mysql: true })],
+  ])
+}
+
+/** The paths of `files` (default: both twins) whose content differs from what prisma/ implies. */
+export function stalePostgresqlSchemaFiles(root = app, files = new Map([...postgresqlSchemaFiles(root), ...mysqlSchemaFiles(root)])): string[] {
   const current = (path: string) => {
     try {
       return readFileSync(`${root}/${path}`, 'utf8')
@@ -40,7 +55,7 @@ export function stalePostgresqlSchemaFiles(root = app): string[] {
       return undefined
     }
   }
-  return [...postgresqlSchemaFiles(root)].filter(([path, content]) => current(path) !== content).map(([path]) => path)
+  return [...files].filter(([path, content]) => current(path) !== content).map(([path]) => path)
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -51,6 +66,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       process.exit(1)
     }
   } else {
-    for (const [path, content] of postgresqlSchemaFiles()) writeFileSync(`${app}/${path}`, content)
+    for (const [path, content] of [...postgresqlSchemaFiles(), ...mysqlSchemaFiles()]) writeFileSync(`${app}/${path}`, content)
   }
 }

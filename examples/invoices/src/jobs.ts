@@ -1,6 +1,6 @@
 import { SqliteJobQueue } from '@a2a-agent/runtime'
 import type { PgBossJobQueue } from '@a2a-agent/runtime/pg-boss-jobs'
-import { isPostgresql } from './db.js'
+import { isMysql, isPostgresql } from './db.js'
 
 /**
  * The job queue on the app's database: pg-boss's tables (schema a2a_jobs) in PostgreSQL, loaded
@@ -12,5 +12,15 @@ export async function jobQueue(databaseUrl: string): Promise<PgBossJobQueue | Sq
     const { PgBossJobQueue } = await import('@a2a-agent/runtime/pg-boss-jobs')
     return new PgBossJobQueue({ connectionString: databaseUrl })
   }
-  return new SqliteJobQueue({ file: databaseUrl.replace(/^file:/, '').replace(/(\.db)?$/, '.jobs.db') })
+  return new SqliteJobQueue({ file: jobsFile(databaseUrl) })
+}
+
+/**
+ * The SQLite job queue's file for a database that is not PostgreSQL: beside a SQLite one (dev.db →
+ * dev.jobs.db); for MySQL, which has no job queue of its own here, one named after the database in
+ * the app folder (jobs then stay with one process).
+ */
+export function jobsFile(databaseUrl: string): string {
+  if (isMysql(databaseUrl)) return `${decodeURIComponent(new URL(databaseUrl).pathname.slice(1))}.jobs.db`
+  return databaseUrl.replace(/^file:/, '').replace(/(\.db)?$/, '.jobs.db')
 }

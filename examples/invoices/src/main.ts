@@ -2,7 +2,7 @@ import { serve, withDevKeys } from '@a2a-agent/runtime'
 import { apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { jobQueue } from './jobs.js'
 import { createApp } from './app.js'
-import { createDb, createStore, isPostgresql } from './db.js'
+import { createDb, createStore, isMysql, isPostgresql } from './db.js'
 
 // serve() loads .env, logs (LOG_LEVEL), traces (OTEL_*), serves /healthz and /readyz (the database
 // answers, its tables are current, not shutting down) and shuts down gracefully on SIGINT/SIGTERM.
@@ -11,7 +11,7 @@ await serve({
   async start({ env }) {
     const databaseUrl = env.DATABASE_URL ?? 'file:./dev.db'
     const db = createDb(databaseUrl)
-    if (!isPostgresql(databaseUrl)) await prepareSqlite(db)
+    if (!isPostgresql(databaseUrl) && !isMysql(databaseUrl)) await prepareSqlite(db)
     // The A2A tasks go through a connection of their own to the same database: several times faster
     // than through the Prisma client, with the same tables. Its schema check runs before listening.
     const store = createStore(databaseUrl)

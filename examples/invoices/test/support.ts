@@ -1,7 +1,8 @@
 // Starts the app for the tests (test/*.test.ts and the generated test/entities/*.gen.test.ts), on
-// the database DATABASE_URL names: unset or `file:`, a fresh SQLite file; `postgresql://`, a
-// throwaway database on that server (`npm run test:postgresql`). This file is yours: `a2a generate
-// entities` created it once and never rewrites it; change it as the app grows.
+// the database DATABASE_URL names: unset or `file:`, a fresh SQLite file; `postgresql://` or
+// `mysql://`, a throwaway database on that server (`npm run test:postgresql`, `npm run
+// test:mysql`). This file is yours: `a2a generate entities` created it once and never rewrites it;
+// change it as the app grows.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
@@ -13,12 +14,13 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import Database from 'better-sqlite3'
+import mariadb from 'mariadb'
 import pg from 'pg'
 import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-agent/runtime'
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp, type AppOptions } from '../src/app.js'
-import { createDb, isPostgresql, type Db } from '../src/db.js'
-import { jobQueue } from '../src/jobs.js'
+import { createDb, isMysql, isPostgresql, type Db } from '../src/db.js'
+import { jobQueue, jobsFile } from '../src/jobs.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
@@ -103,15 +105,39 @@ async function postgresqlDatabase(serverUrl: string): Promise<TestDatabase> {
   return { url: url.href, remove }
 }
 
+/**
+ * A database `invoices_test_<random>` on the MySQL/MariaDB server of `serverUrl`, migrated by
+ * `a2a migrate deploy` (prisma-mysql/migrations; Prisma's wasm schema engine has no MySQL
+ * connector), which also creates it, as `npm run db:migrate` does on the other databases; dropped by remove().
+ */
+async function mysqlDatabase(serverUrl: string): Promise<TestDatabase> {
+  const url = new URL(serverUrl)
+  const name = `invoices_test_${randomBytes(6).toString('hex')}`
+  url.pathname = `/${name}`
+  const remove = async () => {
+    // The job queue's SQLite file (src/jobs.ts), with its WAL.
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${jobsFile(url.href)}${suffix}`, { force: true })
+    const admin = await mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) })
+    await admin.query(`DROP DATABASE IF EXISTS \`${name}\``).finally(() => admin.end())
+  }
+  try {
+    await promisify(execFile)('npx', ['--no-install', 'a2a', 'migrate', 'deploy', '--schema', 'prisma-mysql'], { cwd: appRoot, env: { ...process.env, DATABASE_URL: url.href } })
+  } catch (error) {
+    await remove()
+    throw error
+  }
+  return { url: url.href, remove }
+}
+
 /** The app on a free port and its own database, with development keys for alice and bob; `v03` as the app's option. */
 export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Promise<TestApp> {
   const tokens = { alice: 'key-alice', bob: 'key-bob', reader: 'key-alice-reader' }
   const serverUrl = process.env.DATABASE_URL
-  const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : sqliteDatabase()
+  const database = serverUrl && isPostgresql(serverUrl) ? await postgresqlDatabase(serverUrl) : serverUrl && isMysql(serverUrl) ? await mysqlDatabase(serverUrl) : sqliteDatabase()
   const db = createDb(database.url)
-  const postgresql = isPostgresql(database.url)
+  const sqlite = !isPostgresql(database.url) && !isMysql(database.url)
   try {
-    if (!postgresql) await prepareSqlite(db)
+    if (sqlite) await prepareSqlite(db)
     // Invoices and customers belong to users: the owners the tests act as must exist.
     await createOwners(db)
   } catch (error) {
@@ -120,7 +146,7 @@ export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Prom
     throw error
   }
   // The store the app runs with on this database (see src/main.ts).
-  const store = postgresql ? new PrismaStore(db) : new SqliteStore(database.url)
+  const store = sqlite ? new SqliteStore(database.url) : new PrismaStore(db)
   const sessions = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
   // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
   const resolvePrincipal: PrincipalResolver = (request) =>

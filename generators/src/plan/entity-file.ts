@@ -243,23 +243,32 @@ function ownership(entity: ResolvedEntity): { guard: string | false; tenant: boo
   }
 }
 
-const helperName = (target: ResolvedEntity) => `own${pascalCase(entityNames(target).singular.replace(/ /g, '-'))}`
+/** The column a reference holds: the target's id, or the unique column its relation names. */
+const referencedColumn = ({ field, target }: Reference) => field.referencedKey ?? { name: target.id.name, type: target.id.type }
 
-/** One `own<Model>(db, id, context)` per referenced entity: finds the row among the caller's. */
+/** `own<Model>`, or `own<Model>By<Column>` for a reference onto a unique column that is not the id. */
+const helperName = (reference: Reference) => {
+  const base = `own${pascalCase(entityNames(reference.target).singular.replace(/ /g, '-'))}`
+  return reference.field.referencedKey ? `${base}By${pascalCase(reference.field.referencedKey.name)}` : base
+}
+
+/** One `own<Model>(db, id, context)` per referenced entity and column: finds the row among the caller's. */
 function referenceHelpers(references: Reference[]) {
-  const targets = [...new Map(references.map(({ target }) => [target.model, target])).values()]
-  return targets.map((target) => {
+  const helpers = [...new Map(references.map((reference) => [helperName(reference), reference])).values()]
+  return helpers.map((reference) => {
+    const { target } = reference
+    const column = referencedColumn(reference)
     const owner = ownership(target)
-    const idEntry = target.id.name === 'id' ? 'id' : `${target.id.name}: id`
+    const idEntry = column.name === 'id' ? 'id' : `${column.name}: id`
     // A target whose owner is its id: the caller's own row, by both.
     const where = target.owner.isId
       ? `{ AND: [{ ${idEntry} }, ${printObject(owner.keys, '    ', 0)}] }`
       : printObject([idEntry, ...owner.keys], '    ', '    where: '.length, ','.length)
     return {
-      name: helperName(target),
+      name: helperName(reference),
       delegate: target.delegate,
-      idName: target.id.name,
-      idType: target.id.type === 'Int' ? 'number' : 'string',
+      idName: column.name,
+      idType: column.type === 'Int' ? 'number' : 'string',
       guard: owner.guard,
       where,
       singular: entityNames(target).singular,
@@ -269,9 +278,10 @@ function referenceHelpers(references: Reference[]) {
 
 /** The statements that check each reference a write carries. */
 function referenceChecks(references: Reference[], source: string): string[] {
-  return references.map(({ field, target }) => {
+  return references.map((reference) => {
+    const { field } = reference
     const value = `${source}.${field.name}`
-    const call = `await ${helperName(target)}(db, ${value}, context)`
+    const call = `await ${helperName(reference)}(db, ${value}, context)`
     return field.isRequired && source === 'args' ? call : `if (${value} !== undefined && ${value} !== null) {\n    ${call}\n  }`
   })
 }

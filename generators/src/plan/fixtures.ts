@@ -97,7 +97,7 @@ export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEnti
 function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds, fixture: Fixture, seen: Set<string>, names: Set<string>): string[] {
   const fresh = freshFields(entity)
   return entity.writable.flatMap((field): string[] => {
-    if (field.references && !isRequiredOnCreate(field)) return []
+    if ((field.references || field.partOfKey) && !isRequiredOnCreate(field)) return []
     const referenced = field.references && all.find((other) => other.model === field.references && other.operations.includes('create'))
     if (referenced && !seen.has(referenced.name)) {
       const nested = fixtureEntries(referenced, all, caller, owners, fixture, new Set([...seen, referenced.name]), names)
@@ -105,7 +105,18 @@ function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], 
       const start = `  const ${name} = await ${caller}.tool('alice', '${entityNames(referenced).operations.create.tool}', `
       fixture.setup.push(`${start}${printObject(nested, '  ', start.length, ')'.length)})`.trimStart())
       fixture.async = true
-      return [`${field.name}: ${name}.${referenced.id.name}`]
+      return [`${field.name}: ${name}.${field.referencedKey?.name ?? referenced.id.name}`]
+    }
+    const composite = field.partOfKey && entity.compositeRows.find(({ key }) => key.fields.includes(field.name))
+    if (composite) {
+      // The key's first field makes the row and fills them all.
+      if (entity.writable.find((candidate) => composite.key.fields.includes(candidate.name)) !== field) return []
+      const name = freshName(camelCase(composite.row.model), names)
+      const start = `  const ${name} = await app.db.${composite.row.delegate}.create({ data: `
+      fixture.setup.push(`${start}${rowData(composite.row, owners.alice, fixture.uses, '  ', start.length)} })`.trimStart())
+      fixture.async = true
+      fixture.uses.db = true
+      return composite.key.fields.map((key, index) => `${key}: ${name}.${composite.key.to[index]}`)
     }
     const row = entity.referenceRows.find((reference) => reference.field === field.name)?.row
     if (row) {
@@ -114,7 +125,7 @@ function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], 
       fixture.setup.push(`${start}${rowData(row, owners.alice, fixture.uses, '  ', start.length)} })`.trimStart())
       fixture.async = true
       fixture.uses.db = true
-      return [`${field.name}: ${name}.${row.id.name}`]
+      return [`${field.name}: ${name}.${field.referencedKey?.name ?? row.id.name}`]
     }
     const expression = fresh.has(field.name) ? freshExpression(field) : undefined
     if (expression) {
@@ -132,10 +143,11 @@ function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], 
  */
 export function freshFields(entity: ResolvedEntity): Set<string> {
   const fresh = new Set(entity.writable.filter((field) => field.isUnique || field.isId).map((field) => field.name))
-  const varies = (name: string) => fresh.has(name) || entity.writable.some((field) => field.name === name && field.references !== undefined && isRequiredOnCreate(field))
+  const varies = (name: string) =>
+    fresh.has(name) || entity.writable.some((field) => field.name === name && (field.references !== undefined || field.partOfKey !== undefined) && isRequiredOnCreate(field))
   for (const set of entity.uniqueSets) {
     if (set.some(varies)) continue
-    const candidate = entity.writable.find((field) => set.includes(field.name) && !field.references && freshExpression(field) !== undefined)
+    const candidate = entity.writable.find((field) => set.includes(field.name) && !field.references && !field.partOfKey && freshExpression(field) !== undefined)
     if (candidate) fresh.add(candidate.name)
   }
   return fresh
@@ -156,7 +168,7 @@ export function repeatRefused(entity: ResolvedEntity, field: ResolvedField, fres
     const member = entity.columns.find((column) => column.name === name)
     if (!member) return false
     // A fixture sets every writable field but optional keys; keys and fresh fields differ per row.
-    if (entity.writable.includes(member)) return member.references === undefined && !fresh.has(name)
+    if (entity.writable.includes(member)) return member.references === undefined && member.partOfKey === undefined && !fresh.has(name)
     return member.isRequired && member.hasDefault && !member.isTimestamp
   }
   const sets = [...entity.uniqueSets, ...(entity.compoundKey ? [entity.compoundKey.fields] : [])]
@@ -209,7 +221,7 @@ function freshName(base: string, taken: Set<string>): string {
 /** The update's change: the first field an update may set that is not a key into another row. */
 export function changeFixture(entity: ResolvedEntity): string {
   const inUniqueSet = (field: ResolvedField) => field.isUnique || entity.uniqueSets.some((set) => set.includes(field.name))
-  const candidates = updatable(entity).filter((candidate) => !candidate.references)
+  const candidates = updatable(entity).filter((candidate) => !candidate.references && !candidate.partOfKey)
   const field = candidates.find((candidate) => !inUniqueSet(candidate)) ?? candidates[0]
   if (!field) return '{}'
   return `{ ${field.name}: ${printLiteral(fixtureValue(field, 2))} }`

@@ -10,7 +10,7 @@ import { defaultSchemaPath, fingerprintInputs } from '../inputs.js'
 import { loadDeclarations } from '../read/declarations.js'
 import { type PrismaSchema, parseSchema, readPrismaSchema } from '../read/prisma-schema.js'
 import type { ResolvedEntity, RowRecipe } from '../read/resolved.js'
-import { rowRecipe } from '../read/row-recipe.js'
+import { keyedRowRecipe } from '../read/row-recipe.js'
 import { validateEntities } from '../read/validate.js'
 import { accessFile } from './access-file.js'
 import { entityFile, hooksOf } from './entity-file.js'
@@ -125,7 +125,7 @@ async function seedOption(appRoot: string, schemaDir: string, schema: PrismaSche
   const config = await readFile(join(appRoot, 'prisma.config.ts'), 'utf8').catch(() => '')
   if (!config.split('\n').some((line) => /\bseed:/.test(line) && line.includes(` ${path}`))) return {}
   const user = schema.datamodel.models.find((model) => model.name === 'User')
-  const fallbackOwner = user && rowRecipe(schema.datamodel, user, user.name)
+  const fallbackOwner = user && keyedRowRecipe(schema.datamodel, user, user.name)
   return { seed: { path, ...(fallbackOwner ? { fallbackOwner } : {}) } }
 }
 

@@ -66,6 +66,9 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     entity: entity.name,
     singular: names.singular,
     create: has('create'),
+    // Tests that need a row the generated code cannot make skip with the reason instead of failing.
+    it: has('create') && entity.createTestsBlocked ? 'itCreates' : 'it',
+    blocked: has('create') && entity.createTestsBlocked !== undefined && { comment: entity.createTestsBlocked, note: quote(entity.createTestsBlocked) },
     get: has('get') && idVisible,
     list: has('list'),
     // An owner that is the id is no list filter: the caller's rows are already the caller's.
@@ -178,8 +181,9 @@ function missingReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEnt
     return key && !all.some((other) => other.model === key.references)
   })
   if (!reference) return false
-  const { id } = reference.row
-  return { field: reference.field, value: missingValue(id.type, id.uuid) }
+  // The column the key holds: the row's id, or the unique column its relation names.
+  const { type, uuid } = entity.writable.find((candidate) => candidate.name === reference.field)?.referencedKey ?? reference.row.id
+  return { field: reference.field, value: missingValue(type, uuid) }
 }
 
 /** A string one character longer than its column holds: refused by the schema, naming the field. */

@@ -30,6 +30,10 @@ export interface ResolvedField {
   enumValues?: string[]
   /** The model a foreign key field points at. */
   references?: string
+  /** One of the fields of a key of several columns (`@relation(fields: [a, b], references: [x, y])`). */
+  partOfKey?: CompositeKey
+  /** The column of {@link references} the key holds, when it is a unique column rather than the id. */
+  referencedKey?: { name: string; type: string; uuid: boolean }
   /** The column's native type (`VarChar`, `Char`, `Uuid`, `Date`, …), when it has one. */
   nativeType?: string
   /** The column name under `@map`, when it differs from the field name. */
@@ -86,12 +90,23 @@ export interface ResolvedEntity {
    * the row has an owner: what the generated tests create before a create.
    */
   referenceRows: { field: string; row: RowRecipe }[]
+  /** Required keys of several columns the generated tests fill from a row they make first. */
+  compositeRows: { key: CompositeKey; row: RowRecipe }[]
+  /** Why the generated tests cannot make a row to create with: the tests that need one skip, saying so. */
+  createTestsBlocked?: string
   /** The model the owner field references (the entity's own for an owner that is its id). */
   ownerModel?: RowRecipe
   /** The model the tenant field references: the generated tests make a row of it per test tenant. */
   tenantModel?: RowRecipe
   /** What the generator left out, and why: printed with the report. */
   notes: string[]
+}
+
+/** A foreign key of several columns: `fields` hold the referenced row's `to` columns. */
+export interface CompositeKey {
+  references: string
+  fields: string[]
+  to: string[]
 }
 
 /**
@@ -103,7 +118,10 @@ export interface RowRecipe {
   delegate: string
   /** `@@map`'s table name, else the model's. */
   table: string
+  /** The id, or the first field of a compound id. */
   id: { name: string; type: string; uuid: boolean; hasDefault: boolean }
+  /** A compound `@@id`'s fields: such a row is made along with another, never an owner's. */
+  compoundId?: string[]
   columns: RowColumn[]
   /** Required relations: to the owner model (connected by `ownerId`, its id field), or a row made alike. */
   relations: { field: string; key: string; target: RowRecipe | 'owner'; ownerId?: string }[]

@@ -418,7 +418,93 @@ model Vote {
     const [, votes] = resolve(schema, { polls: { model: 'Poll', ownerField: 'creatorId', operations: ['list', 'get'] }, votes: { model: 'Vote', ownerField: 'voterId' } })
     expect(votes!.referenceRows).toEqual([])
     expect(votes!.notes).toEqual([
-      'the generated create tests need a Poll row for "pollId" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for Poll',
+      'the generated create tests need a Poll row for "pollId" and cannot make one ("area" is a required Unsupported("polygon") column of Poll, which no generic code can fill): they are skipped, saying so; declare an entity with create for Poll to test them',
     ])
+    expect(votes!.createTestsBlocked).toBe('the generated tests cannot make the Poll row "pollId" needs: "area" is a required Unsupported("polygon") column of Poll, which no generic code can fill')
+  })
+})
+
+describe('keys onto unique columns, keys of several columns, parents that cannot be made', () => {
+  const schema = `${DATASOURCE}
+model User {
+  id      String      @id
+  products Product[]
+  moves   StockMove[]
+  pallets Pallet[]
+  crews   Crew[]
+  jobs    Job[]
+}
+model Product {
+  id      Int         @id @default(autoincrement())
+  sku     String      @unique
+  owner   User        @relation(fields: [ownerId], references: [id])
+  ownerId String
+  moves   StockMove[]
+}
+model StockMove {
+  id         Int     @id @default(autoincrement())
+  product    Product @relation(fields: [productSku], references: [sku])
+  productSku String
+  owner      User    @relation(fields: [ownerId], references: [id])
+  ownerId    String
+}
+model Bin {
+  zone    String
+  shelf   Int
+  pallets Pallet[]
+  @@id([zone, shelf])
+}
+model Pallet {
+  id       Int    @id @default(autoincrement())
+  bin      Bin    @relation(fields: [binZone, binShelf], references: [zone, shelf])
+  binZone  String
+  binShelf Int
+  owner    User   @relation(fields: [ownerId], references: [id])
+  ownerId  String
+}
+model Crew {
+  id        Int      @id @default(autoincrement())
+  foreman   Worker   @relation("foreman", fields: [foremanId], references: [id])
+  foremanId Int      @unique
+  workers   Worker[] @relation("members")
+  owner     User     @relation(fields: [ownerId], references: [id])
+  ownerId   String
+  jobs      Job[]
+}
+model Worker {
+  id      Int   @id @default(autoincrement())
+  crew    Crew  @relation("members", fields: [crewId], references: [id])
+  crewId  Int
+  leading Crew? @relation("foreman")
+}
+model Job {
+  id      Int    @id @default(autoincrement())
+  crew    Crew   @relation(fields: [crewId], references: [id])
+  crewId  Int
+  owner   User   @relation(fields: [ownerId], references: [id])
+  ownerId String
+}
+`
+  const [, moves, pallets, , jobs] = resolve(schema, {
+    products: { model: 'Product', ownerField: 'ownerId' },
+    moves: { model: 'StockMove', ownerField: 'ownerId' },
+    pallets: { model: 'Pallet', ownerField: 'ownerId' },
+    crews: { model: 'Crew', ownerField: 'ownerId', operations: ['list', 'get'] },
+    jobs: { model: 'Job', ownerField: 'ownerId' },
+  })
+
+  it('knows the unique column a key holds when it is not the id', () => {
+    expect(moves!.writable.find((field) => field.name === 'productSku')?.referencedKey).toEqual({ name: 'sku', type: 'String', uuid: false })
+  })
+
+  it('makes the row a key of several columns names, compound id and all', () => {
+    expect(pallets!.compositeRows).toEqual([
+      { key: { references: 'Bin', fields: ['binZone', 'binShelf'], to: ['zone', 'shelf'] }, row: expect.objectContaining({ model: 'Bin', compoundId: ['zone', 'shelf'] }) },
+    ])
+    expect(pallets!.createTestsBlocked).toBeUndefined()
+  })
+
+  it('names the cycle that keeps the tests from making a parent, and skips its create tests', () => {
+    expect(jobs!.createTestsBlocked).toBe('the generated tests cannot make the Crew row "crewId" needs: its required relations run in a cycle (Crew → Worker → Crew)')
   })
 })

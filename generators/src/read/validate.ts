@@ -8,11 +8,11 @@ import type { EntityOperation } from '@a2a-agent/runtime'
 import { GeneratorError } from '../errors.js'
 import { delegateOf } from '../names.js'
 import { checkCollisions, type EntityNames } from './collisions.js'
-import type { Datamodel, DmmfField } from './dmmf.js'
+import type { Datamodel, DmmfField, DmmfModel } from './dmmf.js'
 import { documentationText, isComparable, isKnownScalar } from './field-schema.js'
 import { keyField, resolveField, resolveId } from './model-fields.js'
 import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
-import { rowRecipe } from './row-recipe.js'
+import { keyedRowRecipe, rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
 import { looksLikeCredential } from './credentials.js'
 
@@ -158,6 +158,8 @@ function resolveEntity(
     .map((field) => resolveField(field, model, enums.get(field.type)))
     // A compound id's fields address the row as a single id does: not changed by an update.
     .map((field) => (address.some((candidate) => candidate.name === field.name) ? { ...field, isId: true } : field))
+    .map((field) => withReferencedKey(field, model, datamodel))
+    .map((field) => withCompositeKey(field, model))
   const keys = [owner.name, tenant?.name]
   const notes: string[] = autoHidden.map((field) => `"${field}" is hidden: its name looks like a credential${selfRow ? '' : '; list it in exposed to show it to agents'}`)
   // Columns with no JSON form (Unsupported("…"), a scalar this generator does not know) are said, not skipped silently.
@@ -226,18 +228,36 @@ function resolveEntity(
   if (problems.length > 0) return { problems, tools }
   // The owner field's relation names the owner model; an owner that is the id and no key is the row itself.
   const ownerTarget = datamodel.models.find((candidate) => candidate.name === targetOf(owner.name)) ?? (owner.isId ? model : undefined)
-  const ownerModel = ownerTarget && rowRecipe(datamodel, ownerTarget, ownerTarget.name)
+  const ownerModel = ownerTarget && keyedRowRecipe(datamodel, ownerTarget, ownerTarget.name)
   const tenantTarget = tenant && datamodel.models.find((candidate) => candidate.name === targetOf(tenant.name))
-  const tenantModel = tenantTarget && rowRecipe(datamodel, tenantTarget, ownerTarget?.name)
+  const tenantModel = tenantTarget && keyedRowRecipe(datamodel, tenantTarget, ownerTarget?.name)
   if (tenantTarget && !tenantModel) notes.push(`no tests of tenants: they cannot make a ${tenantTarget.name} row for tenantField "${tenant!.name}" (a required Unsupported column, a compound id or a cycle of required relations)`)
   const referenceRows: ResolvedEntity['referenceRows'] = []
+  let createTestsBlocked: string | undefined
   for (const field of writable.filter((candidate) => candidate.references !== undefined && candidate.isRequired && !candidate.hasDefault)) {
     const target = datamodel.models.find((candidate) => candidate.name === field.references)!
-    const row = rowRecipe(datamodel, target, ownerTarget?.name)
+    const why: string[] = []
+    const row = rowRecipe(datamodel, target, ownerTarget?.name, [], why)
     if (row) referenceRows.push({ field: field.name, row })
-    else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (a required Unsupported column, a compound id or a cycle of required relations); leave it out`)
+    else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (${why.join('; ')}); leave it out`)
     else if (!creatable.has(target.name) && operations.includes('create')) {
-      notes.push(`the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (a required Unsupported column, a compound id or a cycle of required relations); give test/support.ts a way to make one, or declare an entity with create for ${target.name}`)
+      createTestsBlocked ??= `the generated tests cannot make the ${target.name} row "${field.name}" needs: ${why.join('; ')}`
+      notes.push(`the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (${why.join('; ')}): they are skipped, saying so; declare an entity with create for ${target.name} to test them`)
+    }
+  }
+  // Keys of several columns: the tests make the referenced row first and copy its columns.
+  const compositeRows: ResolvedEntity['compositeRows'] = []
+  const composites = [...new Map(writable.flatMap((field) => (field.partOfKey && field.isRequired ? [[field.partOfKey.fields.join(), field.partOfKey] as const] : []))).values()]
+  for (const key of composites) {
+    const target = datamodel.models.find((candidate) => candidate.name === key.references)!
+    const why: string[] = []
+    const taken = key.fields.filter((name) => keys.includes(name))
+    if (taken.length > 0) why.push(`its key (${key.fields.join(', ')}) into ${target.name} holds ${taken.join(', ')}, which comes from the caller`)
+    const row = taken.length === 0 ? rowRecipe(datamodel, target, ownerTarget?.name, [], why) : undefined
+    if (row) compositeRows.push({ key, row })
+    else if (operations.includes('create')) {
+      createTestsBlocked ??= `the generated tests cannot make the ${target.name} row (${key.fields.join(', ')}) names: ${why.join('; ')}`
+      notes.push(`the generated create tests need a ${target.name} row for (${key.fields.join(', ')}) and cannot make one (${why.join('; ')}): they are skipped, saying so`)
     }
   }
   if (problems.length > 0) return { problems, tools }
@@ -268,11 +288,30 @@ function resolveEntity(
       uniqueSets,
       onePerOwner,
       referenceRows,
+      compositeRows,
+      ...(createTestsBlocked && operations.includes('create') ? { createTestsBlocked } : {}),
       ...(ownerModel ? { ownerModel } : {}),
       ...(tenantModel ? { tenantModel } : {}),
       notes,
     },
   }
+}
+
+/** `field` marked as one column of a key of several, when a relation's fields hold it with others. */
+function withCompositeKey(field: ResolvedField, model: DmmfModel): ResolvedField {
+  const relation = model.fields.find((candidate) => candidate.kind === 'object' && (candidate.relationFromFields?.length ?? 0) > 1 && candidate.relationFromFields!.includes(field.name))
+  if (!relation) return field
+  return { ...field, partOfKey: { references: relation.type, fields: relation.relationFromFields!, to: relation.relationToFields ?? [] } }
+}
+
+/** `field` with the unique column it references, when its relation names one that is not the id. */
+function withReferencedKey(field: ResolvedField, model: DmmfModel, datamodel: Datamodel): ResolvedField {
+  if (field.references === undefined) return field
+  const relation = model.fields.find((candidate) => candidate.kind === 'object' && candidate.relationFromFields?.length === 1 && candidate.relationFromFields[0] === field.name)
+  const target = datamodel.models.find((candidate) => candidate.name === field.references)
+  const column = target?.fields.find((candidate) => candidate.name === relation?.relationToFields?.[0])
+  if (!column || column.isId) return field
+  return { ...field, referencedKey: { name: column.name, type: column.type, uuid: column.nativeType?.[0] === 'Uuid' } }
 }
 
 function resolveOperations(value: unknown, report: (text: string) => void): EntityOperation[] {

@@ -15,4 +15,5 @@ it('says why Prisma cannot migrate a MySQL database, instead of the wasm schema 
     (failed: { stderr: string }) => failed,
   )
   expect(error?.stderr).toContain('Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector')
+  expect(error?.stderr).toContain('Use `npx a2a migrate dev`')
 }, 60_000)

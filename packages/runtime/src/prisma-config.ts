@@ -46,11 +46,11 @@ export function isMysqlUrl(url: string): boolean {
 
 /**
  * Prisma 6.19's wasm schema engine (the one that runs through a driver adapter, with no engine
- * download) has only the PostgreSQL and SQLite connectors: migrations on MySQL need the native
- * schema engine. `prisma generate` never calls this; the schema commands fail here, saying so.
+ * download) has only the PostgreSQL and SQLite connectors. `prisma generate` never calls this;
+ * the schema commands stop here, naming the `a2a migrate` commands that do the same on MySQL.
  */
 async function mysqlMigrateAdapter(): Promise<never> {
-  throw new Error('Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector: prisma migrate and db push cannot run on a mysql:// DATABASE_URL without downloading the native schema engine. Apply the tables with your own migration tool (the models are in prisma/).')
+  throw new Error('Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector, so prisma migrate and db push cannot run on a mysql:// DATABASE_URL. Use `npx a2a migrate dev` (instead of prisma migrate dev), `npx a2a migrate deploy` (instead of prisma migrate deploy) and `npx a2a migrate reset --force`: they write and apply the same prisma/migrations and _prisma_migrations.')
 }
 
 /**

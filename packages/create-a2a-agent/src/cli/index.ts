@@ -7,6 +7,7 @@ import yargs from 'yargs'
 import type { GenerateEntitiesOptions, Planner } from './generate-entities.js'
 import { keysCommands } from './keys-args.js'
 import { usersCommands } from './users-args.js'
+import { migrateCommands } from '../migrate/args.js'
 import type { KeysAction } from './keys.js'
 import { type Io, formatUnexpectedError } from './io.js'
 import { VERSION } from '../package-root.js'
@@ -107,6 +108,11 @@ export async function runA2a(args: readonly string[], io: Io, options: RunOption
         command = async () => (await import('./users.js')).runUsers(action, { app, cwd: options.cwd }, io)
       }),
     )
+    .command('migrate', 'Write and apply MySQL/MariaDB migrations (Prisma’s format)', (migrate) =>
+      migrateCommands(migrate, (action, migrateOptions) => {
+        command = async () => (await import('../migrate/migrate.js')).runMigrate(action, { ...migrateOptions, cwd: options.cwd }, io)
+      }),
+    )
     .command(
       'inbox-link',
       'Print a one-time link that signs a person in to the app’s inbox (/inbox)',
@@ -167,7 +173,7 @@ function isYargsValidation(error: unknown): boolean {
 function usageMessage(message: string, args: readonly string[]): string {
   if (!message.startsWith('Did you mean')) return message
   const words = args.filter((arg) => !arg.startsWith('-'))
-  const typo = ['generate', 'keys', 'users'].includes(words[0] ?? '') ? words[1] : words[0]
+  const typo = ['generate', 'keys', 'users', 'migrate'].includes(words[0] ?? '') ? words[1] : words[0]
   return `Unknown command "${typo}". ${message}`
 }
 
@@ -175,6 +181,7 @@ function helpCommand(args: readonly string[]): string {
   const words = args.filter((arg) => !arg.startsWith('-'))
   if (words[0] === 'keys') return ['create', 'list', 'revoke'].includes(words[1] ?? '') ? `a2a keys ${words[1]} --help` : 'a2a keys --help'
   if (words[0] === 'users') return ['export', 'erase'].includes(words[1] ?? '') ? `a2a users ${words[1]} --help` : 'a2a users --help'
+  if (words[0] === 'migrate') return ['dev', 'deploy', 'reset'].includes(words[1] ?? '') ? `a2a migrate ${words[1]} --help` : 'a2a migrate --help'
   if (words[0] !== 'generate') return 'a2a --help'
   return words[1] === 'entities' ? 'a2a generate entities --help' : 'a2a generate --help'
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import yargs from 'yargs'
-import type { Database } from './templates.js'
+import { DATABASES, type Database } from './templates.js'
 
 export interface CreateFlags {
   /** Undefined when omitted: asked for in a terminal. */
@@ -34,7 +34,14 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .command('$0 [directory]', false, (command) =>
       command.positional('directory', { type: 'string', describe: 'Folder to create (must be missing or empty); asked for when omitted' }),
     )
-    .option('database', { type: 'string', choices: ['sqlite', 'postgresql'], describe: 'Database', defaultDescription: 'sqlite' })
+    .option('database', { type: 'string', describe: `Database: ${DATABASES.join(', ')}`, defaultDescription: 'sqlite' })
+    .check((argv) => {
+      const database = argv.database as string | undefined
+      if (database !== undefined && !(DATABASES as readonly string[]).includes(database)) {
+        throw new Error(`--database ${JSON.stringify(database)} is not one this scaffolds; pick one of ${DATABASES.join(' | ')} (e.g. --database mysql for MySQL or MariaDB)`)
+      }
+      return true
+    })
     .option('example', { type: 'boolean', describe: 'Start with the example notes entity (User + Note)', defaultDescription: 'true' })
     .option('empty', { type: 'boolean', describe: 'Start with just a User model and no entities' })
     .option('install', { type: 'boolean', describe: 'Run npm install, generate and the first migration (--no-install skips)', defaultDescription: 'true' })
@@ -49,6 +56,7 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .example('$0 my-agent', 'Ask, then create my-agent/')
     .example('$0 my-agent --yes', 'SQLite, the example entity, install and git')
     .example('$0 my-agent --database postgresql --empty --no-install', 'PostgreSQL, no entities, files only')
+    .example('$0 my-agent --database mysql', 'MySQL 8 or MariaDB, on the server in DATABASE_URL')
     .strict()
     .version(version)
     .help()

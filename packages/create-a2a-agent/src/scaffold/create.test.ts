@@ -104,6 +104,24 @@ describe('create-a2a-agent with flags', () => {
     expect(read(dir, 'src/entities.ts')).toMatch(/defineEntities\(\{\n {2}\/\/ notes:/)
   })
 
+  it('--database mysql picks the MySQL variants: the mariadb adapter, a2a migrate in the scripts, a throwaway database per test file', async () => {
+    const dir = target()
+    const { io, stdout } = captureIo()
+    expect(await runCreate([dir, '--database', 'mysql', '--empty', '--no-install', '--no-git'], io, { run: noRun })).toBe(0)
+    expect(files(dir)).toEqual(files(join(root, 'app-1')))
+    expect(read(dir, '.env')).toMatch(/^DATABASE_URL=mysql:\/\/root@localhost:3306\/app_\d+$/m)
+    const pkg = JSON.parse(read(dir, 'package.json'))
+    expect(Object.keys(pkg.dependencies)).toEqual(['@a2a-agent/runtime', '@opentelemetry/sdk-node', '@prisma/adapter-mariadb', '@prisma/client', 'express', 'mariadb', 'tsx'])
+    expect(pkg.scripts['db:migrate']).toBe('a2a migrate deploy')
+    expect(pkg.scripts['db:change']).toBe('a2a generate entities && prisma generate && a2a migrate dev')
+    expect(read(dir, 'prisma/schema.prisma')).toContain('provider = "mysql"')
+    expect(read(dir, 'src/db.ts')).toContain('new PrismaMariaDb(')
+    expect(read(dir, 'src/main.ts')).toContain('new PrismaStore(db)')
+    expect(read(dir, 'test/support.ts')).toContain("import mariadb from 'mariadb'")
+    expect(read(dir, 'README.md')).toContain('a2a migrate dev --create-only')
+    expect(stdout()).toMatch(/Next:\n {2}cd .*\n {2}npm install\n {2}npm run generate\n {2}npx a2a migrate dev --name init && npx prisma generate\n {2}npm run db:seed\n/)
+  })
+
   it('PostgreSQL it cannot reach: stops before writing anything, saying what to fix', async () => {
     const dir = target()
     const previous = process.env.DATABASE_URL
@@ -177,8 +195,8 @@ describe('create-a2a-agent with flags', () => {
 
   it('reports usage errors and prints help', async () => {
     const bad = captureIo()
-    expect(await runCreate(['x', '--database', 'mysql'], bad.io)).toBe(1)
-    expect(bad.stderr()).toMatch(/Invalid values[\s\S]*Run `create-a2a-agent --help`/)
+    expect(await runCreate(['x', '--database', 'mongodb'], bad.io)).toBe(1)
+    expect(bad.stderr()).toMatch(/--database "mongodb" is not one this scaffolds; pick one of sqlite \| postgresql \| mysql[\s\S]*Run `create-a2a-agent --help`/)
     const conflicting = captureIo()
     expect(await runCreate(['x', '--example', '--empty'], conflicting.io)).toBe(1)
     const help = captureIo()
@@ -194,7 +212,7 @@ describe('create-a2a-agent steps', () => {
       'pnpm/9.12.0 npm/? node/v20.19.0 linux x64',
       'pnpm install',
       ['pnpm install', 'pnpm generate', 'pnpm exec prisma migrate dev --name init', 'pnpm db:seed', 'pnpm dev', 'pnpm test'],
-      { pnpm: { overrides: { 'better-sqlite3': '$better-sqlite3' }, onlyBuiltDependencies: ['better-sqlite3'], ignoredBuiltDependencies: ['@prisma/client', '@prisma/engines', 'esbuild', 'prisma'] } },
+      {},
       ['pnpm db:migrate && pnpm dev', 'pnpm db:change --name add_due_date', 'KEY=$(pnpm exec a2a keys create --user alice)', '`pnpm exec prisma studio`'],
     ],
     [
@@ -237,7 +255,13 @@ describe('create-a2a-agent steps', () => {
     for (const line of readme) expect(read(dir, 'README.md')).toContain(line)
     for (const path of ['README.md', '.env.example', 'prisma/schema.prisma']) expect(read(dir, path), path).not.toMatch(/\bnpm run\b|\bnpx\b/)
     expect(existsSync(join(dir, '.yarnrc.yml'))).toBe(install === 'yarn install')
-    expect(existsSync(join(dir, 'pnpm-workspace.yaml'))).toBe(false)
+    // pnpm 11 and later read their settings only from pnpm-workspace.yaml; package.json holds none.
+    expect(pkg.pnpm).toBeUndefined()
+    expect(existsSync(join(dir, 'pnpm-workspace.yaml'))).toBe(install === 'pnpm install')
+    if (install === 'pnpm install') {
+      expect(read(dir, 'pnpm-workspace.yaml')).toContain('overrides:\n  better-sqlite3: 12.11.1\n')
+      expect(read(dir, 'pnpm-workspace.yaml')).toContain('allowBuilds:\n  better-sqlite3: true\n')
+    }
   })
 
 

@@ -49,7 +49,7 @@ function ignored(patterns: string[], path: string): boolean {
   return out
 }
 
-describe.each(['sqlite', 'postgresql'])('the %s app', (database) => {
+describe.each(['sqlite', 'postgresql', 'mysql'])('the %s app', (database) => {
   const app = join(root, `${database}-app`)
 
   it('builds in three stages from node:20-slim: build, migrate (the documented migration step), app (non-root, production deps)', async () => {
@@ -68,7 +68,8 @@ describe.each(['sqlite', 'postgresql'])('the %s app', (database) => {
     const scripts = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).scripts as Record<string, string>
     const migrate = byName.get('migrate')!.commands
     expect(migrate.find((command) => command.name === 'CMD')!.args).toEqual(['npm', 'run', 'db:migrate'])
-    expect(scripts['db:migrate']).toBe('prisma migrate deploy')
+    // MySQL migrates with a2a (create-a2a-agent, installed in the build stage): Prisma's wasm engine has no MySQL connector.
+    expect(scripts['db:migrate']).toBe(`${database === 'mysql' ? 'a2a' : 'prisma'} migrate deploy`)
     expect(dockerfile).toContain('docker build --target migrate')
 
     const final = byName.get('app')!.commands

@@ -2,12 +2,10 @@
 // runs. A field is added to Note, `npm run db:change -- --name colour` regenerates and migrates,
 // the running app reloads with it, and the app (started by its own test/support.ts, under its own
 // vitest) shows the new field over MCP and over A2A.
-import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { checkApp, devTokens, env, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
+import { addColourWithDbChange, checkApp, devTokens, env, scaffoldApp, scaffoldRoot, sendMessage, startApp } from './e2e-support.js'
 
 const root = scaffoldRoot()
 
@@ -63,16 +61,8 @@ describe('a scaffolded app whose schema changes', () => {
     try {
       // The running app has the database open in WAL mode: the migration must not need it closed.
       expect((await sendMessage(running.url, alice, { data: { skill: 'entity.notes', operation: 'list', arguments: {} } })).status).toBe(200)
-      const schema = readFileSync(file('prisma/schema.prisma'), 'utf8')
-      const done = '  done      Boolean  @default(false)\n'
-      expect(schema).toContain(done)
-      writeFileSync(file('prisma/schema.prisma'), schema.replace(done, `${done}  /// Colour label\n  colour    String?\n`))
-      const change = await promisify(execFile)('npm', ['run', 'db:change', '--', '--name', 'colour'], { cwd: app, env: userEnv() }).catch((error) => error)
-      expect(change.code ?? 0, `${change.stdout}\n${change.stderr}`).toBe(0)
-
-      const migrations = readdirSync(file('prisma/migrations')).filter((name) => name !== 'migration_lock.toml')
-      expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), expect.stringMatching(/^\d{14}_colour$/)])
-      expect(readFileSync(file(`prisma/migrations/${migrations[1]}/migration.sql`), 'utf8').trim()).toBe('-- AlterTable\nALTER TABLE "Note" ADD COLUMN "colour" TEXT;')
+      const { sql } = await addColourWithDbChange(app)
+      expect(sql).toBe('-- AlterTable\nALTER TABLE "Note" ADD COLUMN "colour" TEXT;')
       expect(readFileSync(file('src/a2a/notes.gen.ts'), 'utf8')).toContain('colour')
       expect(readFileSync(file('src/a2a/hooks/notes.ts')).equals(hooks)).toBe(true)
 

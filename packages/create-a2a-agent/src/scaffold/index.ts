@@ -19,7 +19,7 @@ import { lineProgress, type Progress } from './progress.js'
 import type { Prompter } from './prompts.js'
 import { packageNameProblems, shellCommand, suggestPackageName } from './names.js'
 import { packedPackages, vendoredVersions, vendorTarballs } from './vendor.js'
-import { StepError, type Run, firstMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
+import { StepError, type Run, firstMigration, firstMysqlMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
 import { renderApp, renderEnv, templateView } from './templates.js'
 
 export interface CreateDeps {
@@ -142,11 +142,17 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
   const steps: Step[] = [
     { label: `Installing dependencies (${commands.install}, a minute or two)`, command: commands.install, work: () => install(directory, options.packageManager, runner) },
     { label: 'Generating entity tools (a2a generate entities)', command: commands.run('generate'), work: () => generateEntities(directory, quietIo(io)) },
-    {
-      label: 'Creating and applying the first migration (prisma migrate dev --name init)',
-      command: commands.exec('prisma migrate dev --name init'),
-      work: () => firstMigration(directory, env, runner),
-    },
+    options.database === 'mysql'
+      ? {
+          label: 'Creating and applying the first migration (a2a migrate dev --name init), and the Prisma client',
+          command: `${commands.exec('a2a migrate dev --name init')} && ${commands.exec('prisma generate')}`,
+          work: () => firstMysqlMigration(directory, env, quietIo(io), runner),
+        }
+      : {
+          label: 'Creating and applying the first migration (prisma migrate dev --name init)',
+          command: commands.exec('prisma migrate dev --name init'),
+          work: () => firstMigration(directory, env, runner),
+        },
     { label: `Adding the development users (${commands.run('db:seed')})`, command: commands.run('db:seed'), work: () => seed(directory, env, runner) },
   ]
   const todo = options.install ? steps : []
@@ -205,8 +211,8 @@ function refuseTarget(directory: string, shown: string): string | undefined {
 /** DATABASE_URL when it names a database of the chosen kind, else the app's default. */
 function databaseUrlFor(options: ScaffoldOptions): string {
   const given = process.env.DATABASE_URL
-  const postgresql = given !== undefined && /^postgres(ql)?:\/\//.test(given)
-  if (given && postgresql === (options.database === 'postgresql')) return given
+  const kind = given === undefined ? undefined : /^postgres(ql)?:\/\//.test(given) ? 'postgresql' : /^(mysql|mariadb):\/\//.test(given) ? 'mysql' : 'sqlite'
+  if (given && kind === options.database) return given
   return templateView(options).defaultUrl
 }
 

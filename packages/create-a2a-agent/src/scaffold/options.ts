@@ -51,6 +51,7 @@ export async function promptAnswers(given: Answers, prompter: Prompter): Promise
       choices: [
         { value: 'sqlite', label: 'SQLite', hint: 'a file in the app folder, nothing to run' },
         { value: 'postgresql', label: 'PostgreSQL', hint: 'the server in DATABASE_URL' },
+        { value: 'mysql', label: 'MySQL / MariaDB', hint: 'the server in DATABASE_URL' },
       ] as const,
       initial: DEFAULTS.database,
     }))

@@ -81,6 +81,17 @@ export async function firstMigration(app: string, env: Record<string, string>, r
   await prisma(app, ['migrate', 'dev', '--name', 'init'], env, runner)
 }
 
+/**
+ * MySQL/MariaDB: `a2a migrate dev --name init` in-process (Prisma's wasm schema engine has no MySQL
+ * connector), creating the database when missing, then `prisma generate`, which `prisma migrate
+ * dev` runs on the other databases.
+ */
+export async function firstMysqlMigration(app: string, env: Record<string, string>, io: Io, runner: Run = run): Promise<void> {
+  const { runMigrate } = await import('../migrate/migrate.js')
+  if ((await runMigrate('dev', { app, name: 'init', url: env.DATABASE_URL, cwd: app }, io)) !== 0) throw new StepError('a2a migrate dev --name init failed (see above).')
+  await prisma(app, ['generate'], env, runner)
+}
+
 /** `prisma db seed`: prisma/seed.ts adds the users the development keys act as. */
 export async function seed(app: string, env: Record<string, string>, runner: Run = run): Promise<void> {
   await prisma(app, ['db', 'seed'], env, runner)

@@ -1,7 +1,8 @@
 /**
  * The app template under `templates/app/` (where: the generators' `templates-root.ts`): real files,
  * copied as they are or rendered with Handlebars when they end in `.hbs`. A variant is picked by filename
- * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other database's files are skipped), and
+ * (`db.sqlite.ts`, `db.postgresql.ts.hbs`: the other databases' files are skipped; `support.server.ts.hbs`
+ * serves PostgreSQL and MySQL), and
  * `_gitignore` becomes `.gitignore` (npm drops `.gitignore` files from published packages).
  * @module
  */
@@ -14,7 +15,7 @@ import { commandsFor, type PackageManager } from './package-manager.js'
 
 export const TEMPLATE_DIRECTORY = join(templatesRoot(), 'app')
 
-const DATABASES = ['sqlite', 'postgresql'] as const
+export const DATABASES = ['sqlite', 'postgresql', 'mysql'] as const
 export type Database = (typeof DATABASES)[number]
 
 /** What the templates may read; every key is always present (strict rendering throws on a missing one). */
@@ -24,6 +25,7 @@ export interface TemplateView {
   database: Database
   sqlite: boolean
   postgresql: boolean
+  mysql: boolean
   example: boolean
   /** Several agents in one app (an AgentHost). */
   multiAgent: boolean
@@ -58,7 +60,7 @@ export interface TemplateView {
 
 export function templateView(options: ScaffoldOptions): TemplateView {
   const dbName = options.name.replace(/[^a-zA-Z0-9]+/g, '_').toLowerCase()
-  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : `postgresql://postgres@localhost:5432/${dbName}`
+  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : options.database === 'mysql' ? `mysql://root@localhost:3306/${dbName}` : `postgresql://postgres@localhost:5432/${dbName}`
   return {
     name: options.name,
     title: options.name
@@ -69,6 +71,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     database: options.database,
     sqlite: options.database === 'sqlite',
     postgresql: options.database === 'postgresql',
+    mysql: options.database === 'mysql',
     example: options.example,
     multiAgent: options.multiAgent ?? false,
     dbName,
@@ -93,7 +96,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
 }
 
 /** Files that only one package manager reads, written only for it. */
-const PACKAGE_MANAGER_FILES: Record<string, PackageManager> = { '.yarnrc.yml': 'yarn' }
+const PACKAGE_MANAGER_FILES: Record<string, PackageManager> = { '.yarnrc.yml': 'yarn', 'pnpm-workspace.yaml': 'pnpm' }
 
 /** A `file:` link to a package folder; a `file:….tgz` tarball installs like a published version. */
 function isFolderLink(version: string): boolean {
@@ -126,11 +129,12 @@ export function targetPath(path: string, database: Database): string | undefined
   const segments = target.split('/')
   const base = segments.pop()!
   const parts = base.split('.')
-  // `name.<database>.ext`: the variant marker sits just before the extension.
+  // `name.<database>.ext`: the variant marker sits just before the extension; `server` stands for
+  // both databases that run as a server (PostgreSQL, MySQL), whose files differ only in places.
   const marker = parts.length > 2 ? parts[parts.length - 2] : undefined
   let name = base
-  if (marker && (DATABASES as readonly string[]).includes(marker)) {
-    if (marker !== database) return undefined
+  if (marker && ((DATABASES as readonly string[]).includes(marker) || marker === 'server')) {
+    if (marker === 'server' ? database === 'sqlite' : marker !== database) return undefined
     name = [...parts.slice(0, -2), parts[parts.length - 1]].join('.')
   }
   if (name.startsWith('_')) name = `.${name.slice(1)}`

@@ -10,10 +10,11 @@
  * idled up to 10 s after its last line. Once the engine is freed nothing it armed can matter: its
  * timers are unref'd, and the process exits when the command is done.
  *
- * P8 (declared-extensions.ts): declared PostgreSQL extensions are created by every `migrate dev`.
+ * P8, P9 (declared-extensions.ts): declared PostgreSQL extensions are created by every `migrate dev`,
+ * and never dropped once taken out of the declaration.
  * @module
  */
-import { fixCreateMigration } from './declared-extensions.js'
+import { fixDeclaredExtensions } from './declared-extensions.js'
 
 const INSTALLED = Symbol.for('@a2a-agent/runtime:wasm-engine-fixes')
 const PATCHED = Symbol.for('@a2a-agent/runtime:idempotent-free')
@@ -46,7 +47,7 @@ export function fixWasmSchemaEngine(): void {
     if (typeof target === 'object' && '__wbg_ptr' in target) {
       const prototype = Object.getPrototypeOf(target) as WasmObject & { free: { [PATCHED]?: true } }
       idempotentFree(prototype, armed)
-      fixCreateMigration(prototype)
+      fixDeclaredExtensions(prototype)
     }
     return register.call(this, target, held, token)
   } as typeof register
