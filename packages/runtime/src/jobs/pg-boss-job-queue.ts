@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto'
 import PgBoss from 'pg-boss'
 import pg from 'pg'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
+import type { PgBossJobRow } from '../store/job-row.js'
+import { databaseIdentity } from '../store/sql/postgres/job-rows.js'
 import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 
 export interface PgBossJobQueueOptions {
@@ -32,6 +34,8 @@ export interface PgBossJobQueueOptions {
 /** The queue and the dead-letter queue of an agent's jobs (each hosted agent has its own, and its own worker). */
 const queuesOf = (agent: string | undefined) => (agent === undefined ? { queue: 'a2a-jobs', dead: 'a2a-jobs-dead' } : { queue: `a2a-jobs-${agent}`, dead: `a2a-jobs-dead-${agent}` })
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
+/** pg-boss 10 refuses a job that expires past this (its attorney.js). */
+const MAX_EXPIRATION_HOURS = 24
 
 /** A UUID made from the key: pg-boss's insert skips a job whose id it holds. */
 export function jobId(key: string): string {
@@ -49,11 +53,14 @@ export class PgBossJobQueue implements JobQueue {
   /** The queues created so far, by agent ('' for none). */
   readonly #queues = new Map<string, Promise<{ queue: string; dead: string }>>()
   #stopped = false
+  readonly #schema: string
+  #identity: Promise<string> | undefined
   readonly #workers = new Set<string>()
 
   constructor(options: PgBossJobQueueOptions) {
     this.#options = options
     const schema = options.schema ?? 'a2a_jobs'
+    this.#schema = schema
     if (!SCHEMA_NAME.test(schema)) throw new Error(`PgBossJobQueue schema "${schema}" must be a lower-case SQL identifier like a2a_jobs`)
     if (!options.pool && !options.connectionString) throw new Error("PgBossJobQueue needs pool (the app's pg Pool) or connectionString")
     this.#ownPool = !options.pool
@@ -90,15 +97,47 @@ export class PgBossJobQueue implements JobQueue {
   }
 
   async enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
+    const { queue, ...options } = await this.#sendOptions(job, settings)
+    await this.#boss.send(queue, job as unknown as object, options)
+    this.wake()
+  }
+
+  /** What `send` is given for `job`: its queue, an id from its key, its retries, backoff and expiry. */
+  async #sendOptions(job: QueuedJob, settings: JobSettings) {
     const { queue, dead } = await this.#queuesOf(job.agent)
-    await this.#boss.send(queue, job as unknown as object, {
+    return {
+      queue,
       id: jobId(job.key),
       retryLimit: settings.retries,
       retryDelay: Math.ceil(settings.backoff.delayMs / 1000),
       retryBackoff: settings.backoff.exponential,
       expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + (this.#options.expireGraceSeconds ?? 10),
       deadLetter: dead,
-    })
+    }
+  }
+
+  /**
+   * The job as the row `send` would insert, for a store on the same database to insert with the
+   * task's WORKING write (store capability jobRows): the queues are made first, as `send` needs them.
+   */
+  async rowOf(job: QueuedJob, settings: JobSettings): Promise<PgBossJobRow> {
+    const { queue, ...options } = await this.#sendOptions(job, settings)
+    if (options.expireInSeconds / 3600 >= MAX_EXPIRATION_HOURS) throw new Error(`Job "${job.job}": timeoutMs is past pg-boss's ${MAX_EXPIRATION_HOURS} hours of expiry`)
+    return { schema: this.#schema, database: await this.#database(), queue, data: job, ...options }
+  }
+
+  /** The database the queue writes to, as postgres/job-rows.ts `databaseIdentity` names it. */
+  #database(): Promise<string> {
+    if (!this.#identity) {
+      const statement = databaseIdentity(this.#schema)
+      this.#identity = this.#pool.query<{ identity: string }>(statement.text, statement.values).then(({ rows }) => rows[0]!.identity)
+      this.#identity.catch(() => (this.#identity = undefined))
+    }
+    return this.#identity
+  }
+
+  /** Tells this process's idle workers a job is queued (after `enqueue`, or a task write that inserted its row). */
+  wake(): void {
     for (const id of this.#workers) this.#boss.notifyWorker(id)
   }
 

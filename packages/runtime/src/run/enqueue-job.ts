@@ -1,10 +1,12 @@
 /**
  * `ctx.enqueue(job, input)`: the job is stored, keyed by task, message and job (a retried
- * enqueue stores nothing new), then the task goes WORKING under the job's lease in a write of
- * its own and the run ends. The two writes are not one transaction (the queue may live apart
- * from the tasks); the order keeps a crash between them safe: a queued job whose task still has
- * its run's lease is taken over by the worker once that lease lapses, unless the sweep settled
- * the task first (then the job is skipped). No task is left WORKING without a job.
+ * enqueue stores nothing new), the task goes WORKING under the job's lease, and the run ends.
+ * Where the store can (PostgresStore with PgBossJobQueue on its database: store capability jobRows),
+ * the job's row is inserted by the WORKING write itself: both land, or neither. Elsewhere
+ * (MemoryStore, SqliteStore, PrismaStore, a queue on another database) the job is queued first,
+ * then the task written; that order keeps a crash between them safe: a queued job whose task
+ * still has its run's lease is taken over by the worker once that lease lapses, unless the sweep
+ * settled the task first (then the job is skipped). No task is left WORKING without a job.
  * @module
  */
 import type { RunLease } from '../store/store.js'
@@ -13,11 +15,19 @@ import type { Content } from '../skills/task-context.js'
 import { assertJsonEncodable } from '../wire/json-safe.js'
 import { jobHorizonMs, type Job } from '../skills/job.js'
 import type { JobQueue, QueuedJob } from '../skills/job-queue.js'
+import type { PgBossJobRow } from '../store/job-row.js'
 
 /** What an exchange enqueues on and its workers run. */
 export interface JobSetup {
   queue: JobQueue
   jobs: ReadonlyMap<string, Job>
+}
+
+/** How TaskRun.handOff stores a job: by `enqueue`, or as a `row` its task write inserts (then `stored` once it did). */
+export interface JobHandOff {
+  enqueue(): Promise<void>
+  row?(): Promise<PgBossJobRow>
+  stored?(): void
 }
 
 /** The lease runner of a task a job holds: the lease sweep leaves it alone until its expiry. */
@@ -48,7 +58,12 @@ export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, agen
     baseUrl: run.baseUrl,
   }
   const settings = { retries: job.retries, backoff: job.backoff, timeoutMs: job.timeoutMs }
-  await run.handOff(() => setup.queue.enqueue(queued, settings), jobLease(job, job.retries + 1), content)
+  const { queue } = setup
+  const handOff: JobHandOff = {
+    enqueue: () => queue.enqueue(queued, settings),
+    ...(queue.rowOf ? { row: () => queue.rowOf!(queued, settings), stored: () => queue.wake?.() } : {}),
+  }
+  await run.handOff(handOff, jobLease(job, job.retries + 1), content)
 }
 
 /** ExchangeOptions.jobs, checked: one job per name. */

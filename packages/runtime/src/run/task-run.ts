@@ -19,7 +19,8 @@ import { agentMessage, changesOf, withStatus, type Transition } from './task-cha
 import type { Content } from '../skills/task-context.js'
 import { createTaskContext } from './run-context.js'
 import type { Job } from '../skills/job.js'
-import { enqueueJob } from './enqueue-job.js'
+import { enqueueJob, type JobHandOff } from './enqueue-job.js'
+import { capabilityOf } from '../store/capabilities.js'
 
 export class TaskRun extends RunWrites {
   /** Made for a new task, which it inserts: it starts without reading it again. */
@@ -161,24 +162,30 @@ export class TaskRun extends RunWrites {
   }
 
   /**
-   * Hands the task to a job (ctx.enqueue): what the run wrote is stored, the job is queued (by
-   * `enqueue`, idempotent), then the task goes WORKING under the job's `lease` and the run ends
-   * with its task open, its slot freed. A crash between the enqueue and that write leaves a queued
-   * job on a task under this run's lease: the worker takes it over once that lease has lapsed.
+   * Hands the task to a job (ctx.enqueue): what the run wrote is stored, then the task goes
+   * WORKING under the job's `lease` and the run ends with its task open, its slot freed. The job
+   * is stored by that write when the store can insert its row (store capability jobRows): a write that
+   * fails or is declined leaves no job. Otherwise it is queued first (`enqueue`, idempotent): a
+   * crash before the write leaves a queued job on a task under this run's lease, which the worker
+   * takes over once that lease has lapsed.
    */
-  async handOff(enqueue: () => Promise<void>, lease: RunLease, content?: Content): Promise<void> {
+  async handOff(hand: JobHandOff, lease: RunLease, content?: Content): Promise<void> {
     this.assertOpen()
     await this.storePending()
-    await enqueue()
+    const store = capabilityOf(this.core.store, 'jobRows')
+    const row = hand.row && store ? await hand.row() : undefined
+    const job = row && (await store!.writesJobRow(row)) ? row : undefined
+    if (!job) await hand.enqueue()
     const written = await this.changeTask((current) =>
       isTerminal(current.task.status.state)
         ? null
-        : { ...changesOf(withStatus(current.task, 'TASK_STATE_WORKING', content === undefined ? undefined : agentMessage(current.task, content)), false), lease },
+        : { ...changesOf(withStatus(current.task, 'TASK_STATE_WORKING', content === undefined ? undefined : agentMessage(current.task, content)), false), lease, ...(job ? { job } : {}) },
     )
     if (!written) {
       this.canceled(this.latest)
       throw new TaskCanceledError(this.id)
     }
+    if (job) hand.stored?.()
     await this.release()
   }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Principal } from '../core/principal.js'
+import type { PgBossJobRow } from '../store/job-row.js'
 
 /** One queued job: which task it serves, which job and its input, and whose call made it. */
 export interface QueuedJob {
@@ -46,6 +47,13 @@ export interface JobQueue {
   enqueue(job: QueuedJob, settings: JobSettings): Promise<void>
   /** Starts running jobs; the handle stops it (attempts in flight are let finish, or handed back). */
   work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }>
+  /**
+   * The job as a row the task store may insert with the task's WORKING write, atomically
+   * (PgBossJobQueue; used when the store has the capability jobRows and says it can). Absent: `enqueue` only.
+   */
+  rowOf?(job: QueuedJob, settings: JobSettings): Promise<PgBossJobRow>
+  /** Tells this process's workers a job was queued by a task write, not by `enqueue`. */
+  wake?(): void
 }
 
 /** The reason a dead-lettered job is stored with: the error's message, bounded. */

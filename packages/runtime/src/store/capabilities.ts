@@ -13,6 +13,7 @@
 import type { ArtifactFiles } from '../core/artifact-files.js'
 import type { LimitCounters } from '../core/counters.js'
 import type { Viewer } from '../core/principal.js'
+import type { PgBossJobRow } from './job-row.js'
 import type { NewTaskClaim, StoredEvent, TaskNote, TaskRecord } from './records.js'
 
 /**
@@ -128,6 +129,15 @@ export interface Capabilities {
     /** The configs whose outbox rows the write that made `version` wrote with it; undefined when it wrote none. */
     outboxedFor(taskId: string, version: number): string[] | undefined
   }
+  /**
+   * ctx.enqueue's job is inserted by the task's WORKING write itself (TaskChanges.job), so both
+   * land or neither (PostgresStore, with PgBossJobQueue on its database). Without it the job is
+   * queued first, then the task written (run/enqueue-job.ts says why that order is safe).
+   */
+  jobRows: {
+    /** Whether the store can insert this job's row with a task write: its table is in the store's own database. */
+    writesJobRow(job: PgBossJobRow): Promise<boolean>
+  }
   /** Retention in one call. Without it the exchange trims a tier by listing it and deleting each task. */
   trims: {
     /**
@@ -169,6 +179,7 @@ const MEMBERS: { readonly [K in CapabilityName]: readonly (readonly [member: str
     ['queuePushOutbox', 'function'],
     ['outboxedFor', 'function'],
   ],
+  jobRows: [['writesJobRow', 'function']],
   trims: [['trimSettled', 'function']],
   pacedTrims: [],
   counters: [['counters', 'object']],

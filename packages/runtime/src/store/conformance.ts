@@ -237,6 +237,12 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
           expect(outbox.outboxedFor('nope', 1)).toBeUndefined()
         })
       },
+      jobRows: () => {
+        it('writesJobRow resolves false for a job queued on another database', async () => {
+          const job = { schema: 'a2a_jobs', database: 'another-database', queue: 'a2a-jobs', id: '00000000-0000-5000-8000-000000000000', data: {}, retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, deadLetter: 'a2a-jobs-dead' }
+          expect(await the('jobRows').writesJobRow(job)).toBe(false)
+        })
+      },
       trims: () => {
         it('trimSettled deletes the push configs of the tasks it deletes', async () => {
           const tier = f.TRIM_TIER

@@ -5,6 +5,7 @@
  * @module
  */
 import type { StreamResponse, Task, TaskState } from '../wire/types.js'
+import type { PgBossJobRow } from './job-row.js'
 
 export interface TaskRecord {
   id: string
@@ -60,6 +61,8 @@ export interface TaskChanges {
    * (the first under expectedVersion + 1), as if each had been its own write.
    */
   events?: readonly StreamResponse[]
+  /** A job row inserted with the write, in its transaction; only given to a store with the capability jobRows that said yes for it. */
+  job?: PgBossJobRow
 }
 
 /** The events a write carries, oldest first. */

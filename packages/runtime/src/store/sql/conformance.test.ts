@@ -14,7 +14,7 @@ import type { CapabilityName } from '../capabilities.js'
 // The same suite for PrismaStore on either provider, for SqliteStore on its own connection to the
 // SQLite file and for PostgresStore and MysqlStore on their own pools, with the rows checked through the Prisma client.
 // Each with the capabilities it declares: a store that lost one fails here.
-const POSTGRES_CAPABILITIES: CapabilityName[] = [...SQL_CAPABILITIES, 'acceptOnce', 'claims', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
+const POSTGRES_CAPABILITIES: CapabilityName[] = [...SQL_CAPABILITIES, 'acceptOnce', 'claims', 'notifications', 'keptEvents', 'pushOutbox', 'jobRows', 'counters']
 const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore; capabilities: readonly CapabilityName[] }[] = [
   { name: 'PrismaStore', provider: 'sqlite', open: (database) => new PrismaStore(database.db), capabilities: SQL_CAPABILITIES },
   { name: 'PrismaStore', provider: 'postgres', open: (database) => new PrismaStore(database.db), capabilities: SQL_CAPABILITIES },

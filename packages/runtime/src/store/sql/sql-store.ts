@@ -131,6 +131,7 @@ export class SqlStore implements Store {
       ...(changes.messageIds ? { messageIds: [...changes.messageIds] } : {}),
       ...(changes.repliedWithMessage !== undefined ? { repliedWithMessage: changes.repliedWithMessage } : {}),
       ...(changes.lease !== undefined ? { lease: changes.lease } : {}),
+      ...(changes.job ? { job: changes.job } : {}),
       events: eventsOf(changes),
       versions: versionsOf(changes),
     }
@@ -188,6 +189,8 @@ export class SqlStore implements Store {
 
   /** The version-guarded write returning the row as written (PostgresStore's also notifies it). */
   protected updateStatement(change: statements.TaskUpdate): Sql {
+    // Dropped here, the job would be lost: only a store with the capability jobRows is given one.
+    if (change.job) throw new Error(`${this.constructor.name} cannot insert a job row with a task write (it has no capability jobRows)`)
     return statements.updateTask(change)
   }
 

@@ -9,6 +9,7 @@ import type { Viewer } from '../../core/principal.js'
 import { TERMINAL_STATES, type StreamResponse } from '../../wire/types.js'
 import type { Keyset } from '../cursor.js'
 import { taskTime, type ListQuery, type PushConfigRecord, type RunLease, type TaskRecord } from '../store.js'
+import type { PgBossJobRow } from '../job-row.js'
 import { toDate } from './rows.js'
 import type { Dialect } from './dialect.js'
 import { join, shaped, sql, type Sql } from './sql.js'
@@ -92,6 +93,8 @@ export interface TaskUpdate {
   messageIds?: readonly string[]
   repliedWithMessage?: boolean
   lease?: RunLease | null
+  /** A job row the write inserts with it (PostgresStore). */
+  job?: PgBossJobRow
   /** The events the write publishes, one per version it makes (PostgresStore keeps them for followers on other replicas). */
   events: readonly StreamResponse[]
   /** How many versions the write makes (see versionsOf). */

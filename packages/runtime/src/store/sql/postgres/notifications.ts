@@ -64,14 +64,22 @@ export const eventRows = (events: readonly StreamResponse[]): Sql =>
   sql`"written" w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e("event", "n")`
 export const eventVersion = (events: readonly StreamResponse[]): Sql => sql`w."version" - ${events.length} + e."n"`
 
-/** The version-guarded update keeping its write's events in A2ATaskEvent, in the same statement: no round trip more. */
-export function keepingEvents(update: Sql, events: readonly StreamResponse[], also?: { ctes: Sql; columns: Sql }): Sql {
-  if (!events.length) return update
+/**
+ * The version-guarded update keeping its write's events in A2ATaskEvent, in the same statement: no
+ * round trip more. `also`: more CTEs reading the row `"written"` (outbox rows, a job row), and columns.
+ */
+export function keepingEvents(update: Sql, events: readonly StreamResponse[], also: readonly { ctes: Sql; columns: Sql }[] = []): Sql {
+  if (!events.length && !also.length) return update
   const now = new Date()
-  return sql`WITH "written" AS (${update}), "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt")
+  const kept = events.length
+    ? sql`, "kept" AS (INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt")
         SELECT w."id", ${eventVersion(events)}, w."owner", e."event", ${now} FROM ${eventRows(events)}
-        ON CONFLICT ("taskId", "version") DO UPDATE SET "owner" = excluded."owner", "event" = excluded."event", "createdAt" = excluded."createdAt")${also?.ctes ?? sql``}
-    SELECT "written".*${also?.columns ?? sql``} FROM "written"`
+        ON CONFLICT ("taskId", "version") DO UPDATE SET "owner" = excluded."owner", "event" = excluded."event", "createdAt" = excluded."createdAt")`
+    : sql``
+  const ctes = also.reduce((all, one) => sql`${all}${one.ctes}`, kept)
+  const columns = also.reduce((all, one) => sql`${all}${one.columns}`, sql``)
+  return sql`WITH "written" AS (${update})${ctes}
+    SELECT "written".*${columns} FROM "written"`
 }
 
 /** `<version>:<taskId>` → a note; anything else (another app's NOTIFY on the channel) is ignored. */

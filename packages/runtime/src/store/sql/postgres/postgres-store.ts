@@ -10,6 +10,8 @@ import { tracedExecutor } from '../traced-executor.js'
 import { keepingEvents, LISTENER_NAME, PgTaskNotifications, pruneEvents, type PgListenClient } from './notifications.js'
 import { PgReads } from './reads.js'
 import { outboxExists, outboxRows, outboxTable } from './outbox-rows.js'
+import { databaseIdentity, jobRowCte, jobSchema } from './job-rows.js'
+import type { PgBossJobRow } from '../../job-row.js'
 import { corkedSocket } from './corked-socket.js'
 import { DEFAULT_POOL_SIZE, guardPool, loadPg, throttledLog } from './pool.js'
 import { shaped, sql, type Sql } from '../sql.js'
@@ -114,7 +116,7 @@ export class PostgresStore extends SqlStore {
     this.#checked = checked
     this.#executor = executor
     this.claimNewTask = options.insertBeforeRun ? undefined : (record, unlessAccepted) => this.#claimNewTask(record, unlessAccepted)
-    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
+    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'pushOutbox', 'jobRows', 'counters']
     this.capabilities = [...SQL_CAPABILITIES, ...shared, ...(options.insertBeforeRun ? [] : ['claims' as const])]
     this.#pool = pool as unknown as PgPool
     this.counters = new PgCounters(this.db)
@@ -125,11 +127,27 @@ export class PostgresStore extends SqlStore {
     this.notifications = new PgTaskNotifications(newClient, onListenLost, (notify) => this.db.query(notify, { idempotent: false }))
   }
 
-  protected override updateStatement(change: statements.TaskUpdate): Sql {
+  protected override updateStatement({ job, ...change }: statements.TaskUpdate): Sql {
     const update = super.updateStatement(change)
-    if (!change.events.length) return update
-    const outboxed = this.#outbox ? outboxRows(this.#outbox, change.events) : undefined
-    return shaped(`update ${statements.updateShape(change)} keeping events ${this.#outbox ?? ''}`, keepingEvents(update, change.events, outboxed))
+    if (!change.events.length && !job) return update
+    const also = [...(this.#outbox && change.events.length ? [outboxRows(this.#outbox, change.events)] : []), ...(job ? [jobRowCte(job)] : [])]
+    const shape = `update ${statements.updateShape(change)} keeping ${change.events.length ? 'events' : 'no events'} ${this.#outbox ?? ''}${job ? ` job ${job.schema}` : ''}`
+    return shaped(shape, keepingEvents(update, change.events, also))
+  }
+
+  /** The job schemas checked, by the identity the queue gave: whether the job's table is in this database. */
+  readonly #jobDatabases = new Map<string, Promise<boolean>>()
+
+  /** True when `job`'s queue writes to this store's database (the same {@link DATABASE_IDENTITY}), with its table there. */
+  writesJobRow(job: PgBossJobRow): Promise<boolean> {
+    const key = `${jobSchema(job.schema)} ${job.database}`
+    let same = this.#jobDatabases.get(key)
+    if (!same) {
+      same = this.db.query<{ identity: string }>(databaseIdentity(job.schema), { idempotent: true }).then(([row]) => row?.identity === job.database)
+      same.catch(() => this.#jobDatabases.delete(key))
+      this.#jobDatabases.set(key, same)
+    }
+    return same
   }
 
   override async update(id: string, expectedVersion: number, changes: TaskChanges): Promise<TaskRecord | undefined> {
