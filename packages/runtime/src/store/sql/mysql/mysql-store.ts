@@ -95,7 +95,7 @@ export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
   readonly #executor: MysqlExecutor
   readonly #checked: SchemaCheckedExecutor
-  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no push outbox, which is PostgreSQL's. */
+  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no push outbox nor job rows, which are PostgreSQL's (pg-boss). */
   override readonly capabilities: readonly CapabilityName[]
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
   readonly counters: MysqlCounters
