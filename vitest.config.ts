@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defaultServerConditions } from 'vite'
 import { configDefaults, defineConfig } from 'vitest/config'
@@ -18,6 +19,9 @@ const endToEnd = [
   'packages/create-a2a-agent/src/scaffold/e2e*.test.ts',
   'packages/create-a2a-agent/src/build/pack.test.ts',
   'packages/runtime/src/push/outbox/push-outbox.test.ts',
+  // An app's process started and signalled; the Prisma CLI migrating a database, three times.
+  'packages/runtime/src/serve/serve-process.test.ts',
+  'packages/runtime/src/migrate/declared-extensions.test.ts',
   'examples/quickstart/src/agent.test.ts',
   'test/published-packages.test.ts',
   'test/schema-corpus.test.ts',
@@ -37,6 +41,13 @@ const everyTest = [
   'test/**/*.test.ts',
 ]
 
+// The fast part waits on databases, sockets and timers more than it computes: more files at once
+// than cores (vitest's default is one fewer than the cores, a single worker on 2). Each file keeps
+// its own module state out of the others' way (databases, servers and env variables of its own,
+// restored), so files share a worker's loaded modules instead of loading the runtime again per
+// file, which took half the part's CPU time. A test file that must change shared state restores it.
+const fastPool = { isolate: false, maxWorkers: Math.max(3, availableParallelism() - 1) }
+
 export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
@@ -48,7 +59,7 @@ export default defineConfig({
     // Per-file durations (test-durations.json) and the slowest ten, after vitest's own summary.
     reporters: process.env.A2A_NESTED_VITEST ? ['default'] : ['default', fileURLToPath(new URL('./test/durations-reporter.ts', import.meta.url))],
     projects: [
-      { extends: true, test: { name: 'fast', include: everyTest, exclude: [...configDefaults.exclude, ...endToEnd] } },
+      { extends: true, test: { name: 'fast', include: everyTest, exclude: [...configDefaults.exclude, ...endToEnd], ...fastPool } },
       // The runtime's HTTP tests once more on a2aRouter/agentsRouter inside Express; the run above
       // mounts with a2aListener, as generated apps do (packages/runtime/src/testing/mount.ts).
       {
@@ -57,9 +68,11 @@ export default defineConfig({
           name: 'router-mount',
           include: ['packages/runtime/src/{http,jsonrpc,host,rest,agents,stream}/**/*.test.ts'],
           env: { NODE_OPTIONS, A2A_NESTED_VITEST: '1', A2A_TEST_MOUNT: 'router' },
+          ...fastPool,
         },
       },
-      { extends: true, test: { name: 'e2e', include: endToEnd, exclude: configDefaults.exclude } },
+      // After the fast part (a group of its own), with vitest's default workers: apps install and build there.
+      { extends: true, test: { name: 'e2e', include: endToEnd, exclude: configDefaults.exclude, sequence: { groupOrder: 1 } } },
     ],
   },
 })

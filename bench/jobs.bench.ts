@@ -1,7 +1,7 @@
 /**
  * Jobs: what a send that enqueues costs beside one that completes at once, and how fast one worker
- * drains a queue of trivial jobs, on MemoryJobQueue + MemoryStore and on PgBossJobQueue +
- * PostgresStore (a fresh database). BENCH_JOBS (default 200) sends of each, ten at a time, in
+ * drains a queue of trivial jobs, on MemoryJobQueue + MemoryStore, on PgBossJobQueue +
+ * PostgresStore and on MysqlJobQueue + PrismaStore (MariaDB) (each a fresh database). BENCH_JOBS (default 200) sends of each, ten at a time, in
  * process through a listening server; then a worker (concurrency BENCH_JOB_CONCURRENCY, default 4)
  * is started and timed until every job's task is COMPLETED.
  *
@@ -9,7 +9,8 @@
  */
 import { z } from 'zod'
 import { defineJob, defineSkill, MemoryJobQueue, MemoryStore } from '@a2a-agent/runtime'
-import { PostgresStore } from '@a2a-agent/runtime/prisma'
+import { PostgresStore, PrismaStore } from '@a2a-agent/runtime/prisma'
+import { MysqlJobQueue } from '@a2a-agent/runtime/mysql-jobs'
 import { PgBossJobQueue } from '@a2a-agent/runtime/pg-boss-jobs'
 import { startTestServer, userMessage } from '@a2a-agent/runtime/testing'
 import { openDatabase } from '../packages/runtime/src/store/prisma/__fixture__/databases.js'
@@ -18,11 +19,11 @@ const quiet = { warn: () => {}, error: (line: string) => console.error(line) }
 const N = Number(process.env.BENCH_JOBS ?? 200)
 const concurrency = Number(process.env.BENCH_JOB_CONCURRENCY ?? 4)
 
-for (const kind of ['memory', 'postgres'] as const) {
-  const database = kind === 'postgres' ? await openDatabase('postgres') : undefined
+for (const kind of ['memory', 'postgres', 'mysql'] as const) {
+  const database = kind === 'memory' ? undefined : await openDatabase(kind)
   const job = defineJob({ name: 'trivial', input: z.object({}), run: (ctx) => ctx.complete('done') })
-  const queue = database ? new PgBossJobQueue({ connectionString: database.url, logger: quiet }) : new MemoryJobQueue()
-  const store = database ? new PostgresStore(database.url, { max: 8 }) : new MemoryStore()
+  const queue = kind === 'postgres' ? new PgBossJobQueue({ connectionString: database!.url, logger: quiet }) : kind === 'mysql' ? new MysqlJobQueue({ url: database!.url, logger: quiet }) : new MemoryJobQueue()
+  const store = kind === 'postgres' ? new PostgresStore(database!.url, { max: 8 }) : kind === 'mysql' ? new PrismaStore(database!.db) : new MemoryStore()
   const enqueue = defineSkill({ id: 'enqueue', description: 'hands its work to a job', handler: (ctx) => ctx.enqueue(job, {}) })
   const echo = defineSkill({ id: 'echo', description: 'completes at once', handler: (ctx) => ctx.complete('echo') })
   // Every task kept (no retention trim), no run cap: the bench reads each task back.
@@ -54,7 +55,7 @@ for (const kind of ['memory', 'postgres'] as const) {
   )
   await worker.stop()
   await server.close()
-  if (queue instanceof PgBossJobQueue) await queue.stop()
+  if (queue instanceof PgBossJobQueue || queue instanceof MysqlJobQueue) await queue.stop()
   if (store instanceof PostgresStore) await store.close()
   await database?.close()
 }

@@ -530,7 +530,7 @@ function printReport(r: Result): void {
     ['RSS growth', `${mb(rssGrowth)} MB = ${per(rssGrowth)} KB/stream`],
     ['heapUsed before → open', `${mb(r.before.heapUsed)} → ${mb(r.open.heapUsed)} MB (${per(heapGrowth)} KB/stream)`],
     ['server RSS after ticks', `${mb(r.afterTicks.rss)} MB (heapUsed ${mb(r.afterTicks.heapUsed)}, heapTotal ${mb(r.afterTicks.heapTotal)}, external ${mb(r.afterTicks.external)} MB)`],
-    ['server RSS over the ticks', sampleSeries(r.rssByTick).map((bytes) => mb(bytes)).join(' → ') + ' MB'],
+    ['server RSS over the ticks', `${sampleSeries(r.rssByTick).map((bytes) => mb(bytes)).join(' → ')} MB`],
     ['server peak RSS (VmHWM)', r.peakRss === undefined ? 'n/a' : `${mb(r.peakRss)} MB`],
     ['deliveries / expected', `${r.deliveries} / ${r.expected}`],
     ['ticks', `${r.ticks} in ${r.tickSeconds.toFixed(1)} s (${((r.tickSeconds * 1000) / r.ticks).toFixed(0)} ms apart; asked ${tickGapMs} ms)`],
@@ -787,7 +787,7 @@ async function main(): Promise<void> {
     console.log(`streams: ${streamCount} streams over ${taskCount} tasks, ${tickCount} ticks`)
     const result = await runRound('measure', streamCount, taskCount, tickCount)
     console.log()
-    console.log(`SubscribeToTask SSE streams (Node ${process.version}, ${server.child.pid ? 'server pid ' + server.child.pid : ''})`)
+    console.log(`SubscribeToTask SSE streams (Node ${process.version}, ${server.child.pid ? `server pid ${server.child.pid}` : ''})`)
     printReport(result)
     const ok = result.opened === result.streams && result.completed === result.streams && result.deliveries === result.expected
     if (!ok) process.exitCode = 1

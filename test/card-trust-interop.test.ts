@@ -16,6 +16,8 @@ let server: TestServer
 afterEach(() => server?.close())
 // The SDK's verifier logs every signature that fails at debug level; the tampered cards here fail on purpose.
 beforeEach(() => void vi.spyOn(console, 'debug').mockImplementation(() => {}))
+// Files share a worker (isolate: false in the root config): the next file gets console.debug back.
+afterEach(() => vi.restoreAllMocks())
 
 const bearer = (token: string): typeof fetch => (input, init) => {
   const headers = new Headers(init?.headers)

@@ -42,7 +42,7 @@ export interface Burst {
 const HEAD_END = Buffer.from('\r\n\r\n')
 const DATA = Buffer.from('data:')
 const COMPLETED = Buffer.from('"TASK_STATE_COMPLETED"')
-const STREAM_HEAD = /^HTTP\/1\.1 200[^]*\r\ncontent-type: text\/event-stream/i
+const STREAM_HEAD = /^HTTP\/1\.1 200[\s\S]*\r\ncontent-type: text\/event-stream/i
 /** Enough of a stream's end to hold its last event. */
 const TAIL = 4096
 

@@ -20,7 +20,7 @@ import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-a
 import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp, type AppOptions } from '../src/app.js'
 import { createDb, isMysql, isPostgresql, type Db } from '../src/db.js'
-import { jobQueue, jobsFile } from '../src/jobs.js'
+import { jobQueue } from '../src/jobs.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
 export interface TestApp {
@@ -115,8 +115,6 @@ async function mysqlDatabase(serverUrl: string): Promise<TestDatabase> {
   const name = `invoices_test_${randomBytes(6).toString('hex')}`
   url.pathname = `/${name}`
   const remove = async () => {
-    // The job queue's SQLite file (src/jobs.ts), with its WAL.
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${jobsFile(url.href)}${suffix}`, { force: true })
     const admin = await mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) })
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``).finally(() => admin.end())
   }

@@ -11,6 +11,13 @@ export type Query = (sql: string, params?: unknown[]) => Promise<Record<string, 
 /** Prisma's migration history table: never part of the app's schema. */
 export const MIGRATIONS_TABLE = '_prisma_migrations'
 
+/**
+ * Tables the runtime creates on start in the app's database, as pg-boss does its schema on
+ * PostgreSQL: never part of the app's schema, so no migration drops or reports them. `a2a_jobs` is
+ * MysqlJobQueue's (@a2a-agent/runtime/mysql-jobs).
+ */
+export const RUNTIME_TABLES: readonly string[] = [MIGRATIONS_TABLE, 'a2a_jobs']
+
 // Column names upper-cased with AS: MySQL 8 returns information_schema columns upper-case, MariaDB as written.
 const COLUMNS = `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def, EXTRA AS extra
   FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION`
@@ -23,14 +30,14 @@ const FOREIGN_KEYS = `SELECT k.TABLE_NAME AS t, k.CONSTRAINT_NAME AS name, k.COL
   JOIN information_schema.REFERENTIAL_CONSTRAINTS r ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME AND r.TABLE_NAME = k.TABLE_NAME
   WHERE k.TABLE_SCHEMA = DATABASE() AND k.REFERENCED_TABLE_NAME IS NOT NULL ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`
 
-/** Every base table of the connection's current database but Prisma's migration table. */
+/** Every base table of the connection's current database but {@link RUNTIME_TABLES}. */
 export async function introspect(query: Query): Promise<DbSchema> {
   const [version] = await query('SELECT VERSION() AS v')
   const mariadb = /mariadb/i.test(String(version?.v))
   const tables = new Map<string, DbTable>()
   for (const row of await query(TABLES)) {
     const name = String(row.t)
-    if (name !== MIGRATIONS_TABLE) tables.set(name, { name, columns: [], primaryKey: [], indexes: [], foreignKeys: [] })
+    if (!RUNTIME_TABLES.includes(name)) tables.set(name, { name, columns: [], primaryKey: [], indexes: [], foreignKeys: [] })
   }
   for (const row of await query(COLUMNS)) {
     const table = tables.get(String(row.t))

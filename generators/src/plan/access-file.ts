@@ -7,7 +7,7 @@
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
 import type { Uses } from './fixtures.js'
-import { printKey, printLiteral, printObject, quote } from './literal.js'
+import { printKey, printLiteral, printObject } from './literal.js'
 import { ownerUpsert } from './owners.js'
 import { render } from './templates.js'
 

@@ -129,7 +129,7 @@ function resolveEntity(
   const primaryKey = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
   // Credentials are hidden unless exposed; a caller's own user row shows none of them at all.
-  const selfRow = owner !== undefined && owner.isId && targetOf(owner.name) === undefined
+  const selfRow = owner?.isId && targetOf(owner.name) === undefined
   const credentials = model.fields.filter((field) => field.kind === 'scalar' && looksLikeCredential(field.name, field.type) && !field.isId && field.name !== ownerField && field.name !== tenantField)
   for (const field of exposed.filter((name) => fieldNames.includes(name))) {
     const credential = credentials.some((candidate) => candidate.name === field)

@@ -8,6 +8,7 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { BackgroundService } from '../core/background-service.js'
 import type { Principal, PrincipalResolver } from '../core/principal.js'
 import { requestBaseUrl } from '../http/base-url.js'
 import { createExchange, type Exchange, type ExchangeOptions } from '../exchange/exchange.js'
@@ -163,6 +164,11 @@ export class AgentHost {
       return notFound(response)
     }
     return true
+  }
+
+  /** Every agent's background work (see {@link Exchange.background}). */
+  background(): BackgroundService[] {
+    return [...this.#exchanges.values()].flatMap((exchange) => exchange.background())
   }
 
   /**

@@ -30,6 +30,7 @@ import { INLINE_ARTIFACT_BYTES } from '../artifacts/offload.js'
 import { MemoryCounters } from '../core/counters.js'
 import { Quota } from '../limits/quota.js'
 import { RunLeases } from '../run/leases.js'
+import type { BackgroundService } from '../core/background-service.js'
 import { RemoteWrites } from '../run/remote-writes.js'
 import { RunSlots } from '../run/run-slots.js'
 import { TrimPacing } from '../run/trim-pacing.js'
@@ -456,6 +457,14 @@ export class Exchange {
   /** Serves the RFC 9728 metadata at `/.well-known/oauth-protected-resource`. */
   handleProtectedResource(request: IncomingMessage, response: ServerResponse): void {
     this.#serveProtectedResource(request, response)
+  }
+
+  /**
+   * What this exchange does apart from requests: the sweep that settles the tasks of stopped runs.
+   * It runs from construction; `serve()` stops it outside the worker and all roles.
+   */
+  background(): BackgroundService[] {
+    return [this.#leases.sweeper]
   }
 
   /** This process's id in the run leases of the store (ExchangeOptions.replicaId). */

@@ -146,7 +146,7 @@ export interface ExchangeOptions {
   logger?: Logger
   /**
    * Long work on a queue: the jobs skills may `ctx.enqueue`, and the queue they are stored on
-   * (MemoryJobQueue, `@a2a-agent/runtime/pg-boss-jobs`, SqliteJobQueue). `exchange.jobWorker()` runs them.
+   * (MemoryJobQueue, `@a2a-agent/runtime/pg-boss-jobs`, `@a2a-agent/runtime/mysql-jobs`, SqliteJobQueue). `exchange.jobWorker()` runs them.
    */
   jobs?: { queue: JobQueue; jobs: readonly Job[] }
 }

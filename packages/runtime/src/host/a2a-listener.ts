@@ -13,6 +13,7 @@ import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import { observeRequest, observes } from '../http/request-log.js'
 import { a2aRoutes, answeredRefusal, type A2aRoutesOptions } from './a2a-routes.js'
 import { sendJson } from '../http/respond.js'
+import { notFound, setListenerHalves } from '../http/listener-halves.js'
 
 export interface A2aListenerOptions extends A2aRoutesOptions {
   /**
@@ -31,12 +32,15 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   const route = a2aRoutes(target, options)
   const logger = options.logger ?? consoleLogger
   const rest = app ?? notFound
-  return (request, response) => {
+  const serving = (otherwise: RequestListener): RequestListener => (request, response) => {
     const serve = route(request)
-    if (!serve) return rest(request, response)
+    if (!serve) return otherwise(request, response)
     const served = observes(logger) ? observeRequest(serve, request, response, logger) : serve(request, response)
     served.catch((error: unknown) => failed(logger, request, response, error))
   }
+  const listener = serving(rest)
+  setListenerHalves(listener, { a2a: serving(notFound), app: rest })
+  return listener
 }
 
 /** A handler that threw after its own error handling: a refusal answered as such, anything else 500 if nothing was sent yet. */
@@ -46,5 +50,3 @@ function failed(logger: Logger, request: IncomingMessage, response: ServerRespon
   if (response.headersSent) return void response.destroy()
   sendJson(response, 500, { error: 'Internal server error' })
 }
-
-const notFound = (request: IncomingMessage, response: ServerResponse): void => sendJson(response, 404, { error: `Nothing is served at ${request.url ?? '/'}` })

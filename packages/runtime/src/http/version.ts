@@ -17,7 +17,7 @@ export function negotiateVersion(header: string | undefined, query: string | und
     })
   }
   const match = /^(\d+)(?:\.(\d+))?(?:\.\d+)?$/.exec(value)
-  if (!match || match[1] !== '1') {
+  if (match?.[1] !== '1') {
     throw new A2AError('VERSION_NOT_SUPPORTED', `A2A-Version ${JSON.stringify(value.slice(0, 32))} is not supported; this server speaks 1.0: ${SEND_THIS}`, {
       metadata: { requested: value.slice(0, 32), supported: '1.0' },
     })

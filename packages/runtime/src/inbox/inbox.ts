@@ -20,7 +20,7 @@ import type { Part } from '../wire/types.js'
 import { InboxAgents, type TaskView } from './agents.js'
 import { INBOX_CSS, INBOX_JS } from './assets.js'
 import { InboxFeed } from './feed.js'
-import { artifactPage, listPage, messagePage, render, signInPage, taskDetail, taskItem, taskPage, type AnswerState, type Html, type PageContext } from './pages.js'
+import { artifactPage, listPage, messagePage, render, signInPage, taskDetail, taskItem, taskPage, type Html, type PageContext } from './pages.js'
 import { Sessions, type SessionResolver, type Signed } from './session.js'
 import { inboxLinkUrl, MemoryInboxTokens, mintInboxLink, type InboxTokens, type NewInboxLink } from './tokens.js'
 

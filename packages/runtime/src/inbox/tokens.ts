@@ -76,7 +76,7 @@ export class MemoryInboxTokens implements InboxTokens {
 
   async useLink(hash: string, now: Date): Promise<InboxTokenRecord | undefined> {
     const row = this.#rows.get(hash)
-    if (!row || row.kind !== 'link' || row.usedAt || row.expiresAt <= now) return undefined
+    if (row?.kind !== 'link' || row.usedAt || row.expiresAt <= now) return undefined
     row.usedAt = now
     return { ...row }
   }

@@ -10,6 +10,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 
 let database: TestDatabase
 let sqliteDatabase: TestDatabase
+let mysqlDatabase: TestDatabase
 let receiver: Server
 let receiverUrl: string
 let pushes: Array<{ body: any }> = []
@@ -18,6 +19,7 @@ const children: ChildProcess[] = []
 beforeAll(async () => {
   database = await openDatabase('postgres')
   sqliteDatabase = await openDatabase('sqlite')
+  mysqlDatabase = await openDatabase('mysql')
   receiver = createServer((request, response) => {
     let text = ''
     request.on('data', (chunk) => (text += chunk))
@@ -37,6 +39,7 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
   await database?.close()
   await sqliteDatabase?.close()
+  await mysqlDatabase?.close()
 })
 
 /** Starts a fixture process in `role` and resolves with the first line it prints. */
@@ -115,4 +118,21 @@ it('SQLite: a job survives kill -9 of its one-process app and completes, once, w
   const done = await rpc(second.line, 'GetTask', { id: task.id })
   expect(done.artifacts).toEqual([{ artifactId: 'statement', name: 'statement', parts: [{ text: 'statement for 2026-10' }] }])
   expect(done.status.message.parts).toEqual([{ text: 'statement for 2026-10 ready (attempt 2)' }])
+}, 60_000)
+
+it('MySQL: a job survives kill -9 of its worker mid-run and completes, once, on another worker', async () => {
+  const web = await start('serve', mysqlDatabase.url)
+  const hanging = await start('work-and-hang', mysqlDatabase.url)
+  expect(hanging.line).toBe('working')
+  const { task } = await rpc(web.line, 'SendMessage', { message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: '2026-09' }] } })
+  expect(task.status.state).toBe('TASK_STATE_WORKING')
+  await expect.poll(() => hanging.lines, { timeout: 10_000 }).toContain('hanging on attempt 1')
+  await expect.poll(async () => (await rpc(web.line, 'GetTask', { id: task.id })).artifacts?.length, { timeout: 5000 }).toBe(1)
+  hanging.child.kill('SIGKILL')
+  // A worker started at once waits out the killed attempt's lease (timeout 8 s and grace), then takes it.
+  await start('work', mysqlDatabase.url)
+  await expect.poll(async () => (await rpc(web.line, 'GetTask', { id: task.id })).status.state, { timeout: 20_000, interval: 200 }).toBe('TASK_STATE_COMPLETED')
+  const done = await rpc(web.line, 'GetTask', { id: task.id })
+  expect(done.artifacts).toEqual([{ artifactId: 'statement', name: 'statement', parts: [{ text: 'statement for 2026-09' }] }])
+  expect(done.status.message.parts).toEqual([{ text: 'statement for 2026-09 ready (attempt 2)' }])
 }, 60_000)

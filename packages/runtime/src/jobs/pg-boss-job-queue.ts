@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import PgBoss from 'pg-boss'
 import pg from 'pg'
+import { createQueueOnce } from '../core/pg-boss-queue.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import type { PgBossJobRow } from '../store/job-row.js'
 import { databaseIdentity } from '../store/sql/postgres/job-rows.js'
@@ -86,8 +87,8 @@ export class PgBossJobQueue implements JobQueue {
       const names = queuesOf(agent)
       queues = (async () => {
         await this.start()
-        await this.#boss.createQueue(names.dead, { name: names.dead, policy: 'standard' })
-        await this.#boss.createQueue(names.queue, { name: names.queue, policy: 'standard', deadLetter: names.dead })
+        await createQueueOnce(this.#boss, names.dead, { policy: 'standard' })
+        await createQueueOnce(this.#boss, names.queue, { policy: 'standard', deadLetter: names.dead })
         return names
       })()
       queues.catch(() => this.#queues.delete(agent ?? ''))

@@ -58,7 +58,7 @@ export async function sendStreamingMessage(
     // A retried messageId accepts nothing new: follow the task it made, from the store.
     stream ??= new TaskStream(core, record.id)
     const follow = { until: 'interrupted', directReply: true, historyLength: params.configuration?.historyLength } as const
-    return reply(core, caller, stream, options, seat, follow)
+    return reply(caller, stream, options, seat, follow)
   } catch (error) {
     stream?.stop()
     seat.release()
@@ -73,7 +73,7 @@ export async function subscribeToTask(core: ExchangeCore, caller: Caller, params
   }
   const seat = new StreamSeat(core, caller, options)
   // Through INPUT_REQUIRED and AUTH_REQUIRED: a subscriber waits for whoever answers the task.
-  return reply(core, caller, new TaskStream(core, record.id), options, seat, { until: 'terminal' })
+  return reply(caller, new TaskStream(core, record.id), options, seat, { until: 'terminal' })
 }
 
 /**
@@ -154,7 +154,6 @@ class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
 }
 
 function reply(
-  core: ExchangeCore,
   caller: Caller,
   stream: TaskStream,
   options: StreamingOptions,

@@ -4,7 +4,7 @@
  * BadRequest the JSON-RPC binding puts in `error.data`.
  * @module
  */
-import { A2AError, type A2AErrorReason } from '../wire/a2a-error.js'
+import type { A2AError, A2AErrorReason } from '../wire/a2a-error.js'
 
 /** HTTP status and google.rpc.Code name of each wire error, as section 5.4 pairs them. */
 const MAPPING: Record<A2AErrorReason, [number, string]> = {

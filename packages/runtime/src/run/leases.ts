@@ -12,6 +12,7 @@
  * per replica every third of a lease for all its live runs; one indexed SELECT per sweep.
  * @module
  */
+import type { BackgroundService } from '../core/background-service.js'
 import type { ExchangeCore } from './exchange-core.js'
 import { scrub } from '../log/logger.js'
 import type { RunLease, TaskRecord } from '../store/store.js'
@@ -31,33 +32,48 @@ const stoppedMessage = (state: TaskState): string =>
     ? 'The agent stopped before it could start on this task (its process ended); send the message again to retry.'
     : 'The agent stopped while working on this task (its process ended or lost its database); send the message again to retry.'
 
+const unref = (timer: NodeJS.Timeout): NodeJS.Timeout => timer.unref()
+
 /** A fresh lease of this replica: what a run's claiming write stores. */
 export const freshLease = (core: Pick<ExchangeCore, 'replica' | 'leaseMs'>): RunLease => ({ runner: core.replica, until: Date.now() + core.leaseMs })
 
 /** Renews this replica's leases and sweeps the expired ones of every replica, on timers. */
 export class RunLeases {
   readonly #core: ExchangeCore
-  readonly #timers: NodeJS.Timeout[] = []
+  #renewer: NodeJS.Timeout | undefined
+  #sweeper: NodeJS.Timeout | undefined
   #sweeping: Promise<void> | undefined
 
   constructor(core: ExchangeCore) {
     this.#core = core
   }
 
-  /** Sweeps now (start-up), then renews every third of a lease and sweeps every quarter. */
+  /** Renews this replica's leases every third of a lease, and sweeps (see {@link sweeper}). */
   start(): void {
-    const { leaseMs } = this.#core
-    void this.sweep()
-    const renew = setInterval(() => void this.renew(), Math.max(Math.floor(leaseMs / 3), 1))
-    const sweep = setInterval(() => void this.sweep(), Math.max(Math.floor(leaseMs / 4), 1))
-    for (const timer of [renew, sweep]) {
-      timer.unref()
-      this.#timers.push(timer)
-    }
+    this.#renewer ??= unref(setInterval(() => void this.renew(), Math.max(Math.floor(this.#core.leaseMs / 3), 1)))
+    this.sweeper.start()
   }
 
   stop(): void {
-    for (const timer of this.#timers.splice(0)) clearInterval(timer)
+    clearInterval(this.#renewer)
+    this.#renewer = undefined
+    this.sweeper.stop()
+  }
+
+  /**
+   * The sweep alone, on its own switch: now (start-up), then every quarter of a lease. Any one
+   * replica sweeping is enough, so serve() leaves it to the worker role; renewing stays with the runs.
+   */
+  readonly sweeper: BackgroundService = {
+    start: (): void => {
+      if (this.#sweeper) return
+      void this.sweep()
+      this.#sweeper = unref(setInterval(() => void this.sweep(), Math.max(Math.floor(this.#core.leaseMs / 4), 1)))
+    },
+    stop: (): void => {
+      clearInterval(this.#sweeper)
+      this.#sweeper = undefined
+    },
   }
 
   /** Moves the lease of every live run of this replica on; a failure is logged, and retried at the next tick. */

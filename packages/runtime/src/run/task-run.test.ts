@@ -52,6 +52,7 @@ describe('task context', () => {
       id: 'd',
       description: 'destructures its context',
       handler: async (ctx) => {
+        // biome-ignore lint/suspicious/noSelfCompare: two reads of a getter, which must give the same function
         same = ctx.artifact === ctx.artifact && ctx.complete === ctx.complete
         const { working, artifact, complete, text, taskId, signal } = ctx
         await working('on it')

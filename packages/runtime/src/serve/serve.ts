@@ -8,19 +8,26 @@
  */
 import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { BackgroundService } from '../core/background-service.js'
 import { loadDotEnv } from '../env/dot-env.js'
 import { createHttpServer, type HttpServerOptions } from '../http/http-server.js'
 import { setDefaultLogger } from '../log/logger.js'
 import { Readiness, withHealthRoutes } from './health.js'
 import { createLogger, type PinoLogger } from './pino-logger.js'
+import { parseRole, roleListener, runsBackground, type ProcessRole } from './roles.js'
 import { startTelemetry } from './telemetry.js'
 
 /** What an app's `start` hands back. */
 export interface ServedApp {
   /** The app's request listener (`a2aListener(...)`), served behind `/healthz` and `/readyz`. */
   listener: RequestListener
-  /** Its exchange or agent host: shutdown stops its runs. */
-  exchange?: { shutdown(options?: { timeoutMs?: number }): Promise<void> }
+  /** Its exchange or agent host: shutdown stops its runs; its background work (the lease sweep) runs under the worker and all roles only. */
+  exchange?: { shutdown(options?: { timeoutMs?: number }): Promise<void>; background?(): BackgroundService[] }
+  /**
+   * The app's own background work (a `PushOutbox`'s deliveries, a job worker): started after
+   * listening under the worker and all roles, stopped at shutdown (under every role) before the exchange.
+   */
+  background?: BackgroundService[]
   /** The task store: `ready()` is awaited before listening (a missing table fails start-up), `close()` at shutdown. */
   store?: { ready?(): Promise<void>; close?(): unknown }
   /** Whether the app's database answers now (e.g. ``() => db.$queryRaw`SELECT 1` ``); probed by /readyz. */
@@ -35,7 +42,12 @@ export interface ServeOptions {
   /** The app's name: it starts every start-up failure line. */
   name: string
   /** Builds the app, after `.env` is loaded and the logger is the runtime's; a throw is a start-up failure. */
-  start(context: { env: NodeJS.ProcessEnv; logger: PinoLogger }): ServedApp | Promise<ServedApp>
+  start(context: { env: NodeJS.ProcessEnv; logger: PinoLogger; role: ProcessRole }): ServedApp | Promise<ServedApp>
+  /**
+   * What this process serves and runs: `web` (the app's own routes), `agent` (the A2A bindings,
+   * cards and MCP), `worker` (the background work), `all`; health under each. Default A2A_ROLE, else all.
+   */
+  role?: ProcessRole
   /** Default PORT, else 3000. */
   port?: number
   /** Default every address, as `listen(port)`. */
@@ -66,6 +78,7 @@ export interface Serving {
   url: string
   logger: PinoLogger
   readiness: Readiness
+  role: ProcessRole
   /** Readiness off, then the server, runs, store and app closed in that order; once. */
   stop(): Promise<void>
 }
@@ -89,11 +102,18 @@ export async function serve(options: ServeOptions): Promise<Serving> {
 async function start(options: ServeOptions): Promise<Serving> {
   if (options.envFile !== false) loadDotEnv(options.envFile)
   const env = process.env
+  const role = parseRole(options.role ?? env.A2A_ROLE)
   const logger = options.logger ?? (await createLogger(env))
   setDefaultLogger(logger)
   const telemetry = await startTelemetry(env, options.name)
-  const app = await options.start({ env, logger })
+  const app = await options.start({ env, logger, role })
+  const listener = roleListener(app.listener, role)
+  // The exchange sweeps from its construction, as an app without serve() needs; here the worker does.
+  const sweeps = app.exchange?.background?.() ?? []
+  if (!runsBackground(role)) for (const service of sweeps) await service.stop()
   await app.store?.ready?.()
+  const background = app.background ?? []
+  if (runsBackground(role)) for (const service of background) await service.start()
   const readiness = new Readiness({
     check: async () => {
       await app.store?.ready?.()
@@ -101,7 +121,7 @@ async function start(options: ServeOptions): Promise<Serving> {
     },
     timeoutMs: options.readyTimeoutMs,
   })
-  const server = createHttpServer(withHealthRoutes(app.listener, readiness), options.server)
+  const server = createHttpServer(withHealthRoutes(listener, readiness), options.server)
   const port = options.port ?? (env.PORT ? Number(env.PORT) : 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT=${JSON.stringify(env.PORT)} is not a port number; set 0-65535`)
   await new Promise<void>((resolve, reject) => {
@@ -112,7 +132,8 @@ async function start(options: ServeOptions): Promise<Serving> {
     })
   })
   const url = `http://localhost:${(server.address() as AddressInfo).port}`
-  logger.info({ url }, app.banner?.(url) ?? `${options.name} on ${url}`)
+  const banner = role === 'all' || role === 'agent' ? (app.banner?.(url) ?? `${options.name} on ${url}`) : `${options.name} on ${url}`
+  logger.info({ url, role }, role === 'all' ? banner : `${banner} (A2A_ROLE=${role})`)
 
   const drainDelayMs = options.drainDelayMs ?? (Number(env.SHUTDOWN_DRAIN_MS) || 0)
   const timeoutMs = options.shutdownTimeoutMs ?? 5000
@@ -124,6 +145,8 @@ async function start(options: ServeOptions): Promise<Serving> {
       if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs))
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
+      // Background work takes nothing new from here; a job or delivery in flight ends as its service decides.
+      for (const service of background.toReversed()) await service.stop()
       await app.exchange?.shutdown({ timeoutMs })
       // Streams and slow requests past the deadline are cut.
       const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs)
@@ -136,7 +159,7 @@ async function start(options: ServeOptions): Promise<Serving> {
       logger.flush?.()
     })())
   if (options.signals !== false) listenForSignals(stop, logger, options.exit !== false)
-  return { server, url, logger, readiness, stop }
+  return { server, url, logger, readiness, role, stop }
 }
 
 /** The first SIGINT or SIGTERM shuts down; a second one ends the process at once. */

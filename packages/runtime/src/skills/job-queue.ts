@@ -1,7 +1,8 @@
 /**
  * The queue contract the job worker runs on: at-least-once delivery, retries with backoff and a
  * dead-letter state. MemoryJobQueue (tests, one process), PgBossJobQueue
- * (`@a2a-agent/runtime/pg-boss-jobs`) and SqliteJobQueue implement it.
+ * (`@a2a-agent/runtime/pg-boss-jobs`), MysqlJobQueue (`@a2a-agent/runtime/mysql-jobs`) and
+ * SqliteJobQueue implement it.
  * @module
  */
 import type { Principal } from '../core/principal.js'

@@ -86,6 +86,7 @@ export class SseWriter implements EventSink {
 
   /** The response's close, heard by one function for every response (node calls it on the response). */
   static #responseClosed(this: ServerResponse & { [WRITER]?: SseWriter }): void {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the response (node calls the listener on it), not the class
     const writer = this[WRITER]
     if (writer) writer.#finish()
   }

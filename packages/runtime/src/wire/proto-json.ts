@@ -6,7 +6,7 @@
  * known one is noted, so a typo shows up in the logs instead of as a silently wrong answer.
  * @module
  */
-import { Checking, wrongType, type Check, type Fields, type Shape } from './check.js'
+import { type Checking, wrongType, type Check, type Fields, type Shape } from './check.js'
 
 /** Unknown fields close to a known name, collected while one parse runs (parsing is synchronous). */
 let nearMisses: string[] | undefined

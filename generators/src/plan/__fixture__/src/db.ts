@@ -123,6 +123,8 @@ export interface Db {
   invoice: Delegate<Invoice, InvoiceData>
   note: Delegate<Note, NoteData>
   a2AApiKey: ApiKeyDelegate
+  /** The provider a Prisma client names; the runtime renders its raw SQL in that database's dialect. */
+  readonly _activeProvider: 'sqlite'
   /** Answers the one raw statement the runtime sends here: apiKeyResolver's lookup of a key by its hash. */
   $queryRaw<T = unknown>(query: TemplateStringsArray, ...values: unknown[]): Promise<T>
   $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number>
@@ -164,6 +166,7 @@ export function createDb(): Db {
       createdAt: old?.createdAt ?? new Date(data.createdAt ?? Date.now()),
     })),
     a2AApiKey: apiKeys(keys),
+    _activeProvider: 'sqlite',
     async $queryRaw<T>(query: TemplateStringsArray, ...values: unknown[]) {
       if (!/FROM "A2AApiKey" WHERE "hash" = $/.test(query[0] ?? '')) throw new Error(`the fixture database runs no raw query but the API key lookup: ${query.join('?')}`)
       return [...keys.values()].filter((key) => key.hash === values[0]) as T

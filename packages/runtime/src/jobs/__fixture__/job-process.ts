@@ -4,6 +4,8 @@
  * but its attempts hang after their artifact is stored, until the process is killed. Every role
  * delivers push notifications through the outbox. On SQLite (a `file:` URL) one process does
  * both, as SQLite apps run: `serve` and `serve-and-hang` print the URL, the queue in a side file.
+ * On MySQL/MariaDB (a `mysql:` URL) the roles are PostgreSQL's, on PrismaStore and MysqlJobQueue,
+ * without push notifications (the outbox is PostgreSQL's).
  */
 import express from 'express'
 import { z } from 'zod'
@@ -14,12 +16,17 @@ import { defineSkill } from '../../skills/skill.js'
 import { PostgresStore } from '../../store/sql/postgres/postgres-store.js'
 import { PushOutbox } from '../../push/outbox/push-outbox.js'
 import { PgBossJobQueue } from '../pg-boss-job-queue.js'
+import { MysqlJobQueue } from '../mysql-job-queue.js'
+import { PrismaMariaDb } from '@prisma/adapter-mariadb'
+import { PrismaStore } from '../../store/prisma/prisma-store.js'
+import { PrismaClient as MysqlClient } from '../../store/prisma/__fixture__/mysql/generated/client/client.js'
 import { SqliteJobQueue } from '../sqlite-job-queue.js'
 import { SqliteStore } from '../../store/sql/sqlite/sqlite-store.js'
 import { defineJob } from '../../skills/job.js'
 
 const [url, role] = process.argv.slice(2) as [string, 'serve' | 'serve-and-hang' | 'work' | 'work-and-hang']
 const sqlite = url.startsWith('file:')
+const mysql = url.startsWith('mysql:')
 const logger = { warn: () => {}, error: (line: string) => console.error(line) }
 
 export const statement = defineJob({
@@ -48,16 +55,18 @@ const skill = defineSkill({
   handler: (ctx) => ctx.enqueue(statement, { month: ctx.text }, 'statement queued'),
 })
 
-const outbox = sqlite ? undefined : new PushOutbox({ connectionString: url, allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger })
+const outbox = sqlite || mysql ? undefined : new PushOutbox({ connectionString: url, allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger })
 await outbox?.start()
 const queue = sqlite
   ? new SqliteJobQueue({ file: `${url}.jobs`, pollingIntervalMs: 100, expireGraceMs: 500 })
-  : new PgBossJobQueue({ connectionString: url, pollingIntervalSeconds: 0.5, maintenanceIntervalSeconds: 1, expireGraceSeconds: 1, logger })
+  : mysql
+    ? new MysqlJobQueue({ url, pollingIntervalMs: 100, expireGraceMs: 500, logger })
+    : new PgBossJobQueue({ connectionString: url, pollingIntervalSeconds: 0.5, maintenanceIntervalSeconds: 1, expireGraceSeconds: 1, logger })
 const exchange = createExchange({
   card: { name: 'Statements', description: 'monthly statements', version: '0.0.0' },
   resolvePrincipal: () => ({ owner: 'alice' }),
   skills: [skill],
-  store: sqlite ? new SqliteStore(url) : new PostgresStore(url, { max: 4 }),
+  store: sqlite ? new SqliteStore(url) : mysql ? new PrismaStore(new MysqlClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) })) : new PostgresStore(url, { max: 4 }),
   allowPrivatePush: true,
   ...(outbox ? { pushDelivery: outbox } : {}),
   jobs: { queue, jobs: [statement] },

@@ -255,6 +255,15 @@ describe('PushOutbox', () => {
     expect(hitsOf('/kill').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
   }, 60_000)
 
+  it('replicas starting together on a fresh schema all start (pg-boss\'s create_queue deadlocks some; they try again)', async () => {
+    // Without the retry, 8 of 20 such starts failed with 40P01 here.
+    for (const round of [1, 2, 3]) {
+      const replicas = Array.from({ length: 4 }, () => new PushOutbox({ connectionString: database.url, schema: `a2a_race_${round}`, logger: quiet }))
+      started.push(...replicas.map((replica) => ({ close: () => replica.stop() })))
+      await Promise.all(replicas.map((replica) => replica.start()))
+    }
+  }, 60_000)
+
   it('keeps its tables in its own schema and names a bad one', async () => {
     expect(() => new PushOutbox({ connectionString: database.url, schema: 'Bad-Name' })).toThrow(/lower-case SQL identifier/)
     await outbox()

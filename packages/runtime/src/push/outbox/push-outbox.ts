@@ -16,6 +16,7 @@ import { traceCarrier } from '../../trace/tracing.js'
 import { capabilityOf } from '../../store/capabilities.js'
 import type { PushDelivery, PushDeliveryContext, PushDeliveryProvider, PushEvent } from '../push-delivery.js'
 import { deliverWebhook, webhookTarget } from '../webhook-client.js'
+import { createQueueOnce } from '../../core/pg-boss-queue.js'
 import { drain, type DrainContext, type DrainJob } from './drain.js'
 import { outboxDdl, outboxStatements } from './outbox-sql.js'
 
@@ -79,6 +80,7 @@ export class PushOutbox implements PushDeliveryProvider {
   #allowPrivate: boolean | undefined
   #workers: string[] = []
   #sweeper: NodeJS.Timeout | undefined
+  #prepared: Promise<void> | undefined
   #started: Promise<void> | undefined
   #stopped = false
   #stopping: Promise<void> | undefined
@@ -123,18 +125,30 @@ export class PushOutbox implements PushDeliveryProvider {
     }
   }
 
-  /** Creates the tables if needed and starts this replica's workers. */
+  /**
+   * Creates the tables if needed and starts this replica's workers. A replica that only queues
+   * (serve()'s web and agent roles) never calls it: its first event creates the tables, and the
+   * worker role's replicas deliver.
+   */
   start(): Promise<void> {
     this.#started ??= this.#start()
     return this.#started
   }
 
+  /** The tables and the queue, without workers. */
+  #prepare(): Promise<void> {
+    this.#prepared ??= (async () => {
+      await this.#boss.start()
+      await this.#pool.query(outboxDdl(this.#schema))
+      await createQueueOnce(this.#boss, QUEUE, { policy: 'standard' })
+      this.#ready = true
+      await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
+    })()
+    return this.#prepared
+  }
+
   async #start(): Promise<void> {
-    await this.#boss.start()
-    await this.#pool.query(outboxDdl(this.#schema))
-    await this.#boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard' })
-    this.#ready = true
-    await Promise.all([...this.#stores].map((store) => this.#queueIn(store)))
+    await this.#prepare()
     const concurrency = Math.max(1, this.#options.concurrency ?? 4)
     const work = { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: this.#options.pollingIntervalSeconds ?? 2 } as const
     for (let i = 0; i < concurrency; i++) {
@@ -152,8 +166,8 @@ export class PushOutbox implements PushDeliveryProvider {
   }
 
   async #stop(): Promise<void> {
-    if (!this.#started) return
-    await this.#started.catch(() => undefined)
+    if (!this.#prepared) return
+    await (this.#started ?? this.#prepared).catch(() => undefined)
     clearInterval(this.#sweeper)
     await this.idle()
     await this.#boss.stop({ graceful: true, wait: true, close: false, timeout: (this.#options.timeoutMs ?? 10_000) + 5000 })
@@ -213,13 +227,13 @@ export class PushOutbox implements PushDeliveryProvider {
     const written = capabilityOf(context.store, 'pushOutbox')?.outboxedFor(event.taskId, event.version)
     if (written) {
       // The task write wrote the rows: only their wake-up is left.
-      await this.start()
+      await this.#prepare()
       await this.#wake(written.map((configId) => ({ taskId: event.taskId, configId })))
       return
     }
     const configs = await context.store.listPushConfigs(event.taskId)
     if (configs.length === 0) return
-    await this.start()
+    await this.#prepare()
     const rows = configs.map((config) => ({
       task_id: config.taskId,
       config_id: config.id,

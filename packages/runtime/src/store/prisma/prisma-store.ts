@@ -14,6 +14,7 @@
  */
 import type { PrismaTaskClient } from './client.js'
 import { PrismaExecutor } from './prisma-executor.js'
+// biome-ignore lint/correctness/noUnusedImports: the module comment links to it
 import type { prepareSqlite } from './prepare-sqlite.js'
 import { SqlStore } from '../sql/sql-store.js'
 import { assertSchema, foundColumns, SchemaCheckedExecutor, TASK_STORE_SCHEMA } from '../sql/schema-check.js'

@@ -4,7 +4,7 @@
  * PostgreSQL they resolve through the connection's search_path.
  * @module
  */
-import sql, { Sql, join } from 'sql-template-tag'
+import sql, { type Sql, join } from 'sql-template-tag'
 
 export { sql, join, type Sql }
 
