@@ -1,4 +1,4 @@
-import { MysqlStore, PostgresStore, SqliteStore, guardPool, postgresPoolSize } from '@a2a-agent/runtime/prisma'
+import { MysqlStore, PostgresStore, SqliteStore, databasePoolSize, guardPool, postgresPoolSize } from '@a2a-agent/runtime/prisma'
 import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3'
 import { PrismaMariaDb } from '@prisma/adapter-mariadb'
 import { PrismaPg } from '@prisma/adapter-pg'
@@ -33,7 +33,7 @@ export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db 
   if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg(guardPool(new pg.Pool({ connectionString: url, max: postgresPoolSize() })), { disposeExternalPool: true }) }) as unknown as Db
   if (isMysql(url)) {
     const config = new URL(url.replace(/^mysql:/, 'mariadb:'))
-    config.searchParams.set('connectionLimit', String(postgresPoolSize()))
+    config.searchParams.set('connectionLimit', String(databasePoolSize()))
     return new MysqlClient({ adapter: new PrismaMariaDb(config.href) }) as unknown as Db
   }
   return new PrismaClient({ adapter: new PrismaBetterSQLite3({ url }) })
@@ -45,6 +45,6 @@ export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db 
  * file. Several times faster than through the Prisma client, with the same tables.
  */
 export function createStore(url = process.env.DATABASE_URL ?? 'file:./dev.db'): PostgresStore | MysqlStore | SqliteStore {
-  if (isMysql(url)) return new MysqlStore(url, { max: postgresPoolSize() })
+  if (isMysql(url)) return new MysqlStore(url, { max: databasePoolSize() })
   return isPostgresql(url) ? new PostgresStore(url, { max: postgresPoolSize() }) : new SqliteStore(url)
 }

@@ -76,7 +76,7 @@ export { isStoreUnavailable } from './store/unavailable.js'
  */
 export { TaskStoreSchemaError } from './store/sql/schema-check.js'
 export { prepareSqlite } from './store/prisma/prepare-sqlite.js'
-export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
+export { DEFAULT_POOL_SIZE, databasePoolSize, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
 export { exportUser, eraseUser } from './auth/user-data.js'
 export type { PrismaUserDataClient, UserErasure, UserExport } from './auth/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'

@@ -116,7 +116,7 @@ describe('create-a2a-agent with flags', () => {
     expect(pkg.scripts['db:change']).toBe('a2a generate entities && prisma generate && a2a migrate dev')
     expect(read(dir, 'prisma/schema.prisma')).toContain('provider = "mysql"')
     expect(read(dir, 'src/db.ts')).toContain('new PrismaMariaDb(')
-    expect(read(dir, 'src/db.ts')).toContain('new MysqlStore(url, { max: postgresPoolSize() })')
+    expect(read(dir, 'src/db.ts')).toContain('new MysqlStore(url, { max: databasePoolSize() })')
     expect(read(dir, 'src/main.ts')).toContain('const [db, store] = [createDb(), createStore()]')
     expect(read(dir, 'src/main.ts')).not.toContain('PrismaStore')
     expect(read(dir, 'test/support.ts')).toContain("import mariadb from 'mariadb'")
