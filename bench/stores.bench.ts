@@ -3,7 +3,11 @@
  * (a fresh temporary file, WAL) and over PostgreSQL (a fresh database), on SqliteStore over SQLite
  * (`sqlite-direct`: its own better-sqlite3 connection to another fresh file), on PostgresStore
  * (`postgres-direct`: its own node-postgres pool, on the same database as `postgres`), beside the
- * official SDK server (in-memory). `postgres-app` is PostgresStore as generated apps run it: the
+ * official SDK server (in-memory), and on MariaDB PrismaStore (`mysql`, @prisma/adapter-mariadb) and MysqlStore
+ * (`mysql-direct`: its own mariadb pool). Beside each database store the SDK server keeps its tasks in
+ * its own DatabaseTaskStore on the same database (`sdk-sqlite` on the sqlite-direct file,
+ * `sdk-postgres`, `sdk-mysql`; Kysely with pg, better-sqlite3 and mysql2, its tables made by its
+ * own `a2a-db upgrade`), and each of ours is printed as a multiple of it (goal ≥ 5×). `postgres-app` is PostgresStore as generated apps run it: the
  * exchange's default run cap (16 runs per owner, counted for the whole agent in the database),
  * with SendMessage spread over BENCH_APP_OWNERS owners (default 64) so that no send meets the cap;
  * its row, beside postgres-direct's (uncapped, one owner), is what that count costs per send. Goals, on the stores generated apps run
@@ -26,10 +30,10 @@
  * server's adapter wrapper, read from its /bench/queries).
  *
  * Other knobs: BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS, BENCH_APP_OWNERS, BENCH_STORES (comma list of memory,
- * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, sdk; a kind listed again is measured
+ * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, mysql, mysql-direct, sdk, sdk-sqlite, sdk-postgres, sdk-mysql; a kind listed again is measured
  * again, and each store's ratio is the median of its rows paired in order with the SDK's: e.g.
  * BENCH_STORES=sdk,postgres-direct,postgres-direct,sdk,sdk,postgres-direct for three pairs), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
- * bench creates a2a_bench_<pid> there and drops it), BENCH_SERVER_ARGS (extra node flags for every
+ * bench creates a2a_bench_<pid> there and drops it), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/mysql; the same), BENCH_SERVER_ARGS (extra node flags for every
  * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
  * instead; BENCH_PROFILE_METHOD=GetTask profiles GetTask over the task ids instead of SendMessage; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.
@@ -40,7 +44,9 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
 import Database from 'better-sqlite3'
+import mariadb from 'mariadb'
 import pg from 'pg'
 import { countBadResponses, killWrk, runWrkScriptAsync, wrkAvailable, type WrkResult } from './load/wrk.js'
 import { BENCH_TOKEN } from './servers/shared.js'
@@ -54,11 +60,12 @@ const connections = positiveInt('BENCH_CONNECTIONS', 32)
 const taskIdCount = positiveInt('BENCH_TASK_IDS', 64)
 const profileSeconds = positiveInt('BENCH_PROFILE_SECONDS', 3)
 const profiling = process.env.BENCH_PROFILE !== '0'
-const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct'] as const
+const profiledKinds = ['sqlite', 'sqlite-direct', 'postgres-direct', 'mysql-direct'] as const
 const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE_STORE) ?? 'sqlite'
 const profiledMethod: Method = process.env.BENCH_PROFILE_METHOD === 'GetTask' ? 'GetTask' : 'SendMessage'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
-const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'postgres-app', 'sdk'] as const
+const mysqlServer = new URL(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
+const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'postgres-app', 'mysql', 'mysql-direct', 'sdk', 'sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const
 const appOwners = positiveInt('BENCH_APP_OWNERS', 64)
 type Kind = (typeof storeKinds)[number]
 const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
@@ -68,8 +75,8 @@ const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
     if ((storeKinds as readonly string[]).includes(name)) return true
     throw new Error(`BENCH_STORES: unknown store ${JSON.stringify(name)} (expected ${storeKinds.join(', ')})`)
   })
-const schemaFile = (provider: 'sqlite' | 'postgres') =>
-  fileURLToPath(new URL(`../packages/runtime/src/store/prisma/__fixture__/${provider}/generated/schema.sql`, import.meta.url))
+const schemaFile = (provider: 'sqlite' | 'postgres' | 'mysql') =>
+  fileURLToPath(new URL(`../packages/runtime/src/store/prisma/__fixture__/${provider}/${provider === 'mysql' ? '' : 'generated/'}schema.sql`, import.meta.url))
 
 /** wrk's per-request timeout: a slow store queues requests for seconds; its latency is measured, not cut off at wrk's 2 s. */
 const WRK_TIMEOUT = 10
@@ -86,6 +93,8 @@ const headers = {
 const tempDir = mkdtempSync(join(tmpdir(), 'a2a-bench-stores-'))
 const pgDatabase = `a2a_bench_${process.pid}`
 let pgCreated = false
+let mysqlCreated = false
+const mysqlConnection = { host: mysqlServer.hostname, port: Number(mysqlServer.port || 3306), user: decodeURIComponent(mysqlServer.username), password: decodeURIComponent(mysqlServer.password) }
 const children = new Set<ChildProcess>()
 
 const pgUrl = (database: string) => {
@@ -119,6 +128,13 @@ function cleanup(): Promise<void> {
           pgCreated = false
         })
         .catch((error: unknown) => console.error(`could not drop database ${pgDatabase}: ${error instanceof Error ? error.message : error}`))
+    }
+    if (mysqlCreated) {
+      await withMysqlAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS \`${pgDatabase}\``))
+        .then(() => {
+          mysqlCreated = false
+        })
+        .catch((error: unknown) => console.error(`could not drop MySQL database ${pgDatabase}: ${error instanceof Error ? error.message : error}`))
     }
   })()
   return cleaned
@@ -161,6 +177,45 @@ async function createPostgres(): Promise<string> {
     await setup.end()
   }
   return pgUrl(pgDatabase)
+}
+
+async function withMysqlAdmin<T>(work: (admin: mariadb.Connection) => Promise<T>): Promise<T> {
+  const admin = await mariadb.createConnection({ ...mysqlConnection, multipleStatements: true, connectTimeout: 5000 })
+  try {
+    return await work(admin)
+  } finally {
+    await admin.end()
+  }
+}
+
+/** The bench database on MariaDB (named as the PostgreSQL one), with the runtime's MySQL schema. */
+async function createMysql(): Promise<string> {
+  await withMysqlAdmin(async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS \`${pgDatabase}\``)
+    await admin.query(`CREATE DATABASE \`${pgDatabase}\``)
+    mysqlCreated = true
+    await admin.query(`USE \`${pgDatabase}\`; ${readFileSync(schemaFile('mysql'), 'utf8')}`)
+  }).catch((error: Error) => {
+    throw new Error(`MySQL/MariaDB at ${mysqlServer.host} is not usable (${error.message}); start it or set BENCH_MYSQL_URL, or leave mysql out of BENCH_STORES`)
+  })
+  const url = new URL(mysqlServer.href)
+  url.pathname = `/${pgDatabase}`
+  return url.href
+}
+
+/**
+ * The SDK's tables, made by its own migration command (`a2a-db upgrade`), in the database at `url`.
+ * On MariaDB its MySQL script is rendered (`--sql --dialect mysql`) and applied with MySQL 8's
+ * utf8mb4_0900_bin collation as MariaDB names it (utf8mb4_bin): run against the URL it fails there.
+ */
+async function sdkMigrate(url: string): Promise<void> {
+  const cli = join(root, 'node_modules/@a2a-js/sdk/dist/cli/a2a_db.js')
+  if (!url.startsWith('mysql://')) {
+    execFileSync(process.execPath, [cli, 'upgrade', '--url', url], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+    return
+  }
+  const script = execFileSync(process.execPath, [cli, 'upgrade', '--sql', '--dialect', 'mysql'], { cwd: root, encoding: 'utf8' })
+  await withMysqlAdmin((admin) => admin.query(`USE \`${pgDatabase}\`; ${script.replaceAll('utf8mb4_0900_bin', 'utf8mb4_bin')}`))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +337,7 @@ interface Row extends WrkResult {
 }
 
 /** Servers whose /bench/queries counts their statements. */
-const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct|postgres-app)$/.test(target.name)
+const countsStatements = (target: Target) => /^ours (sqlite|postgres|postgres-direct|postgres-app|mysql|mysql-direct)$/.test(target.name)
 
 const sentStatements = async (target: Target) => Object.values(await statementCounts(target)).reduce((sum, count) => sum + count, 0)
 
@@ -302,7 +357,7 @@ async function settle(target: Target): Promise<void> {
   }
 }
 
-const usesPostgres = (target: Target) => /^ours postgres/.test(target.name)
+const usesPostgres = (target: Target) => /^(ours|sdk) postgres/.test(target.name)
 
 /** CPU ms of the PostgreSQL backends connected to the bench database now (read from /proc: the server is local). */
 async function databaseCpuMs(): Promise<Map<number, number>> {
@@ -338,6 +393,7 @@ async function measure(target: Target, method: Method, script: () => string): Pr
 
 async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
   if (kind === 'sdk') return startServer('sdk (memory)', 'sdk.ts', {}, nodeArgs)
+  if (kind.startsWith('sdk-')) return startServer(`sdk ${kind.slice(4)}`, 'sdk.ts', { BENCH_SDK_DB: urls[kind] ?? '' }, nodeArgs)
   if (kind === 'postgres-app') return startServer('ours postgres-app', 'store-server.ts', { BENCH_STORE: 'postgres-direct', BENCH_DB_URL: urls[kind] ?? '', BENCH_RUN_CAP: 'default' }, nodeArgs)
   return startServer(kind === 'memory' ? 'ours memory' : `ours ${kind}`, 'store-server.ts', { BENCH_STORE: kind, BENCH_DB_URL: urls[kind] ?? '' }, nodeArgs)
 }
@@ -522,19 +578,19 @@ function printRanked(title: string, ranked: Ranked, busyMs: number, tasks: numbe
   }
 }
 
-/** Prints the rate beside the SDK's, and whether it meets `goalRatio` when there is one. */
-function compare(rows: Row[], method: Method, name: string, goalRatio?: number): void {
+/** Prints the rate beside the SDK's (`sdk`: in memory, or on the same database), and whether it meets `goalRatio` when there is one. */
+function compare(rows: Row[], method: Method, name: string, goalRatio?: number, sdk = 'sdk (memory)'): void {
   // A kind listed more than once in BENCH_STORES is measured once per listing: its k-th row pairs
   // with the SDK's k-th, and the median pair is the figure (one round on a 2-core machine moves by 30-50%).
   const ours = rows.filter((row) => row.name === name && row.method === method)
-  const sdks = rows.filter((row) => row.name === 'sdk (memory)' && row.method === method && row.rps > 0)
+  const sdks = rows.filter((row) => row.name === sdk && row.method === method && row.rps > 0)
   const pairs = ours.slice(0, sdks.length).map((row, i) => ({ ratio: row.rps / sdks[i]!.rps, cpu: row.cpuUsPerRequest && sdks[i]!.cpuUsPerRequest ? row.cpuUsPerRequest / sdks[i]!.cpuUsPerRequest : undefined }))
   if (pairs.length === 0) return
   const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!
   const each = pairs.length > 1 ? ` (median of ${pairs.length} pairs: ${pairs.map((pair) => `${pair.ratio.toFixed(2)}x`).join(', ')})` : ''
   const cpu = median.cpu === undefined ? '' : `; server CPU per request ${median.cpu.toFixed(2)}x the SDK's (lower is cheaper)`
   const goal = goalRatio === undefined ? '' : ` — goal (≥ ${goalRatio.toFixed(2)}x): ${median.ratio >= goalRatio ? 'MET' : 'NOT MET'}`
-  console.log(`${method}: ${name} / sdk in-memory throughput ${median.ratio.toFixed(2)}x${each}${goal}${cpu}`)
+  console.log(`${method}: ${name} / ${sdk === 'sdk (memory)' ? 'sdk in-memory' : sdk} throughput ${median.ratio.toFixed(2)}x${each}${goal}${cpu}`)
 }
 
 /** What the agent-wide run cap (generated apps' default) costs per send: postgres-app against postgres-direct, same run. */
@@ -564,11 +620,15 @@ async function main(): Promise<void> {
   try {
     const urls: Partial<Record<Kind, string>> = {}
     if (selected.includes('sqlite') || (profiling && profiled === 'sqlite')) urls.sqlite = createSqlite('store.db')
-    if (selected.includes('sqlite-direct') || (profiling && profiled === 'sqlite-direct')) urls['sqlite-direct'] = createSqlite('direct.db')
+    if (selected.includes('sqlite-direct') || selected.includes('sdk-sqlite') || (profiling && profiled === 'sqlite-direct')) urls['sqlite-direct'] = createSqlite('direct.db')
     // Both PostgreSQL stores on one database, one after the other: the same tables either way.
-    if (['postgres', 'postgres-direct', 'postgres-app'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'postgres-direct')) {
-      urls.postgres = urls['postgres-direct'] = urls['postgres-app'] = await createPostgres()
+    if (['postgres', 'postgres-direct', 'postgres-app', 'sdk-postgres'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'postgres-direct')) {
+      urls.postgres = urls['postgres-direct'] = urls['postgres-app'] = urls['sdk-postgres'] = await createPostgres()
     }
+    if (['mysql', 'mysql-direct', 'sdk-mysql'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'mysql-direct')) urls.mysql = urls['mysql-direct'] = urls['sdk-mysql'] = await createMysql()
+    // The SDK's DatabaseTaskStore on the same databases as ours: SqliteStore's file, the PostgreSQL and MariaDB databases.
+    if (urls['sqlite-direct']) urls['sdk-sqlite'] = `sqlite:${urls['sqlite-direct'].slice('file:'.length)}`
+    for (const kind of ['sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const) if (selected.includes(kind)) await sdkMigrate(urls[kind]!)
     const rows: Row[] = []
     for (const kind of selected) rows.push(...(await measureStore(kind, urls)))
     const profiledUrl = urls[profiled]
@@ -585,6 +645,11 @@ async function main(): Promise<void> {
     for (const [name, send, get] of goals) {
       compare(rows, 'SendMessage', name, send)
       compare(rows, 'GetTask', name, get)
+    }
+    // Each of ours against the SDK's DatabaseTaskStore on the same database.
+    for (const [name, sdk] of [['ours sqlite-direct', 'sdk sqlite'], ['ours postgres-direct', 'sdk postgres'], ['ours mysql-direct', 'sdk mysql'], ['ours mysql', 'sdk mysql']] as const) {
+      compare(rows, 'SendMessage', name, name.endsWith('direct') ? 5 : undefined, sdk)
+      compare(rows, 'GetTask', name, undefined, sdk)
     }
     printRunCapCost(rows)
     if (profile) {

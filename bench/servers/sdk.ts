@@ -2,6 +2,9 @@
  * Bench target: the official SDK's DefaultRequestHandler with an executor doing the same work as
  * ours (task, one artifact, completed). Prints `{"port":N}` on stdout once listening. BENCH_HTTP=grpc
  * serves it over the SDK's own gRPC service (`@a2a-js/sdk/server/grpc` on grpc-js) instead.
+ * BENCH_SDK_DB (a postgresql://, mysql:// or sqlite: URL, whose tables `a2a-db upgrade` made)
+ * keeps the tasks in the SDK's DatabaseTaskStore there, on Kysely with the driver its own CLI uses
+ * (pg, mysql2, better-sqlite3) and a pool of 10 connections, as ours has; else InMemoryTaskStore.
  */
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
@@ -9,7 +12,7 @@ import { createRequire } from 'node:module'
 import express, { type NextFunction, type Request, type Response } from 'express'
 import { AgentCard, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk'
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
-import type { AgentExecutor } from '@a2a-js/sdk/server'
+import type { AgentExecutor, TaskStore } from '@a2a-js/sdk/server'
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express'
 
 /** Express's own final handler (a dependency of express 5, without types of its own). */
@@ -53,7 +56,27 @@ const card = AgentCard.fromJSON({
   skills: [{ id: 'done', name: 'done', description: 'Completes at once', tags: ['done'] }],
 })
 
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor)
+/** The SDK's DatabaseTaskStore on BENCH_SDK_DB, through the Kysely dialect for its scheme. */
+async function databaseTaskStore(url: string): Promise<TaskStore> {
+  const { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } = await import('kysely')
+  const { DatabaseTaskStore } = await import('@a2a-js/sdk/server/database')
+  const pool = 10
+  let dialect
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { default: pg } = await import('pg')
+    dialect = new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: pool }) })
+  } else if (url.startsWith('mysql://')) {
+    const { createPool } = await import('mysql2')
+    dialect = new MysqlDialect({ pool: createPool({ uri: url, connectionLimit: pool }) })
+  } else if (url.startsWith('sqlite:')) {
+    const { default: Database } = await import('better-sqlite3')
+    dialect = new SqliteDialect({ database: new Database(url.slice('sqlite:'.length)) })
+  } else throw new Error(`BENCH_SDK_DB must be a postgresql://, mysql:// or sqlite: URL, got ${JSON.stringify(url)}`)
+  return new DatabaseTaskStore(new Kysely({ dialect }))
+}
+
+const sdkDb = process.env.BENCH_SDK_DB
+const handler = new DefaultRequestHandler(card, sdkDb ? await databaseTaskStore(sdkDb) : new InMemoryTaskStore(), executor)
 const app = express()
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }))
 // The REST routes first: the JSON-RPC handler, mounted at the prefix, would take them too.

@@ -2,10 +2,11 @@
  * Bench target: ours.ts's exchange on the store BENCH_STORE names: `memory` (MemoryStore),
  * `sqlite` or `postgres` (PrismaStore through the runtime's test-fixture Prisma clients) or
  * `sqlite-direct` (SqliteStore on its own better-sqlite3 connection) or `postgres-direct`
- * (PostgresStore on its own node-postgres pool), on the database at
+ * (PostgresStore on its own node-postgres pool), `mysql` (PrismaStore through @prisma/adapter-mariadb)
+ * or `mysql-direct` (MysqlStore on its own mariadb pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
- * counts statements at Prisma's adapter, and at pg's Client for postgres-direct (SqliteStore's
- * stay uncounted).
+ * counts statements at Prisma's adapter, at pg's Client for postgres-direct and at mariadb's
+ * connections for mysql-direct (SqliteStore's stay uncounted).
  * Mounted as generated apps mount it (a2aListener in front of an Express app holding
  * /bench/queries), so GetTask's rate is the store's and not Express routing's.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
@@ -13,7 +14,7 @@
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type Store } from '@a2a-agent/runtime'
-import { PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { MysqlStore, PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { BENCH_TOKEN } from './shared.js'
 import { doneSkill } from './done-skill.mjs'
 
@@ -68,6 +69,17 @@ async function countingPgStatements(): Promise<void> {
   } as typeof pg.Client.prototype.query
 }
 
+/** Counts every statement a mariadb connection sends (MysqlStore's go through the pool's connections), COMMIT too. */
+async function countingMariadbStatements(): Promise<void> {
+  const { createRequire } = await import('node:module')
+  const ConnectionPromise = createRequire(import.meta.url)('mariadb/lib/connection-promise.js') as { prototype: { query(this: unknown, ...args: unknown[]): unknown } }
+  const query = ConnectionPromise.prototype.query
+  ConnectionPromise.prototype.query = function (this: unknown, ...args: unknown[]) {
+    count(String(args[0]))
+    return query.apply(this, args)
+  }
+}
+
 /** Folded keys by statement text: folding each statement anew cost the server ~35 µs per SendMessage. */
 const folded = new Map<string, string>()
 
@@ -109,7 +121,23 @@ async function openStore(): Promise<Store | undefined> {
     disconnect = () => store.close()
     return store
   }
-  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct, postgres or postgres-direct, got ${JSON.stringify(kind)}`)
+  if (kind === 'mysql') {
+    const { PrismaMariaDb } = await import('@prisma/adapter-mariadb')
+    const { PrismaClient } = await import('../../packages/runtime/src/store/prisma/__fixture__/mysql/generated/client/client.js')
+    const parsed = new URL(url)
+    const config = { host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), database: parsed.pathname.slice(1) }
+    const db = new PrismaClient({ adapter: countingStatements(new PrismaMariaDb(config)) })
+    await db.$connect()
+    disconnect = () => db.$disconnect()
+    return new PrismaStore(db)
+  }
+  if (kind === 'mysql-direct') {
+    await countingMariadbStatements()
+    const store = new MysqlStore(url)
+    disconnect = () => store.close()
+    return store
+  }
+  throw new Error(`BENCH_STORE must be memory, sqlite, sqlite-direct, postgres, postgres-direct, mysql or mysql-direct, got ${JSON.stringify(kind)}`)
 }
 
 const store = await openStore()

@@ -6,7 +6,7 @@
  * task it made settled once the lease has run out. On SQLite, where a new task is held in the
  * process until its run's first turn ends (one insert, in its final state, for `done`), a
  * returnImmediately answer for a run still working waits for that insert too: every task it
- * answered is readable after the restart. On SQLite and on PostgreSQL.
+ * answered is readable after the restart. On SQLite, on PostgreSQL and on MariaDB.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createDatabase, message, rpc, startReplica, stopReplicas, type Kind, type TestDatabase } from './harness.js'
@@ -16,7 +16,7 @@ const CONCURRENCY = 24
 
 afterAll(stopReplicas)
 
-describe.each<Kind>(['sqlite', 'postgres'])('a replica killed under a stream of sends, on %s', (kind) => {
+describe.each<Kind>(['sqlite', 'postgres', 'mysql'])('a replica killed under a stream of sends, on %s', (kind) => {
   let database: TestDatabase
   afterAll(async () => {
     await stopReplicas()

@@ -8,14 +8,17 @@
  * prints `{"cut":"<taskId>"}` once its run is cut; `ask` pauses for a name, then writes three
  * status updates and completes; `spin` computes for SPIN_MS without awaiting, then completes; `done` completes at once. MAX_RUNS caps runs per owner. RUN_LEASE_MS and REPLICA_ID set the run
  * leases; STORE=prisma keeps the tasks through the app's Prisma client instead of PostgresStore /
- * SqliteStore; STREAM_POLL_MS sets how often streams read the store without notifications; HOST=1 serves the agent behind a multi-agent host (createAgentHost, a2aListener) at /a2a/replica. Prints `{"port":N,"path":"<JSON-RPC path>"}` once listening; SIGTERM shuts down as main.ts does.
+ * SqliteStore (MysqlStore on a mysql:// URL: the A2A tables only, without examples/invoices' entities and
+ * overdue skill); STREAM_POLL_MS sets how often streams read the store without notifications; HOST=1 serves the agent behind a multi-agent host (createAgentHost, a2aListener) at /a2a/replica. Prints `{"port":N,"path":"<JSON-RPC path>"}` once listening; SIGTERM shuts down as main.ts does.
  * @module
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { a2aListener, createAgentHost, createExchange, createHttpServer, createToolRegistry, defineSkill } from '@a2a-agent/runtime'
 import { a2aRouter } from '@a2a-agent/runtime/express'
-import { PrismaStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { MysqlStore, PrismaStore, apiKeyResolver, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { PrismaMariaDb } from '@prisma/adapter-mariadb'
+import { PrismaClient as MysqlClient } from '../../packages/runtime/src/store/prisma/__fixture__/mysql/generated/client/client.js'
 import { entityTools } from '../../examples/invoices/src/a2a/entities.gen.js'
 import { createDb, createStore, isPostgresql } from '../../examples/invoices/src/db.js'
 import { overdue } from '../../examples/invoices/src/overdue.js'
@@ -81,12 +84,13 @@ const spin = defineSkill({
 })
 const done = defineSkill({ id: 'done', description: 'Completes at once.', handler: async (ctx) => ctx.complete('ok') })
 
-const db = createDb(url)
-if (!isPostgresql(url)) await prepareSqlite(db)
-const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : createStore(url)
+const mysql = /^(mysql|mariadb):\/\//.test(url)
+const db = mysql ? mysqlClient(url) : createDb(url)
+if (!mysql && !isPostgresql(url)) await prepareSqlite(db)
+const store = process.env.STORE === 'prisma' ? new PrismaStore(db) : mysql ? new MysqlStore(url) : createStore(url)
 const options = {
-  skills: [overdue(db), hold, queue, slow, tick, ask, spin, done],
-  tools: createToolRegistry(entityTools(db)),
+  skills: [...(mysql ? [] : [overdue(db)]), hold, queue, slow, tick, ask, spin, done],
+  tools: createToolRegistry(mysql ? [] : entityTools(db)),
   store,
   card: { name: 'Replica', description: 'examples/invoices as one of several replicas', version: '0.0.0' },
   maxConcurrentRunsPerOwner: Number(process.env.MAX_RUNS ?? -1),
@@ -96,6 +100,13 @@ const options = {
   ...(process.env.RUN_LEASE_MS ? { runLeaseMs: Number(process.env.RUN_LEASE_MS) } : {}),
   ...(process.env.REPLICA_ID ? { replicaId: process.env.REPLICA_ID } : {}),
 }
+/** The runtime's MySQL test client (A2A models only), typed as the app's: the store and API keys use only those. */
+function mysqlClient(url: string): ReturnType<typeof createDb> {
+  const parsed = new URL(url)
+  const adapter = new PrismaMariaDb({ host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), database: parsed.pathname.slice(1) })
+  return new MysqlClient({ adapter }) as unknown as ReturnType<typeof createDb>
+}
+
 const resolvePrincipal = apiKeyResolver(db)
 const app = express()
 app.disable('x-powered-by')

@@ -2,7 +2,7 @@
  * No task left behind by a dead process: a replica is killed with SIGKILL while 20 of its tasks
  * are WORKING and 5 SUBMITTED; once it is restarted every one of them is terminal and readable
  * within the lease time, and a subscriber on another replica gets the final event. On SQLite (a
- * file two processes share) and on PostgreSQL.
+ * file two processes share), on PostgreSQL and on MariaDB.
  */
 import { openSse } from '@a2a-agent/runtime/testing'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -12,7 +12,7 @@ const LEASE_MS = 3000
 
 afterAll(stopReplicas)
 
-describe.each<Kind>(['sqlite', 'postgres'])('a replica killed mid-run, on %s', (kind) => {
+describe.each<Kind>(['sqlite', 'postgres', 'mysql'])('a replica killed mid-run, on %s', (kind) => {
   let database: TestDatabase
   afterAll(async () => {
     await stopReplicas()

@@ -1,7 +1,8 @@
 /**
  * Several app processes on one database: a fresh database (a PostgreSQL database of its own on the
- * test server, or a SQLite file) migrated with examples/invoices' migrations, two users with API
- * keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
+ * test server, or a SQLite file) migrated with examples/invoices' migrations, or a MariaDB database
+ * of its own with the runtime's A2A tables (its MySQL test schema: examples/invoices has no MySQL
+ * migrations), two users with API keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
  * processes. Each test file drops its database after.
  * @module
  */
@@ -13,20 +14,24 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
+import mariadb from 'mariadb'
 import pg from 'pg'
 
-export type Kind = 'postgres' | 'sqlite'
+export type Kind = 'postgres' | 'sqlite' | 'mysql'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
+const mysqlServer = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
 
 export interface TestDatabase {
   kind: Kind
   url: string
-  /** Rows of one statement (`$1` placeholders on PostgreSQL, `?` on SQLite). */
+  /** Rows of one statement (`$1` placeholders on PostgreSQL, `?` on SQLite and MySQL, where `"` quotes identifiers too). */
   query<Row = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>
   /** Bearer tokens of the users alice and bob. */
   tokens: { alice: string; bob: string }
+  /** Cuts every connection to the database but the caller's own, as a failover would; resolves how many. */
+  cut(): Promise<number>
   drop(): Promise<void>
 }
 
@@ -50,14 +55,15 @@ export async function onServer(sql: string): Promise<void> {
 }
 
 export async function createDatabase(kind: Kind): Promise<TestDatabase> {
-  const database = kind === 'postgres' ? await postgres() : sqlite()
+  const database = kind === 'postgres' ? await postgres() : kind === 'mysql' ? await mysql() : sqlite()
   const key = async (owner: string) => {
     const token = `a2a_${randomBytes(24).toString('base64url')}`
     const hash = createHash('sha256').update(token).digest('hex')
-    await database.query(`INSERT INTO "User" ("id", "email", "name") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)})`, [owner, `${owner}@example.com`, owner])
+    // The MySQL database has the A2A tables only: no User table.
+    if (kind !== 'mysql') await database.query(`INSERT INTO "User" ("id", "email", "name") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)})`, [owner, `${owner}@example.com`, owner])
     await database.query(
       `INSERT INTO "A2AApiKey" ("id", "hash", "prefix", "owner", "createdAt") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)}, ${ph(kind, 4)}, ${ph(kind, 5)})`,
-      [`key-${owner}`, hash, token.slice(0, 12), owner, kind === 'postgres' ? new Date() : new Date().toISOString()],
+      [`key-${owner}`, hash, token.slice(0, 12), owner, kind === 'sqlite' ? new Date().toISOString() : new Date()],
     )
     return token
   }
@@ -72,13 +78,12 @@ async function postgres(): Promise<Omit<TestDatabase, 'tokens'>> {
   const url = new URL(server)
   url.pathname = `/${name}`
   const pool = new pg.Pool({ connectionString: url.href, max: 2 })
-  // The tests cut this database's connections: the harness's own pool survives them.
-  pool.on('error', () => {})
   for (const migration of migrationsOf('prisma-postgresql')) await pool.query(migration)
   return {
     kind: 'postgres',
     url: url.href,
     query: async (text, values) => (await pool.query(text, values)).rows,
+    cut: () => terminateBackends(url.href),
     async drop() {
       await pool.end()
       await onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
@@ -100,9 +105,48 @@ function sqlite(): Omit<TestDatabase, 'tokens'> {
       const statement = db.prepare(text)
       return (statement.reader ? statement.all(...values) : (statement.run(...values), [])) as never[]
     },
+    cut: async () => 0,
     async drop() {
       db.close()
       rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+async function mysql(): Promise<Omit<TestDatabase, 'tokens'>> {
+  const name = `a2a_replicas_${randomBytes(6).toString('hex')}`
+  const connection = { host: mysqlServer.hostname, port: Number(mysqlServer.port || 3306), user: decodeURIComponent(mysqlServer.username), password: decodeURIComponent(mysqlServer.password) }
+  const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/schema.sql'), 'utf8')
+  const admin = await mariadb.createConnection({ ...connection, multipleStatements: true })
+  try {
+    await admin.query(`CREATE DATABASE \`${name}\``)
+    await admin.query(`USE \`${name}\`; ${schema}`)
+  } finally {
+    await admin.end()
+  }
+  // ANSI_QUOTES: the tests' statements quote identifiers as on PostgreSQL.
+  const pool = mariadb.createPool({ ...connection, database: name, connectionLimit: 2, initSql: "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')" })
+  const url = new URL(mysqlServer.href)
+  url.pathname = `/${name}`
+  return {
+    kind: 'mysql',
+    url: url.href,
+    query: async (text, values) => (await pool.query({ sql: text, bigIntAsNumber: true }, values)) as never[],
+    async cut() {
+      const killer = await mariadb.createConnection({ ...connection, database: name })
+      try {
+        const ids = (await killer.query('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()')) as { id: number }[]
+        for (const { id } of ids) await killer.query(`KILL CONNECTION ${Number(id)}`).catch(() => undefined)
+        return ids.length
+      } finally {
+        await killer.end()
+      }
+    },
+    async drop() {
+      await pool.end()
+      const dropper = await mariadb.createConnection(connection)
+      await dropper.query(`DROP DATABASE IF EXISTS \`${name}\``)
+      await dropper.end()
     },
   }
 }

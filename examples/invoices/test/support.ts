@@ -17,9 +17,9 @@ import Database from 'better-sqlite3'
 import mariadb from 'mariadb'
 import pg from 'pg'
 import { createHttpServer, devKeyResolver, type PrincipalResolver } from '@a2a-agent/runtime'
-import { PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { prepareSqlite } from '@a2a-agent/runtime/prisma'
 import { createApp, type AppOptions } from '../src/app.js'
-import { createDb, isMysql, isPostgresql, type Db } from '../src/db.js'
+import { createDb, createStore, isMysql, isPostgresql, type Db } from '../src/db.js'
 import { jobQueue } from '../src/jobs.js'
 import { createOwners, testOwners } from './owners.gen.js'
 
@@ -143,8 +143,8 @@ export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Prom
     await database.remove()
     throw error
   }
-  // The store the app runs with on this database (see src/main.ts).
-  const store = sqlite ? new SqliteStore(database.url) : new PrismaStore(db)
+  // The store the app runs with on this database (src/main.ts): SqliteStore, PostgresStore or MysqlStore.
+  const store = createStore(database.url)
   const sessions = devKeyResolver(`${testOwners.alice}:${tokens.alice},${testOwners.bob}:${tokens.bob}`)
   // A narrowed credential, as `a2a keys create --scopes invoices:read` makes one.
   const resolvePrincipal: PrincipalResolver = (request) =>
@@ -169,7 +169,7 @@ export async function createTestApp({ v03 }: Pick<AppOptions, 'v03'> = {}): Prom
       await queue.stop()
       server.closeAllConnections()
       server.close()
-      if (store instanceof SqliteStore) store.close()
+      await store.close()
       await db.$disconnect()
       await database.remove()
     },

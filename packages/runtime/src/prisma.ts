@@ -51,15 +51,32 @@ export { SqliteStore, type SqliteStoreOptions } from './store/sql/sqlite/sqlite-
  */
 export { PostgresStore, type PostgresStoreOptions } from './store/sql/postgres/postgres-store.js'
 export { isConnectionLoss } from './store/sql/postgres/executor.js'
+/**
+ * The same store on a `mariadb` connector pool of its own to the app's MySQL 8 or MariaDB
+ * database: statements pipelined, the writes of one turn in one commit, no Prisma client in
+ * between. Across replicas it claims messages by unique keys, counts limits in A2ALimitEntry and
+ * hears other replicas' writes by polling the kept events every 25 ms (MySQL has no
+ * LISTEN/NOTIFY). It needs the optional peer dependency mariadb, which Prisma's MariaDB adapter
+ * already brings.
+ *
+ * @example
+ * ```ts
+ * const store = new MysqlStore(process.env.DATABASE_URL!) // mysql://user:password@host:3306/app
+ * const exchange = createExchange({ store, ... })
+ * process.once('SIGTERM', () => store.close())
+ * ```
+ */
+export { MysqlStore, type MysqlStoreOptions } from './store/sql/mysql/mysql-store.js'
+export { isMysqlConnectionLoss } from './store/sql/mysql/executor.js'
 /** Whether a store failure means the database is out of reach for now (answered -31503, HTTP 503 with Retry-After). */
 export { isStoreUnavailable } from './store/unavailable.js'
 /**
- * What a SqliteStore or PostgresStore reports when the database lacks tables or columns it uses
+ * What a SqliteStore, PostgresStore or MysqlStore reports when the database lacks tables or columns it uses
  * (`missing`): the app's prisma/a2a.prisma and migrations are older than its runtime.
  */
 export { TaskStoreSchemaError } from './store/sql/schema-check.js'
 export { prepareSqlite } from './store/prisma/prepare-sqlite.js'
-export { DEFAULT_POOL_SIZE, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
+export { DEFAULT_POOL_SIZE, databasePoolSize, guardPool, postgresPoolSize, type ErrorEmitter } from './store/sql/postgres/pool.js'
 export { exportUser, eraseUser } from './auth/user-data.js'
 export type { PrismaUserDataClient, UserErasure, UserExport } from './auth/user-data.js'
 export { apiKeyResolver, createApiKey, listApiKeys, revokeApiKey } from './auth/api-keys.js'

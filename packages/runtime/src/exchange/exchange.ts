@@ -30,7 +30,7 @@ import { INLINE_ARTIFACT_BYTES } from '../artifacts/offload.js'
 import { MemoryCounters } from '../core/counters.js'
 import { Quota } from '../limits/quota.js'
 import { RunLeases } from '../run/leases.js'
-import type { BackgroundService } from '../core/background-service.js'
+import { deferBackground, type BackgroundService } from '../core/background-service.js'
 import { RemoteWrites } from '../run/remote-writes.js'
 import { RunSlots } from '../run/run-slots.js'
 import { TrimPacing } from '../run/trim-pacing.js'
@@ -203,9 +203,11 @@ export class Exchange {
       keepAliveMs: orDefault(options.streamKeepAliveMs, 15_000),
       pollMs: orDefault(options.streamPollMs, 1000),
     }
-    // Start-up sweep included: tasks a stopped process left are settled within a lease.
     this.#leases = new RunLeases(this.#core)
     this.#leases.start()
+    // Start-up sweep included, tasks a stopped process left are settled within a lease; under
+    // serve() only by the roles that run background work, so the sweep waits for serve()'s start.
+    if (!deferBackground(this.#leases.sweeper) && options.background !== 'manual') this.#leases.sweeper.start()
     this.#core.remote = new RemoteWrites(this.#core)
     this.#core.remote.start()
     const methods = methodTable({
@@ -461,7 +463,8 @@ export class Exchange {
 
   /**
    * What this exchange does apart from requests: the sweep that settles the tasks of stopped runs.
-   * It runs from construction; `serve()` stops it outside the worker and all roles.
+   * It starts with the exchange, unless ExchangeOptions.background is `'manual'` or the exchange
+   * was created in serve()'s `start`, which starts it under the worker and all roles only.
    */
   background(): BackgroundService[] {
     return [this.#leases.sweeper]

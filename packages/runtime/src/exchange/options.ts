@@ -72,6 +72,12 @@ export interface ExchangeOptions {
    * the store settles the task FAILED, at its next sweep (every quarter of a lease) or start-up.
    */
   runLeaseMs?: number
+  /**
+   * When the lease sweep (the service `exchange.background()` returns) starts: `'auto'`
+   * (default) with the exchange, `'manual'` when its service is started. An exchange created in
+   * serve()'s `start` leaves it to serve(), which starts it under the worker and all roles only.
+   */
+  background?: 'auto' | 'manual'
   /** This process's id in run leases (default: a random UUID); must be unique among replicas on one store. */
   replicaId?: string
   /** Concurrent runs per owner; 0 = 16, negative = unlimited. */

@@ -48,10 +48,9 @@ export class RunLeases {
     this.#core = core
   }
 
-  /** Renews this replica's leases every third of a lease, and sweeps (see {@link sweeper}). */
+  /** Renews this replica's leases every third of a lease; the sweep has its own switch ({@link sweeper}). */
   start(): void {
     this.#renewer ??= unref(setInterval(() => void this.renew(), Math.max(Math.floor(this.#core.leaseMs / 3), 1)))
-    this.sweeper.start()
   }
 
   stop(): void {

@@ -3,7 +3,7 @@
  * outboxes race to create pg-boss's queue): the agent process answers A2A and 404 for the app's
  * route, the web process the app's route and no A2A, the worker health only. The work is the
  * worker's: with it stopped, a push notification the agent queued waits and a task left by a
- * stopped run stays WORKING; started again, it delivers the one and settles the other FAILED.
+ * stopped run stays WORKING, even through the start-up of another agent and web process; started again, it delivers the one and settles the other FAILED.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
@@ -108,6 +108,9 @@ it('web, agent and worker on one database: each serves its part, and the backgro
   expect(((await second.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
   const left = { ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }), skill: 'done', lease: { runner: 'gone', until: Date.now() - 60_000 } }
   await store.create(left)
+  // Nor by an agent or web process started after it was left: no start-up sweep either.
+  const late = [start('agent'), start('web')]
+  await Promise.all(late.map((app) => app.url))
   // Several leases: a sweep would run every quarter of one, a delivery poll every half second.
   await new Promise((resolve) => setTimeout(resolve, 2500))
   expect(hits.filter((hit) => hit.path === '/second')).toEqual([])
@@ -121,7 +124,8 @@ it('web, agent and worker on one database: each serves its part, and the backgro
   expect(kinds('/first')).toEqual(delivered)
   expect(kinds('/second')).toEqual(delivered)
 
-  for (const app of [web, agent, again]) app.child.kill('SIGTERM')
-  expect(await Promise.all([web.exited, agent.exited, again.exited])).toEqual([0, 0, 0])
-  expect([web, agent, again].map((app) => app.stderr())).toEqual(['', '', ''])
+  const running = [web, agent, again, ...late]
+  for (const app of running) app.child.kill('SIGTERM')
+  expect(await Promise.all(running.map((app) => app.exited))).toEqual(running.map(() => 0))
+  expect(running.map((app) => app.stderr())).toEqual(running.map(() => ''))
 }, 120_000)

@@ -1,7 +1,7 @@
 /**
  * serve()'s roles through a real listening server: `agent` answers the A2A routes and 404 for the
  * app's; `web` the app's and not the A2A routes; `worker` health only, and it alone sweeps stopped
- * runs and starts the app's background services; `all` does everything; a bad A2A_ROLE is one line.
+ * runs (none other sweeps even once at start-up) and starts the app's background services; `all` does everything; a bad A2A_ROLE is one line.
  */
 import express from 'express'
 import { pino } from 'pino'
@@ -98,6 +98,36 @@ describe('roles', () => {
     await serving.stop()
     serving = undefined
     expect(calls).toEqual(['start', 'stop'])
+  })
+
+  it('a task stranded before start-up: agent and web processes never sweep it, not even once at start; a worker does', async () => {
+    const { build, calls, store } = app()
+    await store.create(stranded('left'))
+    for (const role of ['agent', 'web']) {
+      serving = await start(role, build)
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS))
+      expect((await store.get('left'))?.task.status.state, role).toBe('TASK_STATE_WORKING')
+      await serving.stop()
+      serving = undefined
+    }
+    serving = await start('worker', build)
+    await expect.poll(async () => (await store.get('left'))?.task.status.state, { timeout: LEASE_MS * 10 }).toBe('TASK_STATE_FAILED')
+    expect(calls).toEqual(['stop', 'stop', 'start'])
+  })
+
+  it('an exchange made outside serve() sweeps by itself; with background: \'manual\' once its service starts', async () => {
+    const store = new MemoryStore()
+    await store.create(stranded('auto'))
+    const auto = createExchange({ skills: [echo], card, resolvePrincipal, store, runLeaseMs: LEASE_MS })
+    await expect.poll(async () => (await store.get('auto'))?.task.status.state, { timeout: LEASE_MS * 10 }).toBe('TASK_STATE_FAILED')
+    await auto.shutdown({ timeoutMs: 100 })
+    await store.create(stranded('manual'))
+    const manual = createExchange({ skills: [echo], card, resolvePrincipal, store, runLeaseMs: LEASE_MS, background: 'manual' })
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS))
+    expect((await store.get('manual'))?.task.status.state).toBe('TASK_STATE_WORKING')
+    for (const service of manual.background()) service.start()
+    await expect.poll(async () => (await store.get('manual'))?.task.status.state, { timeout: LEASE_MS * 10 }).toBe('TASK_STATE_FAILED')
+    await manual.shutdown({ timeoutMs: 100 })
   })
 
   it('all (the default, A2A_ROLE unset): every route, the sweep and the background services', async () => {

@@ -8,7 +8,7 @@
  */
 import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { BackgroundService } from '../core/background-service.js'
+import { deferringBackground, type BackgroundService } from '../core/background-service.js'
 import { loadDotEnv } from '../env/dot-env.js'
 import { createHttpServer, type HttpServerOptions } from '../http/http-server.js'
 import { setDefaultLogger } from '../log/logger.js'
@@ -106,13 +106,13 @@ async function start(options: ServeOptions): Promise<Serving> {
   const logger = options.logger ?? (await createLogger(env))
   setDefaultLogger(logger)
   const telemetry = await startTelemetry(env, options.name)
-  const app = await options.start({ env, logger, role })
+  // An exchange made in start() leaves its sweep to us; one made before it swept at once, and is stopped here.
+  const { built: app, services } = await deferringBackground(() => options.start({ env, logger, role }))
   const listener = roleListener(app.listener, role)
-  // The exchange sweeps from its construction, as an app without serve() needs; here the worker does.
-  const sweeps = app.exchange?.background?.() ?? []
+  const sweeps = new Set([...services, ...(app.exchange?.background?.() ?? [])])
   if (!runsBackground(role)) for (const service of sweeps) await service.stop()
   await app.store?.ready?.()
-  const background = app.background ?? []
+  const background = [...sweeps, ...(app.background ?? [])]
   if (runsBackground(role)) for (const service of background) await service.start()
   const readiness = new Readiness({
     check: async () => {

@@ -6,6 +6,7 @@
  */
 import { A2AError } from '../wire/a2a-error.js'
 import { isConnectionLoss } from './sql/postgres/executor.js'
+import { isMysqlConnectionLoss } from './sql/mysql/executor.js'
 
 /** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])
@@ -15,11 +16,12 @@ export const RETRY_AFTER_SECONDS = 5
 
 /**
  * True for a PostgreSQL connection that died or could not be made (57P01 admin shutdown, class 08,
- * ECONNRESET, "Connection terminated"…: isConnectionLoss), Prisma's codes for the same, and a
+ * ECONNRESET, "Connection terminated"…: isConnectionLoss), a MySQL one (KILL CONNECTION, a dropped
+ * socket: isMysqlConnectionLoss), Prisma's codes for the same, and a
  * SQLite database still locked by another process once the busy wait ran out (SQLITE_BUSY).
  */
 export function isStoreUnavailable(error: unknown): boolean {
-  if (isConnectionLoss(error) || sqliteBusy(error)) return true
+  if (isConnectionLoss(error) || isMysqlConnectionLoss(error) || sqliteBusy(error)) return true
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true
   const cause = (error as { cause?: unknown } | null)?.cause

@@ -3,6 +3,7 @@ import { describeStoreConformance } from '../conformance.js'
 import { T0, makeRecord, nextTask, sneakyChanges } from '../conformance-fixtures.js'
 import { MemoryStore } from '../memory-store.js'
 import { openDatabase, type Provider, type TestDatabase } from '../prisma/__fixture__/databases.js'
+import { MysqlStore } from './mysql/mysql-store.js'
 import { PostgresStore } from './postgres/postgres-store.js'
 import { PrismaStore } from '../prisma/prisma-store.js'
 import { prepareSqlite } from '../prisma/prepare-sqlite.js'
@@ -11,7 +12,7 @@ import { SQL_CAPABILITIES, type SqlStore } from './sql-store.js'
 import type { CapabilityName } from '../capabilities.js'
 
 // The same suite for PrismaStore on either provider, for SqliteStore on its own connection to the
-// SQLite file and for PostgresStore on its own pool, with the rows checked through the Prisma client.
+// SQLite file and for PostgresStore and MysqlStore on their own pools, with the rows checked through the Prisma client.
 // Each with the capabilities it declares: a store that lost one fails here.
 const POSTGRES_CAPABILITIES: CapabilityName[] = [...SQL_CAPABILITIES, 'acceptOnce', 'claims', 'notifications', 'keptEvents', 'pushOutbox', 'jobRows', 'counters']
 const targets: { name: string; provider: Provider; open: (database: TestDatabase) => SqlStore; capabilities: readonly CapabilityName[] }[] = [
@@ -26,12 +27,14 @@ const targets: { name: string; provider: Provider; open: (database: TestDatabase
     open: (database) => new PostgresStore(database.url, { insertBeforeRun: true }),
     capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'claims'),
   },
+  // As PostgresStore but the push outbox and the job rows (pg-boss's, PostgreSQL only).
+  { name: 'MysqlStore', provider: 'mysql', open: (database) => new MysqlStore(database.url), capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'pushOutbox' && capability !== 'jobRows') },
 ]
 
 /** Closes a SqliteStore's or PostgresStore's own connections; a PrismaStore has none. */
 const release = async (store: unknown) => {
   if (store instanceof SqliteStore) store.close()
-  if (store instanceof PostgresStore) await store.close()
+  if (store instanceof PostgresStore || store instanceof MysqlStore) await store.close()
 }
 
 for (const { name, provider, open, capabilities } of targets) {

@@ -8,8 +8,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
-import type { CapabilityName } from '../capabilities.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import type { Capabilities, CapabilityName } from '../capabilities.js'
+import { InvalidCursorError, type ListPage, type ListQuery, type NewTaskClaim, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
 import { SqlArtifactFiles } from './artifact-files.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
@@ -18,6 +18,7 @@ import { authenticationColumn, toPushConfig, toRecord, type PushConfigRow, type 
 import { Coalesced } from './coalesced.js'
 import { VersionFacts } from './version-facts.js'
 import type { Sql } from './sql.js'
+import type { HeldClaim } from './postgres/held-inserts.js'
 import * as statements from './statements.js'
 
 /** Statements that may be sent again after their connection died: reads, upserts, deletes. */
@@ -74,6 +75,36 @@ export class SqlStore implements Store {
       if (!stored) return insert()
       if (stored.owner !== record.owner || stored.createdAt !== record.createdAt || !isDeepStrictEqual(stored.task, JSON.parse(taskJson))) throw error
       return true
+    }
+  }
+
+  /**
+   * Store.claimNewTask on a store that holds claims in an open transaction (postgres/held-inserts.ts):
+   * `hold` sends the claim of the record's one message id and its undo. Should the claim not
+   * commit with its task (it lapsed, or the commit failed on another's statement), or its
+   * connection die, the insert is made the way createUnlessAccepted (or create) makes it.
+   */
+  protected async claimHeld(record: TaskRecord, unlessAccepted: boolean, hold: (claim: Sql, undo: Sql) => Promise<HeldClaim<Sql> | undefined>): Promise<NewTaskClaim | undefined> {
+    const [messageId, ...more] = record.messageIds
+    if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
+    const { owner, id } = record
+    const claim = await hold(statements.claimMessageId(this.#db.dialect, owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
+    if (!claim) return undefined
+    return {
+      insert: async (latest) => {
+        let taskJson: string
+        try {
+          taskJson = encodeJson(latest.task, 'task')
+        } catch (error) {
+          claim.release()
+          throw error
+        }
+        // After a lost connection the read-back tells whether it landed; sent again, a decided claim answers false.
+        if (await this.inserting(latest, taskJson, () => claim.insert(statements.insertTask(latest, taskJson)))) return true
+        const accepting = (this as Partial<Capabilities['acceptOnce']>).createUnlessAccepted
+        return unlessAccepted && accepting ? accepting.call(this, latest) : this.create(latest).then(() => true)
+      },
+      release: () => claim.release(),
     }
   }
 

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { defineSkill } from '../../../skills/skill.js'
 import { lockWaiters, openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
 import { PostgresStore } from './postgres-store.js'
-import { startTestServer, userMessage } from '../../../testing/test-server.js'
+import { expectTurnCapAcrossReplicas } from '../__fixture__/turn-cap.js'
 import { MemoryCounters } from '../../../core/counters.js'
 import { PgCounters } from './counters.js'
 
@@ -131,23 +130,6 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     }
   })
 
-  it('holds the turn cap across two exchanges on the database', async () => {
-    const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
-    const options = { skills: [echo], maxTurnsPerHour: 2 }
-    const first = await startTestServer({ ...options, store: replicaA })
-    const second = await startTestServer({ ...options, store: replicaB })
-    try {
-      const send = (server: typeof first) => server.rpc('SendMessage', { message: userMessage('hi', { skill: 'echo' }) }, { token: 'bob' })
-      expect((await send(first)).status).toBe(200)
-      expect((await send(second)).status).toBe(200)
-      const refused = await send(first)
-      expect(refused.status).toBe(429)
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3590)
-      expect((await send(second)).status).toBe(429)
-    } finally {
-      await first.close()
-      await second.close()
-    }
-  })
+  it('holds the turn cap across two exchanges on the database', () => expectTurnCapAcrossReplicas(replicaA, replicaB))
 })
 

@@ -1,6 +1,5 @@
 /**
- * {@link LimitCounters} in the A2ALimitEntry table of a PostgreSQL database, shared by every
- * replica on it. The takes that arrive within one turn of the event loop run as one transaction
+ * SqlCounters (../counters.ts) on a PostgreSQL database. The takes that arrive within one turn of the event loop run as one transaction
  * (../tick-batch.ts): every key of the batch locked by a transaction-scoped advisory
  * lock, taken in hash order so that two batches sharing keys (from any replica) queue instead of
  * deadlocking, then one statement that prunes, counts and inserts for all of them, the four
@@ -13,54 +12,16 @@ import type { Executor } from '../executor.js'
 import { toDate } from '../rows.js'
 import { paddedRows } from '../padded-rows.js'
 import { shaped, sql, type Sql } from '../sql.js'
-import { TickBatch } from '../tick-batch.js'
-import type { LimitCounters, Take } from '../../../core/counters.js'
+import type { Take } from '../../../core/counters.js'
+import { answers, SqlCounters, type Counted, type CounterStatements, type Entry, type TakeRequest } from '../counters.js'
 
-export interface TakeRequest {
-  key: string
-  id: string
-  limit: number
-  ttlMs: number
-}
+/** The PostgreSQL statements of {@link SqlCounters}. */
+export const POSTGRES_COUNTERS: CounterStatements = { takeAll, release: releaseStatement }
 
-export interface Entry {
-  key: string
-  id: string
-}
-
-interface Counted {
-  ord: number
-  taken: boolean
-  next: Date | null
-}
-
-const entryKey = (entry: Entry): string => `${entry.key}\u0000${entry.id}`
-
-/** A take's answer is shared by the callers of the same key and id in one batch: it is never changed. */
-const same = <T>(value: T): T => value
-
-export class PgCounters implements LimitCounters {
-  readonly #takes: TickBatch<TakeRequest, Take>
-  readonly #releases: TickBatch<Entry, true>
-
+/** SqlCounters on PostgreSQL. */
+export class PgCounters extends SqlCounters {
   constructor(db: Executor, now: () => number = Date.now) {
-    this.#takes = new TickBatch<TakeRequest, Take>(entryKey, (requests) => takeAll(db, requests, now()), same)
-    this.#releases = new TickBatch<Entry, true>(
-      entryKey,
-      async (entries) => {
-        await db.execute(releaseStatement(entries), { idempotent: true })
-        return new Map()
-      },
-      same,
-    )
-  }
-
-  async take(key: string, id: string, limit: number, ttlMs: number): Promise<Take> {
-    return (await this.#takes.get({ key, id, limit, ttlMs }))!
-  }
-
-  async release(key: string, id: string): Promise<void> {
-    await this.#releases.get({ key, id })
+    super(db, POSTGRES_COUNTERS, now)
   }
 }
 
@@ -133,25 +94,4 @@ export function takeStatement(requests: readonly TakeRequest[], at: Date): Sql {
         ON CONFLICT ("key", "id") DO UPDATE SET "expiresAt" = excluded."expiresAt" RETURNING "key", "id")
       SELECT "ord", EXISTS (SELECT 1 FROM "taken" t WHERE t."key" = r."key" AND t."id" = r."id") AS "taken", "next" FROM "ranked" r`,
   )
-}
-
-/** Each request's Take, by its entry key. A refusal waits for the key's earliest expiry, this batch's entries included. */
-function answers(requests: TakeRequest[], counted: Counted[], nowMs: number): Map<string, Take> {
-  const takenTtl = new Map<string, number>()
-  for (const row of counted) {
-    const request = requests[row.ord - 1]!
-    if (row.taken) takenTtl.set(request.key, Math.min(takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY, request.ttlMs))
-  }
-  const found = new Map<string, Take>()
-  for (const row of counted) {
-    const request = requests[row.ord - 1]!
-    if (row.taken) {
-      found.set(entryKey(request), { taken: true })
-      continue
-    }
-    // Refused with nothing counted (limit 0): no entry will expire to make room, as in MemoryCounters.
-    const next = Math.min(row.next ? row.next.getTime() - nowMs : Number.POSITIVE_INFINITY, takenTtl.get(request.key) ?? Number.POSITIVE_INFINITY)
-    found.set(entryKey(request), { taken: false, retryAfterMs: next })
-  }
-  return found
 }

@@ -34,6 +34,9 @@ export function postgresPoolSize(env: Readonly<Record<string, string | undefined
   return size
 }
 
+/** {@link postgresPoolSize} under the name MySQL apps read: `DATABASE_POOL_SIZE` sizes any database's pool. */
+export const databasePoolSize = postgresPoolSize
+
 /** The part of a pg Pool (or Client) {@link guardPool} needs. */
 export interface ErrorEmitter {
   on(event: string, listener: (...args: any[]) => void): unknown

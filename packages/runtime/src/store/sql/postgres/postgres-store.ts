@@ -213,28 +213,8 @@ export class PostgresStore extends SqlStore {
    */
   readonly claimNewTask: ((record: TaskRecord, unlessAccepted: boolean) => Promise<NewTaskClaim | undefined>) | undefined
 
-  async #claimNewTask(record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> {
-    const [messageId, ...more] = record.messageIds
-    if (messageId === undefined || more.length > 0) throw new TypeError(`claimNewTask takes a task with one message id, not ${record.messageIds.length}`)
-    const { owner, id } = record
-    const claiming = () => this.#executor.claim(statements.claimMessageId(POSTGRES, owner, id, messageId, unlessAccepted), statements.unclaimMessageId(owner, id, messageId))
-    const claim = await this.#checked.afterCheck(claiming)
-    if (!claim) return undefined
-    return {
-      insert: async (latest) => {
-        let taskJson: string
-        try {
-          taskJson = encodeJson(latest.task, 'task')
-        } catch (error) {
-          claim.release()
-          throw error
-        }
-        // After a lost connection the read-back tells whether it landed; sent again, a decided claim answers false.
-        if (await this.inserting(latest, taskJson, () => claim.insert(statements.insertTask(latest, taskJson)))) return true
-        return unlessAccepted ? this.createUnlessAccepted(latest) : this.create(latest).then(() => true)
-      },
-      release: () => claim.release(),
-    }
+  #claimNewTask(record: TaskRecord, unlessAccepted: boolean): Promise<NewTaskClaim | undefined> {
+    return this.claimHeld(record, unlessAccepted, (claim, undo) => this.#checked.afterCheck(() => this.#executor.claim(claim, undo)))
   }
 
   protected override async trimChunk(tier: Viewer, keep: number): Promise<string[]> {
