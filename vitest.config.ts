@@ -33,13 +33,7 @@ const endToEnd = [
   'test/replicas/**/*.test.ts',
   '**/*.e2e.test.ts',
 ]
-const everyTest = [
-  'packages/*/src/**/*.test.ts',
-  'generators/src/**/*.test.ts',
-  'examples/*/src/**/*.test.ts',
-  'examples/*/test/**/*.test.ts',
-  'test/**/*.test.ts',
-]
+const everyTest = ['packages/*/src/**/*.test.ts', 'generators/src/**/*.test.ts', 'examples/*/src/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'test/**/*.test.ts']
 
 // The fast part waits on databases, sockets and timers more than it computes: more files at once
 // than cores (vitest's default is one fewer than the cores, a single worker on 2). Each file keeps

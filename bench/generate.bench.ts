@@ -45,7 +45,6 @@ const exampleApp = join(root, 'examples/invoices')
 const schemaSource = process.env.BENCH_SCHEMA || '/work/shared/research/schema50.prisma'
 const NOOP_GOAL_MS = 300
 
-
 // Prisma reads the datasource url only for messages (the adapter in prisma.config.ts connects);
 // without DATABASE_URL, Prisma 6 falls back to downloading engines. CHECKPOINT_DISABLE: no
 // telemetry request inside the timing.
@@ -240,7 +239,9 @@ function profileNoop(app: string): { wallMs: number; threads: { name: string; by
   try {
     const { ms } = timed(app, ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli, 'generate', 'entities'], /Nothing to do/, 'profiled no-op run')
     // Node names them CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main one.
-    const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort()
+    const files = readdirSync(dir)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .sort()
     const threads = files.map((file, index) => {
       const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile
       return { name: index === 0 ? 'main thread' : `thread ${index} (module loader hooks, tsx)`, ...selfTimes(profile) }
@@ -298,7 +299,11 @@ function printTable(rows: { label: string; samples: number[] }[]): void {
   const cells = rows.map((row) => [row.label, fmt(median(row.samples)), fmt(Math.min(...row.samples)), row.samples.map((ms) => ms.toFixed(0)).join(', ')])
   const head = ['measure', 'median', 'min', 'runs (ms, in order)']
   const widths = head.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)))
-  const line = (row: string[]) => row.map((cell, i) => (i === 1 || i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd()
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i === 1 || i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd()
   console.log(line(head))
   console.log(widths.map((width) => '-'.repeat(width)).join('  '))
   for (const row of cells) console.log(line(row))
@@ -412,7 +417,9 @@ async function main(): Promise<void> {
     console.log(
       `goal (no-op under ${NOOP_GOAL_MS} ms): fresh CLI process ${noopProcess ? 'MET' : 'NOT MET'} (${fmt(median(noopCli))}), in-process ${noopInProcess ? 'MET' : 'NOT MET'} (${fmt(median(fastIn))}; planning anyway ${fmt(median(noopIn))})`,
     )
-    console.log(`goal (a no-op \`a2a generate entities\` in examples/invoices from a fresh process ≤ ${NOOP_GOAL_MS} ms): ${noopExampleMet ? 'MET' : 'NOT MET'} (median ${fmt(median(noopExample))} of ${runs}; \`a2a --help\` ${fmt(median(helpCli))}; load average ${loadavg()[0]!.toFixed(1)})`)
+    console.log(
+      `goal (a no-op \`a2a generate entities\` in examples/invoices from a fresh process ≤ ${NOOP_GOAL_MS} ms): ${noopExampleMet ? 'MET' : 'NOT MET'} (median ${fmt(median(noopExample))} of ${runs}; \`a2a --help\` ${fmt(median(helpCli))}; load average ${loadavg()[0]!.toFixed(1)})`,
+    )
     if (!noopProcess) {
       const profile = profileNoop(app)
       console.log()

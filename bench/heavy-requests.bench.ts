@@ -32,7 +32,11 @@ const send = (message: Record<string, unknown>, extra: Record<string, unknown> =
 /** `filler(n)` repeated to just under the body cap, as raw JSON text inside `wrap`. */
 const fill = (wrap: (inner: string) => string, unit: string, join = ''): string => {
   const room = BODY_CAP - wrap('').length
-  return wrap(Array(Math.floor(room / (unit.length + join.length))).fill(unit).join(join))
+  return wrap(
+    Array(Math.floor(room / (unit.length + join.length)))
+      .fill(unit)
+      .join(join),
+  )
 }
 const sendText = (messageJson: string) => `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"${messageId()}","role":"ROLE_USER",${messageJson}}}}`
 
@@ -40,7 +44,14 @@ const sendText = (messageJson: string) => `{"jsonrpc":"2.0","id":1,"method":"Sen
 const ALL_KINDS: { name: string; body: () => string }[] = [
   { name: 'nesting (1 MiB of [[[…)', body: () => sendText(`"parts":[{"text":"x"}],"metadata":{"d":${'['.repeat(BODY_CAP / 2 - 200)}${']'.repeat(BODY_CAP / 2 - 200)}}`) },
   { name: 'parts (1 MiB of {})', body: () => fill((inner) => sendText(`"parts":[${inner}]`), '{}', ',') },
-  { name: 'metadata keys', body: () => fill((inner) => sendText(`"parts":[{"text":"x"}],"metadata":{${inner}}`), '"k0000000":0', ',').replace(/"k0000000":0/g, () => `"k${String(++counter).padStart(7, '0').slice(-7)}":0`) },
+  {
+    name: 'metadata keys',
+    body: () =>
+      fill((inner) => sendText(`"parts":[{"text":"x"}],"metadata":{${inner}}`), '"k0000000":0', ',').replace(
+        /"k0000000":0/g,
+        () => `"k${String(++counter).padStart(7, '0').slice(-7)}":0`,
+      ),
+  },
   { name: 'long messageId', body: () => sendText(`"messageId":"${'i'.repeat(BODY_CAP - 200)}","parts":[{"text":"x"}]`) },
   { name: 'NUL in 1 MiB text', body: () => send({ parts: [{ text: `${'t'.repeat(BODY_CAP - 300)}\u0000` }] }) },
   { name: 'valid 1 MiB text', body: () => send({ parts: [{ text: 't'.repeat(BODY_CAP - 300) }] }) },
@@ -48,7 +59,10 @@ const ALL_KINDS: { name: string; body: () => string }[] = [
 ]
 
 // BENCH_KINDS: only the kinds whose name contains one of these comma-separated words.
-const only = (process.env.BENCH_KINDS ?? '').split(',').map((word) => word.trim()).filter(Boolean)
+const only = (process.env.BENCH_KINDS ?? '')
+  .split(',')
+  .map((word) => word.trim())
+  .filter(Boolean)
 const KINDS = only.length > 0 ? ALL_KINDS.filter((kind) => only.some((word) => kind.name.includes(word))) : ALL_KINDS
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
@@ -58,7 +72,14 @@ function post(port: number, body: string | Buffer, token: string): Promise<{ ms:
   const started = performance.now()
   return new Promise((resolve) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path: '/a2a', method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}`, 'Content-Length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/a2a',
+        method: 'POST',
+        agent,
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${token}`, 'Content-Length': Buffer.byteLength(body) },
+      },
       (response) => {
         let bytes = 0
         response.on('data', (chunk: Buffer) => (bytes += chunk.length))
@@ -124,7 +145,7 @@ async function measure(port: number, lightTaskId: string, kind: (typeof KINDS)[n
 async function run(name: string, script: string): Promise<Row[]> {
   const server = await spawnServer(name, script, { cwd: root })
   try {
-    const lightTask = JSON.parse((await fetchText(server.port, send({ parts: [{ text: 'light' }] }), LIGHT_TOKEN))).result
+    const lightTask = JSON.parse(await fetchText(server.port, send({ parts: [{ text: 'light' }] }), LIGHT_TOKEN)).result
     const lightTaskId: string = lightTask.task?.id ?? lightTask.id
     // Large tasks for ListTasks: 24 of ~1 MiB each, owned by the heavy caller.
     for (let i = 0; i < 24; i++) await post(server.port, send({ parts: [{ text: 't'.repeat(BODY_CAP - 300) }] }), BENCH_TOKEN)
@@ -149,7 +170,9 @@ const ours = await run('ours', 'bench/servers/ours.ts')
 const sdk = await run('sdk', 'bench/servers/sdk.ts')
 const ms = (n: number) => (Number.isFinite(n) ? `${n.toFixed(1)} ms` : '-')
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`)
-console.log(`\nlight GetTask from a second caller while ${heavyCallers} callers send each heavy kind (${seconds} s each; runtime from ${runtimeFrom}; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)})`)
+console.log(
+  `\nlight GetTask from a second caller while ${heavyCallers} callers send each heavy kind (${seconds} s each; runtime from ${runtimeFrom}; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)})`,
+)
 console.log(['kind', 'ours light p50/p99/max', 'sdk light p50/p99/max', 'ours heavy/s (p50)', 'sdk heavy/s (p50)', 'ours/sdk largest answer', 'ours/sdk statuses'].join(' | '))
 ours.forEach((row, i) => {
   const other = sdk[i]!

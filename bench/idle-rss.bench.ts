@@ -43,5 +43,15 @@ for (let round = 0; round < rounds; round++) {
 const ours = median(samples.get('ours')!) / MiB
 const sdk = median(samples.get('sdk')!) / MiB
 console.log(`idle RSS (median of ${rounds} rounds; runtime from ${runtimeFrom}): ours ${ours.toFixed(1)} MiB, sdk ${sdk.toFixed(1)} MiB`)
-console.log(`  rounds (MiB): ${servers.map(({ name }) => `${name} ${samples.get(name)!.map((bytes) => (bytes / MiB).toFixed(1)).join(', ')}`).join('; ')}`)
+console.log(
+  `  rounds (MiB): ${servers
+    .map(
+      ({ name }) =>
+        `${name} ${samples
+          .get(name)!
+          .map((bytes) => (bytes / MiB).toFixed(1))
+          .join(', ')}`,
+    )
+    .join('; ')}`,
+)
 console.log(`  ours − sdk: ${(ours - sdk).toFixed(1)} MiB (goal ≤ ${GOAL_MIB} MiB) ${ours - sdk <= GOAL_MIB ? 'met' : 'NOT met'}`)

@@ -22,7 +22,12 @@ const concurrency = Number(process.env.BENCH_JOB_CONCURRENCY ?? 4)
 for (const kind of ['memory', 'postgres', 'mysql'] as const) {
   const database = kind === 'memory' ? undefined : await openDatabase(kind)
   const job = defineJob({ name: 'trivial', input: z.object({}), run: (ctx) => ctx.complete('done') })
-  const queue = kind === 'postgres' ? new PgBossJobQueue({ connectionString: database!.url, logger: quiet }) : kind === 'mysql' ? new MysqlJobQueue({ url: database!.url, logger: quiet }) : new MemoryJobQueue()
+  const queue =
+    kind === 'postgres'
+      ? new PgBossJobQueue({ connectionString: database!.url, logger: quiet })
+      : kind === 'mysql'
+        ? new MysqlJobQueue({ url: database!.url, logger: quiet })
+        : new MemoryJobQueue()
   const store = kind === 'postgres' ? new PostgresStore(database!.url, { max: 8 }) : kind === 'mysql' ? new PrismaStore(database!.db) : new MemoryStore()
   const enqueue = defineSkill({ id: 'enqueue', description: 'hands its work to a job', handler: (ctx) => ctx.enqueue(job, {}) })
   const echo = defineSkill({ id: 'echo', description: 'completes at once', handler: (ctx) => ctx.complete('echo') })

@@ -48,23 +48,28 @@ async function measure(kind: Kind, label: string, heard: string): Promise<void> 
     for (let i = 0; i < tasks; i++) {
       const sent = await rpc(a, token, 'SendMessage', { ...message('tick'), configuration: { returnImmediately: true } })
       const id = sent.body.result.task.id as string
-      await Promise.all([
-        follow(b, id, latencies[heard]!),
-        follow(c, id, latencies['A → C (other process, polling)']!),
-        follow(a, id, latencies['A → A (same process)']!),
-      ])
+      await Promise.all([follow(b, id, latencies[heard]!), follow(c, id, latencies['A → C (other process, polling)']!), follow(a, id, latencies['A → A (same process)']!)])
     }
     const sends: Record<string, number[]> = { 'on A (no run cap)': [], 'on D (run cap, agent-wide)': [] }
     for (let i = 0; i < 200; i++) {
-      for (const [replica, into] of [[a, sends['on A (no run cap)']!], [d, sends['on D (run cap, agent-wide)']!]] as const) {
+      for (const [replica, into] of [
+        [a, sends['on A (no run cap)']!],
+        [d, sends['on D (run cap, agent-wide)']!],
+      ] as const) {
         const started = performance.now()
         await rpc(replica, token, 'SendMessage', message('done'))
         into.push(performance.now() - started)
       }
     }
-    console.log(`\nReplicas on ${label}, ${tasks} tasks × 20 status updates written on A; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+    console.log(
+      `\nReplicas on ${label}, ${tasks} tasks × 20 status updates written on A; load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    )
     for (const [name, values] of Object.entries(latencies)) {
-      console.log(`  subscribe latency ${name.padEnd(34)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`)
+      console.log(
+        `  subscribe latency ${name.padEnd(34)} p50 ${percentile(values, 50).toFixed(0).padStart(4)} ms  p99 ${percentile(values, 99).toFixed(0).padStart(4)} ms  (${values.length} events)`,
+      )
     }
     for (const [name, values] of Object.entries(sends)) {
       console.log(`  SendMessage (blocking, one at a time) ${name.padEnd(28)} p50 ${percentile(values, 50).toFixed(1)} ms  p99 ${percentile(values, 99).toFixed(1)} ms`)

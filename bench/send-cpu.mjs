@@ -73,7 +73,11 @@ function response() {
 /** How a request is served: the bare exchange, or through the app mount's listener (whose handler's promise it does not hand back). */
 const listener = mount === 'app' ? a2aListener(exchange) : undefined
 const serve = listener
-  ? (req, res) => new Promise((resolve) => { res.done = resolve; listener(req, res) })
+  ? (req, res) =>
+      new Promise((resolve) => {
+        res.done = resolve
+        listener(req, res)
+      })
   : rest
     ? (req, res) => exchange.handleRest(req, res)
     : (req, res) => exchange.handle(req, res)

@@ -91,7 +91,6 @@ interface Row {
   cpuUsPerRequest: number | undefined
 }
 
-
 /** Spawns `bench/servers/<file>` and waits until it listens; answers its endpoint base. */
 async function startServer(name: string, file: string, env?: Record<string, string>): Promise<{ child: ChildProcess; base: string }> {
   const { child, port } = await spawnServer(name, fileURLToPath(new URL(`./servers/${file}`, import.meta.url)), { cwd: root, ...(env ? { env } : {}) })
@@ -152,14 +151,16 @@ function load(target: Target, duration: number): Promise<{ result: autocannon.Re
         connections,
         duration,
         timeout: 10,
-        requests: [{
-          method: 'POST',
-          setupRequest: (request) => ({ ...request, body: target.method === 'GetTask' ? getTaskBody(target.taskId!) : requestBody(target.binding) }),
-          // Counted here rather than with verifyBody, which would count a non-2xx twice.
-          onResponse: (status, body) => {
-            if (status !== 200 || !isCompleted(body)) failed++
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request) => ({ ...request, body: target.method === 'GetTask' ? getTaskBody(target.taskId!) : requestBody(target.binding) }),
+            // Counted here rather than with verifyBody, which would count a non-2xx twice.
+            onResponse: (status, body) => {
+              if (status !== 200 || !isCompleted(body)) failed++
+            },
           },
-        }],
+        ],
       },
       (error, result) => (error ? reject(error) : resolve({ result, failed })),
     )
@@ -243,10 +244,43 @@ const endpointOf = (base: string, binding: Binding) => (binding === 'JSON-RPC' ?
 // Which server does what: the raw ceiling only answers SendMessage over JSON-RPC, like for like.
 // ours-bare right after ours: the two mounts of a pair are measured back to back (see mountTargets).
 const SERVERS = [
-  { name: 'ours', file: 'ours.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
-  { name: 'ours-bare', file: 'ours.ts', env: { BENCH_HTTP: 'node' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
-  { name: 'ours-router', file: 'ours.ts', env: { BENCH_HTTP: 'router' }, plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON']] },
-  { name: 'sdk', file: 'sdk.ts', plan: [['SendMessage', 'JSON-RPC'], ['SendMessage', 'HTTP+JSON'], ['GetTask', 'JSON-RPC']] },
+  {
+    name: 'ours',
+    file: 'ours.ts',
+    plan: [
+      ['SendMessage', 'JSON-RPC'],
+      ['SendMessage', 'HTTP+JSON'],
+      ['GetTask', 'JSON-RPC'],
+    ],
+  },
+  {
+    name: 'ours-bare',
+    file: 'ours.ts',
+    env: { BENCH_HTTP: 'node' },
+    plan: [
+      ['SendMessage', 'JSON-RPC'],
+      ['SendMessage', 'HTTP+JSON'],
+      ['GetTask', 'JSON-RPC'],
+    ],
+  },
+  {
+    name: 'ours-router',
+    file: 'ours.ts',
+    env: { BENCH_HTTP: 'router' },
+    plan: [
+      ['SendMessage', 'JSON-RPC'],
+      ['SendMessage', 'HTTP+JSON'],
+    ],
+  },
+  {
+    name: 'sdk',
+    file: 'sdk.ts',
+    plan: [
+      ['SendMessage', 'JSON-RPC'],
+      ['SendMessage', 'HTTP+JSON'],
+      ['GetTask', 'JSON-RPC'],
+    ],
+  },
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
   // The gRPC binding of each, a process of its own: ours and sdk again, over another binding.
   { name: 'ours', file: 'ours.ts', env: { BENCH_HTTP: 'grpc' }, plan: [['SendMessage', 'gRPC']] },
@@ -298,7 +332,9 @@ function exchangeTargets(rows: Row[], samples: Map<Target, Row[]>): void {
   const line = (label: string, value: number, met: boolean) => console.log(`${label} ${value.toFixed(2)} ${met ? 'met' : 'NOT met'}`)
   const [bare, raw, bareGet, sdkGet] = [find('ours-bare', 'SendMessage'), find('raw', 'SendMessage'), find('ours-bare', 'GetTask'), find('sdk', 'GetTask')]
   if (bare?.cpuUsPerRequest !== undefined) {
-    console.log(`SendMessage JSON-RPC, ours-bare: ${bare.cpuUsPerRequest.toFixed(0)} µs server CPU per send (goal ≤ ${CPU_GOAL_US} µs) ${bare.cpuUsPerRequest <= CPU_GOAL_US ? 'met' : 'NOT met'}`)
+    console.log(
+      `SendMessage JSON-RPC, ours-bare: ${bare.cpuUsPerRequest.toFixed(0)} µs server CPU per send (goal ≤ ${CPU_GOAL_US} µs) ${bare.cpuUsPerRequest <= CPU_GOAL_US ? 'met' : 'NOT met'}`,
+    )
   }
   const paired = pairedShare(samples, 'ours-bare', 'raw', 'JSON-RPC')
   if (paired) line(`SendMessage JSON-RPC: ours-bare/raw throughput, ${paired.over}${paired.byCpu} (goal ≥ 0.40)`, paired.share, paired.share >= 0.4)
@@ -315,7 +351,10 @@ function exchangeTargets(rows: Row[], samples: Map<Target, Row[]>): void {
 function pairedShare(samples: Map<Target, Row[]>, mine: string, theirs: string, binding: Binding): { share: number; over: string; byCpu: string } | undefined {
   const [mineRuns, theirRuns] = [mine, theirs].map((name) => [...samples].find(([t]) => t.name === name && t.method === 'SendMessage' && t.binding === binding)?.[1])
   if (!mineRuns || !theirRuns || mineRuns.length !== theirRuns.length || mineRuns.length === 0) return undefined
-  const pairs = mineRuns.map((row, i) => ({ rps: row.rps / theirRuns[i]!.rps, cpu: row.cpuUsPerRequest && theirRuns[i]!.cpuUsPerRequest ? theirRuns[i]!.cpuUsPerRequest! / row.cpuUsPerRequest : undefined }))
+  const pairs = mineRuns.map((row, i) => ({
+    rps: row.rps / theirRuns[i]!.rps,
+    cpu: row.cpuUsPerRequest && theirRuns[i]!.cpuUsPerRequest ? theirRuns[i]!.cpuUsPerRequest! / row.cpuUsPerRequest : undefined,
+  }))
   // Of an even count, the mean of the middle two: neither of them alone.
   const median = (values: number[]) => {
     const sorted = values.toSorted((a, b) => a - b)
@@ -340,7 +379,9 @@ function grpcTarget(rows: Row[]): void {
   // Where the time goes: raw is grpc-js and HTTP/2 alone, so the rest of each server's CPU per send is its A2A work.
   const raw = rows.find((row) => row.name === 'raw' && row.binding === 'gRPC')?.cpuUsPerRequest
   if (raw && ours.cpuUsPerRequest && sdk.cpuUsPerRequest) {
-    console.log(`SendMessage gRPC: server CPU per send, raw grpc-js ${raw.toFixed(0)} µs; A2A work above it: ours ${(ours.cpuUsPerRequest - raw).toFixed(0)} µs, sdk ${(sdk.cpuUsPerRequest - raw).toFixed(0)} µs`)
+    console.log(
+      `SendMessage gRPC: server CPU per send, raw grpc-js ${raw.toFixed(0)} µs; A2A work above it: ours ${(ours.cpuUsPerRequest - raw).toFixed(0)} µs, sdk ${(sdk.cpuUsPerRequest - raw).toFixed(0)} µs`,
+    )
   }
 }
 
@@ -390,13 +431,19 @@ async function main(): Promise<void> {
           const row = await measure(target)
           samples.get(target)!.push(row)
           // Each sample as it comes, so a round that a neighbour's burst moved shows as itself.
-          console.log(`  round ${round + 1}: ${row.rps.toFixed(0)} req/s, p99 ${row.p99.toFixed(1)} ms, ${row.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} µs CPU/req, load ${loadavg()[0]!.toFixed(2)}`)
+          console.log(
+            `  round ${round + 1}: ${row.rps.toFixed(0)} req/s, p99 ${row.p99.toFixed(1)} ms, ${row.cpuUsPerRequest?.toFixed(0) ?? 'n/a'} µs CPU/req, load ${loadavg()[0]!.toFixed(2)}`,
+          )
         }
       }
     }
     const rows = [...samples.values()].filter((runs) => runs.length > 0).map(medianRow)
     console.log()
-    console.log(`${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}, runtime from ${runtimeFrom}); load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+    console.log(
+      `${rounds > 1 ? `median of ${rounds} rounds, ` : ''}${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from ${useWrk ? 'wrk' : 'autocannon'} (Node ${process.version}, runtime from ${runtimeFrom}); load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')}`,
+    )
     printTable(rows)
     console.log()
     for (const [method, binding] of turns) for (const mine of ['ours', 'ours-bare']) ratio(rows, method, binding, mine, 'sdk')
@@ -413,6 +460,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error)
   process.exit(1)
 })

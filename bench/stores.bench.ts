@@ -65,7 +65,20 @@ const profiled = profiledKinds.find((kind) => kind === process.env.BENCH_PROFILE
 const profiledMethod: Method = process.env.BENCH_PROFILE_METHOD === 'GetTask' ? 'GetTask' : 'SendMessage'
 const pgServer = new URL(process.env.BENCH_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres')
 const mysqlServer = new URL(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
-const storeKinds = ['memory', 'sqlite', 'sqlite-direct', 'postgres', 'postgres-direct', 'postgres-app', 'mysql', 'mysql-direct', 'sdk', 'sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const
+const storeKinds = [
+  'memory',
+  'sqlite',
+  'sqlite-direct',
+  'postgres',
+  'postgres-direct',
+  'postgres-app',
+  'mysql',
+  'mysql-direct',
+  'sdk',
+  'sdk-sqlite',
+  'sdk-postgres',
+  'sdk-mysql',
+] as const
 const appOwners = positiveInt('BENCH_APP_OWNERS', 64)
 type Kind = (typeof storeKinds)[number]
 const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
@@ -94,7 +107,12 @@ const tempDir = mkdtempSync(join(tmpdir(), 'a2a-bench-stores-'))
 const pgDatabase = `a2a_bench_${process.pid}`
 let pgCreated = false
 let mysqlCreated = false
-const mysqlConnection = { host: mysqlServer.hostname, port: Number(mysqlServer.port || 3306), user: decodeURIComponent(mysqlServer.username), password: decodeURIComponent(mysqlServer.password) }
+const mysqlConnection = {
+  host: mysqlServer.hostname,
+  port: Number(mysqlServer.port || 3306),
+  user: decodeURIComponent(mysqlServer.username),
+  password: decodeURIComponent(mysqlServer.password),
+}
 const children = new Set<ChildProcess>()
 
 const pgUrl = (database: string) => {
@@ -362,15 +380,16 @@ const usesPostgres = (target: Target) => /^(ours|sdk) postgres/.test(target.name
 /** CPU ms of the PostgreSQL backends connected to the bench database now (read from /proc: the server is local). */
 async function databaseCpuMs(): Promise<Map<number, number>> {
   const { rows } = await withAdmin((client) => client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [pgDatabase]))
-  return new Map(rows.flatMap(({ pid }) => {
-    const ms = cpuMs(pid)
-    return ms === undefined ? [] : [[pid, ms] as [number, number]]
-  }))
+  return new Map(
+    rows.flatMap(({ pid }) => {
+      const ms = cpuMs(pid)
+      return ms === undefined ? [] : [[pid, ms] as [number, number]]
+    }),
+  )
 }
 
 /** CPU the backends spent between two readings; one that connected in between counts from its start. */
-const databaseCpuSince = (before: Map<number, number>, after: Map<number, number>): number =>
-  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0)
+const databaseCpuSince = (before: Map<number, number>, after: Map<number, number>): number => [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0)
 
 async function measure(target: Target, method: Method, script: () => string): Promise<Row> {
   console.log(`${target.name} ${method}: warm-up ${warmupSeconds} s, then ${seconds} s with ${connections} connections`)
@@ -394,7 +413,8 @@ async function measure(target: Target, method: Method, script: () => string): Pr
 async function serverFor(kind: Kind, urls: Partial<Record<Kind, string>>, nodeArgs: string[] = []): Promise<Target> {
   if (kind === 'sdk') return startServer('sdk (memory)', 'sdk.ts', {}, nodeArgs)
   if (kind.startsWith('sdk-')) return startServer(`sdk ${kind.slice(4)}`, 'sdk.ts', { BENCH_SDK_DB: urls[kind] ?? '' }, nodeArgs)
-  if (kind === 'postgres-app') return startServer('ours postgres-app', 'store-server.ts', { BENCH_STORE: 'postgres-direct', BENCH_DB_URL: urls[kind] ?? '', BENCH_RUN_CAP: 'default' }, nodeArgs)
+  if (kind === 'postgres-app')
+    return startServer('ours postgres-app', 'store-server.ts', { BENCH_STORE: 'postgres-direct', BENCH_DB_URL: urls[kind] ?? '', BENCH_RUN_CAP: 'default' }, nodeArgs)
   return startServer(kind === 'memory' ? 'ours memory' : `ours ${kind}`, 'store-server.ts', { BENCH_STORE: kind, BENCH_DB_URL: urls[kind] ?? '' }, nodeArgs)
 }
 
@@ -517,7 +537,10 @@ function selfTimes(profile: Profile, window: [number, number]): Omit<ProfileSumm
     const url = node.callFrame.url.replace(/\?.*$/, '')
     const where = packageOf(url, functionName)
     byPackage.set(where, (byPackage.get(where) ?? 0) + ms)
-    const shortUrl = url.replace(/^file:\/\//, '').replace(root, '').replace(/^.*node_modules\//, '')
+    const shortUrl = url
+      .replace(/^file:\/\//, '')
+      .replace(root, '')
+      .replace(/^.*node_modules\//, '')
     const name = url ? `${functionName || '(anonymous)'} ${shortUrl}:${lineNumber + 1}` : `${functionName || '(anonymous)'} (native)`
     byFunction.set(name, (byFunction.get(name) ?? 0) + ms)
   }
@@ -584,7 +607,9 @@ function compare(rows: Row[], method: Method, name: string, goalRatio?: number, 
   // with the SDK's k-th, and the median pair is the figure (one round on a 2-core machine moves by 30-50%).
   const ours = rows.filter((row) => row.name === name && row.method === method)
   const sdks = rows.filter((row) => row.name === sdk && row.method === method && row.rps > 0)
-  const pairs = ours.slice(0, sdks.length).map((row, i) => ({ ratio: row.rps / sdks[i]!.rps, cpu: row.cpuUsPerRequest && sdks[i]!.cpuUsPerRequest ? row.cpuUsPerRequest / sdks[i]!.cpuUsPerRequest : undefined }))
+  const pairs = ours
+    .slice(0, sdks.length)
+    .map((row, i) => ({ ratio: row.rps / sdks[i]!.rps, cpu: row.cpuUsPerRequest && sdks[i]!.cpuUsPerRequest ? row.cpuUsPerRequest / sdks[i]!.cpuUsPerRequest : undefined }))
   if (pairs.length === 0) return
   const median = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)]!
   const each = pairs.length > 1 ? ` (median of ${pairs.length} pairs: ${pairs.map((pair) => `${pair.ratio.toFixed(2)}x`).join(', ')})` : ''
@@ -625,7 +650,8 @@ async function main(): Promise<void> {
     if (['postgres', 'postgres-direct', 'postgres-app', 'sdk-postgres'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'postgres-direct')) {
       urls.postgres = urls['postgres-direct'] = urls['postgres-app'] = urls['sdk-postgres'] = await createPostgres()
     }
-    if (['mysql', 'mysql-direct', 'sdk-mysql'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'mysql-direct')) urls.mysql = urls['mysql-direct'] = urls['sdk-mysql'] = await createMysql()
+    if (['mysql', 'mysql-direct', 'sdk-mysql'].some((kind) => selected.includes(kind as Kind)) || (profiling && profiled === 'mysql-direct'))
+      urls.mysql = urls['mysql-direct'] = urls['sdk-mysql'] = await createMysql()
     // The SDK's DatabaseTaskStore on the same databases as ours: SqliteStore's file, the PostgreSQL and MariaDB databases.
     if (urls['sqlite-direct']) urls['sdk-sqlite'] = `sqlite:${urls['sqlite-direct'].slice('file:'.length)}`
     for (const kind of ['sdk-sqlite', 'sdk-postgres', 'sdk-mysql'] as const) if (selected.includes(kind)) await sdkMigrate(urls[kind]!)
@@ -635,8 +661,14 @@ async function main(): Promise<void> {
     const profile = profiling && profiledUrl ? await profileStore(profiled, profiledUrl) : undefined
 
     console.log()
-    console.log(`load average (1, 5, 15 min) at the end: ${loadavg().map((load) => load.toFixed(2)).join(', ')} on ${cpus().length} cores`)
-    console.log(`Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version}, runtime from ${runtimeFrom})`)
+    console.log(
+      `load average (1, 5, 15 min) at the end: ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')} on ${cpus().length} cores`,
+    )
+    console.log(
+      `Stores: ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, load from wrk, GetTask over ${taskIdCount} task ids (Node ${process.version}, runtime from ${runtimeFrom})`,
+    )
     printTable(rows)
     console.log()
     // The goals are the stores generated apps run (SqliteStore, PostgresStore); PrismaStore over
@@ -647,7 +679,12 @@ async function main(): Promise<void> {
       compare(rows, 'GetTask', name, get)
     }
     // Each of ours against the SDK's DatabaseTaskStore on the same database.
-    for (const [name, sdk] of [['ours sqlite-direct', 'sdk sqlite'], ['ours postgres-direct', 'sdk postgres'], ['ours mysql-direct', 'sdk mysql'], ['ours mysql', 'sdk mysql']] as const) {
+    for (const [name, sdk] of [
+      ['ours sqlite-direct', 'sdk sqlite'],
+      ['ours postgres-direct', 'sdk postgres'],
+      ['ours mysql-direct', 'sdk mysql'],
+      ['ours mysql', 'sdk mysql'],
+    ] as const) {
       compare(rows, 'SendMessage', name, name.endsWith('direct') ? 5 : undefined, sdk)
       compare(rows, 'GetTask', name, undefined, sdk)
     }
@@ -678,7 +715,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error)
   await cleanup()
   process.exit(1)
 })

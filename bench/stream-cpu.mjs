@@ -137,7 +137,10 @@ function heapCensus(name) {
   const file = writeHeapSnapshot(join(keep ?? tmpdir(), keep ? `${name}.heapsnapshot` : `stream-cpu-${process.pid}-${name}.heapsnapshot`))
   const snapshot = JSON.parse(readFileSync(file, 'utf8'))
   if (!keep) rmSync(file)
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta
   const width = fields.length
   const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((field) => fields.indexOf(field))
   const groups = new Map()
@@ -166,7 +169,9 @@ if (heap) {
   await open(streams)
   const after = heapCensus('after')
   const per = (value) => (value / streams).toFixed(2)
-  console.log(`${streams} open streams: ${per(after.bytes - before.bytes)} bytes and ${per(after.objects - before.objects)} objects per stream (heap snapshot, V8's hidden and code objects left out)`)
+  console.log(
+    `${streams} open streams: ${per(after.bytes - before.bytes)} bytes and ${per(after.objects - before.objects)} objects per stream (heap snapshot, V8's hidden and code objects left out)`,
+  )
   const grown = [...after.groups]
     .map(([key, group]) => [key, group.count - (before.groups.get(key)?.count ?? 0), group.size - (before.groups.get(key)?.size ?? 0)])
     .filter(([, count]) => count / streams >= 0.5)

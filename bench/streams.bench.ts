@@ -89,7 +89,6 @@ const GOAL_RSS = 1024 * MiB
 const GOAL_FIRST_EVENT_P99_MS = 2000
 const GOAL_RSS_PER_STREAM = 40 * KiB
 
-
 // ---------------------------------------------------------------------------------------------
 // The server process
 
@@ -114,11 +113,12 @@ async function stopServer(target: Server): Promise<void> {
   await stopProcess(target.child)
 }
 
-
 /** The soft and hard open-files limits, from /proc (Linux); undefined elsewhere. */
 function openFilesLimits(): { soft: number; hard: number } | undefined {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'))
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'))
     const [, soft, hard] = line?.split(/\s{2,}/) ?? []
     return Number.isFinite(Number(soft)) ? { soft: Number(soft), hard: hard === 'unlimited' ? Infinity : Number(hard) } : undefined
   } catch {
@@ -529,8 +529,16 @@ function printReport(r: Result): void {
     ['server RSS before → open', `${mb(r.before.rss)} → ${mb(r.open.rss)} MB`],
     ['RSS growth', `${mb(rssGrowth)} MB = ${per(rssGrowth)} KB/stream`],
     ['heapUsed before → open', `${mb(r.before.heapUsed)} → ${mb(r.open.heapUsed)} MB (${per(heapGrowth)} KB/stream)`],
-    ['server RSS after ticks', `${mb(r.afterTicks.rss)} MB (heapUsed ${mb(r.afterTicks.heapUsed)}, heapTotal ${mb(r.afterTicks.heapTotal)}, external ${mb(r.afterTicks.external)} MB)`],
-    ['server RSS over the ticks', `${sampleSeries(r.rssByTick).map((bytes) => mb(bytes)).join(' → ')} MB`],
+    [
+      'server RSS after ticks',
+      `${mb(r.afterTicks.rss)} MB (heapUsed ${mb(r.afterTicks.heapUsed)}, heapTotal ${mb(r.afterTicks.heapTotal)}, external ${mb(r.afterTicks.external)} MB)`,
+    ],
+    [
+      'server RSS over the ticks',
+      `${sampleSeries(r.rssByTick)
+        .map((bytes) => mb(bytes))
+        .join(' → ')} MB`,
+    ],
     ['server peak RSS (VmHWM)', r.peakRss === undefined ? 'n/a' : `${mb(r.peakRss)} MB`],
     ['deliveries / expected', `${r.deliveries} / ${r.expected}`],
     ['ticks', `${r.ticks} in ${r.tickSeconds.toFixed(1)} s (${((r.tickSeconds * 1000) / r.ticks).toFixed(0)} ms apart; asked ${tickGapMs} ms)`],
@@ -585,7 +593,9 @@ interface BurstResult {
 /** TcpExt ListenOverflows from /proc/net/netstat (Linux): SYNs dropped because an accept queue was full. */
 function listenOverflows(): number | undefined {
   try {
-    const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'))
+    const [names, values] = readFileSync('/proc/net/netstat', 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('TcpExt:'))
     const value = Number(values?.split(' ')[names!.split(' ').indexOf('ListenOverflows')])
     return Number.isFinite(value) ? value : undefined
   } catch {
@@ -674,7 +684,9 @@ function printBursts(rounds: BurstResult[][]): void {
   const allHealthy = (name: string) => rounds.flat().every((r) => r.name !== name || (r.opened === r.streams && r.completed === r.streams))
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
   const where = inRaisedQueue ? 'in a private network namespace with the accept queue raised, ' : ''
-  console.log(`\nSendStreamingMessage: ${streamCount} streams issued at once (${where}Node ${process.version}, runtime from ${runtimeFrom}, listen backlog ${listenBacklog()} (net.core.somaxconn ${somaxconn()}), load average ${load})`)
+  console.log(
+    `\nSendStreamingMessage: ${streamCount} streams issued at once (${where}Node ${process.version}, runtime from ${runtimeFrom}, listen backlog ${listenBacklog()} (net.core.somaxconn ${somaxconn()}), load average ${load})`,
+  )
   if (acceptQueue() < streamCount) {
     console.log(`note: the accept queue holds ${acceptQueue()} connections, fewer than the ${streamCount} issued at once; see the header of bench/streams.bench.ts`)
   }
@@ -706,7 +718,9 @@ function printBursts(rounds: BurstResult[][]): void {
   console.log(
     `goal first-event p99 < ${GOAL_FIRST_EVENT_P99_MS} ms: ${healthy && ours.p99 < GOAL_FIRST_EVENT_P99_MS ? 'MET' : 'NOT MET'} (ours ${ours.p99.toFixed(0)} ms, the median of ${burstRounds} rounds: ${p99s.get('ours')} ms)`,
   )
-  console.log(`goal RSS per stream < ${GOAL_RSS_PER_STREAM / KiB} KiB: ${healthy && perStream(ours) < GOAL_RSS_PER_STREAM ? 'MET' : 'NOT MET'} (ours ${(perStream(ours) / KiB).toFixed(1)} KiB)`)
+  console.log(
+    `goal RSS per stream < ${GOAL_RSS_PER_STREAM / KiB} KiB: ${healthy && perStream(ours) < GOAL_RSS_PER_STREAM ? 'MET' : 'NOT MET'} (ours ${(perStream(ours) / KiB).toFixed(1)} KiB)`,
+  )
   if (!healthy) process.exitCode = 1
 }
 
@@ -804,6 +818,6 @@ process.once('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.stack ?? error.message : error)
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error)
   process.exit(1)
 })

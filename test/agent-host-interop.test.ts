@@ -65,9 +65,7 @@ describe('a multi-agent index with the official SDK', () => {
       }),
     )
     expect(card.name).toBe('Reports')
-    const result = await client.sendMessage(
-      SendMessageRequest.fromJSON({ message: { messageId: 'sdk-1', role: 'ROLE_USER', parts: [{ text: 'March' }] } }),
-    )
+    const result = await client.sendMessage(SendMessageRequest.fromJSON({ message: { messageId: 'sdk-1', role: 'ROLE_USER', parts: [{ text: 'March' }] } }))
     const task = Task.toJSON(result as Task) as any
     expect(task.status.state).toBe('TASK_STATE_COMPLETED')
     expect(task.status.message.parts[0].text).toBe('monthly: March')

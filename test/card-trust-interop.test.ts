@@ -19,11 +19,13 @@ beforeEach(() => void vi.spyOn(console, 'debug').mockImplementation(() => {}))
 // Files share a worker (isolate: false in the root config): the next file gets console.debug back.
 afterEach(() => vi.restoreAllMocks())
 
-const bearer = (token: string): typeof fetch => (input, init) => {
-  const headers = new Headers(init?.headers)
-  headers.set('Authorization', `Bearer ${token}`)
-  return fetch(input, { ...init, headers })
-}
+const bearer =
+  (token: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers)
+    headers.set('Authorization', `Bearer ${token}`)
+    return fetch(input, { ...init, headers })
+  }
 
 /** The SDK verifier with a key lookup in the JWKS at the signature's `jku`, as a client would do. */
 const verifier = (fetched: string[] = []) =>
@@ -67,7 +69,7 @@ describe('signed cards with the official SDK', () => {
     }
   })
 
-  it('verifies the extended card the client fetches for its caller, with the hook\'s skills on it', async () => {
+  it("verifies the extended card the client fetches for its caller, with the hook's skills on it", async () => {
     server = await startTestServer({
       skills: [echo, audit],
       signingKeys: generateSigningKey(),

@@ -96,7 +96,8 @@ it('runs the bare forms in the app folder (`a2a generate entities`, `--check`, w
     const schemaPath = join(bare, 'prisma/schema.prisma')
     writeFileSync(schemaPath, readFileSync(schemaPath, 'utf8').replace('  note       String?\n', '  note       String?\n  poNumber   String?\n'))
     const bin = join(root, 'packages/create-a2a-agent/bin/a2a.js')
-    const both = async (...flags: string[]) => [await run(bare, bin, 'generate', 'entities', ...flags), await run(bare, bin, 'generate', 'entities', '--app', '.', ...flags)] as const
+    const both = async (...flags: string[]) =>
+      [await run(bare, bin, 'generate', 'entities', ...flags), await run(bare, bin, 'generate', 'entities', '--app', '.', ...flags)] as const
 
     const [staleBare, staleSpelled] = await both('--check')
     expect(staleBare.code, staleBare.stdout + staleBare.stderr).toBe(1)
@@ -130,7 +131,12 @@ function checkoutFiles(): string[] {
  */
 function cleanCheckout(target: string): void {
   for (const path of checkoutFiles()) cpSync(join(root, path), join(target, path))
-  for (const folder of ['.', ...readdirSync(join(root, 'packages')).map((name) => `packages/${name}`), 'generators', ...readdirSync(join(root, 'examples')).map((name) => `examples/${name}`)]) {
+  for (const folder of [
+    '.',
+    ...readdirSync(join(root, 'packages')).map((name) => `packages/${name}`),
+    'generators',
+    ...readdirSync(join(root, 'examples')).map((name) => `examples/${name}`),
+  ]) {
     linkInstalled(join(root, folder, 'node_modules'), join(target, folder, 'node_modules'))
   }
 }

@@ -45,13 +45,15 @@ const PROTOCOLS = [
 ] as const
 
 /** gRPC calls carry the key in their `authorization` metadata. */
-const bearerMetadata = (token: string): Interceptor => (options, next) =>
-  new InterceptingCall(next(options), {
-    start: (metadata, listener, start) => {
-      metadata.set('authorization', `Bearer ${token}`)
-      start(metadata, listener)
-    },
-  })
+const bearerMetadata =
+  (token: string): Interceptor =>
+  (options, next) =>
+    new InterceptingCall(next(options), {
+      start: (metadata, listener, start) => {
+        metadata.set('authorization', `Bearer ${token}`)
+        start(metadata, listener)
+      },
+    })
 
 /** A fetch that authenticates every call (card and JSON-RPC) as the given dev key. */
 function bearerFetch(token: string): typeof fetch {
@@ -266,7 +268,7 @@ describe.each(PROTOCOLS)('@a2a-js/sdk push-config methods over $protocol against
     await new Promise<void>((resolve) => receiver.close(() => resolve()))
   })
 
-  it('creates, gets, lists and deletes a config, and the receiver gets the task\'s events', async () => {
+  it("creates, gets, lists and deletes a config, and the receiver gets the task's events", async () => {
     expect((await client.getAgentCard()).capabilities?.pushNotifications).toBe(true)
     const asked = wire(asTask(await client.sendMessage(send('hi', { skill: 'ask' }))))
     const created = TaskPushNotificationConfig.toJSON(

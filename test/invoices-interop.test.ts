@@ -50,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => app?.close())
 
 describe('the invoices example through the official clients', () => {
-  it("MCP: alice and bob each see and change only their own rows", async () => {
+  it('MCP: alice and bob each see and change only their own rows', async () => {
     const alice = await mcpClient(app.tokens.alice)
     const bob = await mcpClient(app.tokens.bob)
     const names = (await alice.listTools()).tools.map((tool) => tool.name)
@@ -120,9 +120,15 @@ describe('the invoices example under a narrowed credential', () => {
     const reader = await mcpClient(app.tokens.reader)
     expect((await reader.listTools()).tools.map((tool) => tool.name)).toEqual(['invoices_list', 'invoices_get'])
     const customer = (await alice.callTool({ name: 'customers_create', arguments: { name: 'Reader Co' } })).structuredContent as any
-    const made = (await alice.callTool({ name: 'invoices_create', arguments: { number: 'INV-READ-1', total: '10.00', dueAt: '2026-12-31T00:00:00.000Z', customerId: customer.id } })).structuredContent as any
+    const made = (
+      await alice.callTool({ name: 'invoices_create', arguments: { number: 'INV-READ-1', total: '10.00', dueAt: '2026-12-31T00:00:00.000Z', customerId: customer.id } })
+    ).structuredContent as any
     expect((await reader.callTool({ name: 'invoices_get', arguments: { id: made.id } })).structuredContent).toMatchObject({ id: made.id })
-    for (const [name, args] of [['invoices_delete', { id: made.id }], ['customers_list', {}], ['invoices_purge', {}]] as const) {
+    for (const [name, args] of [
+      ['invoices_delete', { id: made.id }],
+      ['customers_list', {}],
+      ['invoices_purge', {}],
+    ] as const) {
       expect(await reader.callTool({ name, arguments: args })).toMatchObject({ isError: true, content: [{ text: `tool unavailable: ${name}` }] })
     }
     expect((await alice.callTool({ name: 'invoices_get', arguments: { id: made.id } })).isError).toBeFalsy()

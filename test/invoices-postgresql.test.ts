@@ -35,10 +35,7 @@ async function testDatabases(appName?: string): Promise<string[]> {
   await client.connect()
   try {
     const { rows } = appName
-      ? await client.query<{ datname: string }>(
-          "SELECT DISTINCT datname FROM pg_stat_activity WHERE application_name = $1 AND datname LIKE 'invoices\\_test\\_%'",
-          [appName],
-        )
+      ? await client.query<{ datname: string }>("SELECT DISTINCT datname FROM pg_stat_activity WHERE application_name = $1 AND datname LIKE 'invoices\\_test\\_%'", [appName])
       : await client.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'invoices\\_test\\_%'")
     return rows.map((row) => row.datname)
   } finally {

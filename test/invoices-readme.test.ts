@@ -45,7 +45,11 @@ it('the invoices README: the first command starts the agent, and its curl comman
       throw new Error(`the README's first command exited (${code}):\n${output}`)
     })
     exited.catch(() => {}) // also ends when the finally block stops it
-    const card = () => fetch(`http://127.0.0.1:${port}/a2a/invoices/.well-known/agent-card.json`).then((response) => response.ok, () => false)
+    const card = () =>
+      fetch(`http://127.0.0.1:${port}/a2a/invoices/.well-known/agent-card.json`).then(
+        (response) => response.ok,
+        () => false,
+      )
     await Promise.race([expect.poll(card, { timeout: 180_000, interval: 250 }).toBe(true), exited])
     // serve()'s probes: the process is up, and ready (its database answers, its tables are current).
     expect(await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.status)).toBe(200)

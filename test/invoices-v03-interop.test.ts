@@ -28,12 +28,17 @@ beforeAll(async () => {
 afterAll(() => app?.close())
 
 describe('the invoices example with v03 on, through the official 0.3 client', () => {
-  it('serves each agent\'s 0.3 card, at agent.json and to the 0.3 client', async () => {
+  it("serves each agent's 0.3 card, at agent.json and to the 0.3 client", async () => {
     for (const agent of ['invoices', 'reports'] as const) {
       const response = await fetch(`${app.url}/a2a/${agent}/.well-known/agent.json`)
       expect(response.status).toBe(200)
       const card = assertWireV03('AgentCard', (await response.json()) as any)
-      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${app.url}/a2a/${agent}`, securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } }, security: [{ bearer: [] }] })
+      expect(card).toMatchObject({
+        protocolVersion: '0.3.0',
+        url: `${app.url}/a2a/${agent}`,
+        securitySchemes: { bearer: { type: 'http', scheme: 'Bearer' } },
+        security: [{ bearer: [] }],
+      })
       const client = await client03(app.tokens.alice, agent)
       expect((await client.getAgentCard()).url).toBe(`${app.url}/a2a/${agent}`)
     }

@@ -108,160 +108,159 @@ describe('the published packages', () => {
     expect(cli).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'bin/create-a2a-agent.js']))
   }, 300_000)
 
-  it(
-    'PostgreSQL, from a clone (`npm run create`), on a PATH without tsx: creates the database, installs from vendor/, migrates, seeds, and the app passes its own tests',
-    async () => {
-      expect(packed, 'the pack test must run first').toBeDefined()
-      const database = new URL(server)
-      database.pathname = `/published_pg_${process.pid}`
-      const env = { DATABASE_URL: database.href, PGAPPNAME: `published-packages-${process.pid}` }
-      // Node's own folder and the system's: npm is there, tsx is not (the seed's `tsx` must come from the app).
-      const bare = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])]
-      for (const dir of bare) expect(existsSync(join(dir, 'tsx')), `${dir}/tsx`).toBe(false)
-      try {
-        const created = await run('npm', ['run', '--silent', 'create', '--', app, '--database', 'postgresql', '--yes', '--no-git', '--packages', temp], REPO, {
-          ...env,
-          PATH: bare.join(delimiter),
-        })
-        expect(created.code, created.output).toBe(0)
-        expect(created.output).toContain(`Created the database ${database.href}.`)
-        expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
-        expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
-        expect(await usersIn(database.href)).toEqual(['alice', 'bob'])
-        expect(readdirSync(join(app, 'vendor'))).toEqual([basename(packed.tarballs.runtime), basename(packed.tarballs.cli)])
-        const manifest = readManifest(app)
-        expect(manifest.dependencies!['@a2a-agent/runtime']).toBe(`file:vendor/${basename(packed.tarballs.runtime)}`)
-        expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
-        expect(Object.keys(manifest.dependencies!)).not.toContain('better-sqlite3')
-        expect(existsSync(join(app, 'node_modules/better-sqlite3')), 'nothing in the PostgreSQL app needs better-sqlite3').toBe(false)
-        await checkResolution(app)
-
-        const key = await run('npx', ['a2a', 'keys', 'create', '--user', 'alice'], app, env)
-        expect(key.code, key.output).toBe(0)
-        expect(key.stdout).toMatch(/^a2a_\S+\n$/)
-
-        const { result, used } = await databasesUsedDuring(env.PGAPPNAME, () =>
-          Promise.all([run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app, '--listFiles'], app), run('npm', ['test'], app, env)]),
-        )
-        const [typecheck, tests] = result
-        expect(typecheck.code, typecheck.output).toBe(0)
-        // The runtime's types come from its declarations in dist/, never from its sources.
-        const runtimeDir = join(app, 'node_modules/@a2a-agent/runtime')
-        const checked = typecheck.stdout.split('\n').filter((path) => path.startsWith(`${runtimeDir}/`))
-        expect(checked).toEqual(expect.arrayContaining([join(runtimeDir, 'dist/index.d.ts'), join(runtimeDir, 'dist/prisma.d.ts'), join(runtimeDir, 'dist/prisma-config.d.ts')]))
-        expect(checked.filter((path) => !path.endsWith('.d.ts'))).toEqual([])
-        expect(tests.code, tests.output).toBe(0)
-        // --yes brings the example entity: its generated tests and test/hello.test.ts.
-        expect(tests.output).toMatch(/Test Files +2 passed/)
-        // Each test file made its own database and dropped it.
-        const throwaway = [...used].filter((name) => name.startsWith('test_'))
-        expect(throwaway.length).toBeGreaterThan(0)
-        expect(await existingDatabases(throwaway)).toEqual([])
-
-        // Hand SQL the way Prisma documents it: a draft migration, edited, then applied.
-        const draft = await run('npx', ['prisma', 'migrate', 'dev', '--create-only', '--name', 'hand_sql'], app, env)
-        expect(draft.code, draft.output).toBe(0)
-        expect(draft.output, "Prisma's warning to remove the datasource url, which must stay").not.toContain('WARNING')
-        const [hand] = readdirSync(join(app, 'prisma/migrations')).filter((name) => name.endsWith('_hand_sql'))
-        expect(hand, draft.output).toBeDefined()
-        writeFileSync(join(app, 'prisma/migrations', hand!, 'migration.sql'), 'CREATE EXTENSION IF NOT EXISTS citext;\n')
-        const applied = await run('npm', ['run', 'db:change'], app, env)
-        expect(applied.code, applied.output).toBe(0)
-        expect(await extensionsIn(database.href)).toContain('citext')
-      } finally {
-        await dropDatabase(database.pathname.slice(1))
-      }
-    },
-    900_000,
-  )
-
-  it(
-    'MySQL/MariaDB, from the packed scaffolder: creates the database, installs from vendor/, migrates with a2a migrate, seeds, and the app passes its own tests',
-    async () => {
-      expect(packed, 'the pack test must run first').toBeDefined()
-      const scaffolder = await unpackWithDependencies(packed.tarballs.cli, join(temp, 'tools-mysql'))
-      const mysqlApp = join(temp, 'mysql-agent')
-      const database = new URL(mysqlServer)
-      database.pathname = `/published_my_${process.pid}`
-      const env = { DATABASE_URL: database.href }
-      try {
-        const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), mysqlApp, '--database', 'mysql', '--yes', '--no-git', '--packages', temp], temp, env)
-        expect(created.code, created.output).toBe(0)
-        expect(created.output).toMatch(/- Creating and applying the first migration \(a2a migrate dev --name init\), and the Prisma client… done/)
-        expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
-        expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
-        const manifest = readManifest(mysqlApp)
-        expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
-        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-mariadb'))).toBe(true)
-        expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-pg')), 'nothing in the MySQL app needs the PostgreSQL adapter').toBe(false)
-        await checkResolution(mysqlApp)
-
-        const tests = await run('npm', ['test'], mysqlApp, env)
-        expect(tests.code, tests.output).toBe(0)
-        expect(tests.output).toMatch(/Test Files +2 passed/)
-
-        // Hand SQL as on the other databases: a draft migration, edited, then applied by db:change.
-        const draft = await run('npx', ['a2a', 'migrate', 'dev', '--create-only', '--name', 'hand_sql'], mysqlApp, env)
-        expect(draft.code, draft.output).toBe(0)
-        const [hand] = readdirSync(join(mysqlApp, 'prisma/migrations')).filter((name) => name.endsWith('_hand_sql'))
-        expect(hand, draft.output).toBeDefined()
-        writeFileSync(join(mysqlApp, 'prisma/migrations', hand!, 'migration.sql'), 'CREATE VIEW `OpenNote` AS SELECT id, title FROM `Note` WHERE done = 0;\n')
-        const applied = await run('npm', ['run', 'db:change'], mysqlApp, env)
-        expect(applied.code, applied.output).toBe(0)
-        expect(applied.output).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
-        const app = await mysqlConnection(database, database.pathname.slice(1))
-        await expect(app.query('SELECT * FROM OpenNote').finally(() => app.end())).resolves.toEqual([])
-      } finally {
-        const admin = await mysqlConnection(database)
-        await admin.query(`DROP DATABASE IF EXISTS \`${database.pathname.slice(1)}\``).finally(() => admin.end())
-      }
-    },
-    900_000,
-  )
-
-  it(
-    'SQLite: made without the install, its Next list, followed, ends in passing tests; a no-op `migrate dev` ends',
-    async () => {
-      expect(packed, 'the pack test must run first').toBeDefined()
-      // The packed scaffolder, unpacked as npm would install it; its dependencies come from this repository.
-      const scaffolder = await unpackWithDependencies(packed.tarballs.cli, join(temp, 'tools'))
-      const sqliteApp = join(temp, 'sqlite-agent')
-      const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), sqliteApp, '--yes', '--no-git', '--no-install', '--packages', temp], temp)
+  it('PostgreSQL, from a clone (`npm run create`), on a PATH without tsx: creates the database, installs from vendor/, migrates, seeds, and the app passes its own tests', async () => {
+    expect(packed, 'the pack test must run first').toBeDefined()
+    const database = new URL(server)
+    database.pathname = `/published_pg_${process.pid}`
+    const env = { DATABASE_URL: database.href, PGAPPNAME: `published-packages-${process.pid}` }
+    // Node's own folder and the system's: npm is there, tsx is not (the seed's `tsx` must come from the app).
+    const bare = [...new Set([dirname(process.execPath), '/usr/bin', '/bin'])]
+    for (const dir of bare) expect(existsSync(join(dir, 'tsx')), `${dir}/tsx`).toBe(false)
+    try {
+      const created = await run('npm', ['run', '--silent', 'create', '--', app, '--database', 'postgresql', '--yes', '--no-git', '--packages', temp], REPO, {
+        ...env,
+        PATH: bare.join(delimiter),
+      })
       expect(created.code, created.output).toBe(0)
-      const next = nextCommands(created.stdout)
-      expect(next).toEqual(['npm install', 'npm run generate', 'npx prisma migrate dev --name init', 'npm run db:seed', 'npm run dev', 'npm test'])
-      expect(readManifest(sqliteApp).dependencies!['@a2a-agent/runtime']).toBe(`file:vendor/${basename(packed.tarballs.runtime)}`)
-      for (const command of next.filter((command) => command !== 'npm run dev')) {
-        if (command === 'npm install') {
-          // better-sqlite3 would compile for minutes (no prebuilt binary offline): install without
-          // scripts and take this repository's build of the same version.
-          const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], sqliteApp)
-          expect(installed.code, installed.output).toBe(0)
-          expect(readManifest(join(sqliteApp, 'node_modules/better-sqlite3')).version).toBe(readManifest(join(REPO, 'node_modules/better-sqlite3')).version)
-          cpSync(join(REPO, 'node_modules/better-sqlite3/build'), join(sqliteApp, 'node_modules/better-sqlite3/build'), { recursive: true })
-          continue
-        }
-        const done = await run('sh', ['-c', command], sqliteApp)
-        expect(done.code, `${command}\n${done.output}`).toBe(0)
-        if (command === 'npm test') expect(done.output).toMatch(/Test Files +2 passed/)
+      expect(created.output).toContain(`Created the database ${database.href}.`)
+      expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
+      expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
+      expect(await usersIn(database.href)).toEqual(['alice', 'bob'])
+      expect(readdirSync(join(app, 'vendor'))).toEqual([basename(packed.tarballs.runtime), basename(packed.tarballs.cli)])
+      const manifest = readManifest(app)
+      expect(manifest.dependencies!['@a2a-agent/runtime']).toBe(`file:vendor/${basename(packed.tarballs.runtime)}`)
+      expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
+      expect(Object.keys(manifest.dependencies!)).not.toContain('better-sqlite3')
+      expect(existsSync(join(app, 'node_modules/better-sqlite3')), 'nothing in the PostgreSQL app needs better-sqlite3').toBe(false)
+      await checkResolution(app)
+
+      const key = await run('npx', ['a2a', 'keys', 'create', '--user', 'alice'], app, env)
+      expect(key.code, key.output).toBe(0)
+      expect(key.stdout).toMatch(/^a2a_\S+\n$/)
+
+      const { result, used } = await databasesUsedDuring(env.PGAPPNAME, () =>
+        Promise.all([run(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '-p', app, '--listFiles'], app), run('npm', ['test'], app, env)]),
+      )
+      const [typecheck, tests] = result
+      expect(typecheck.code, typecheck.output).toBe(0)
+      // The runtime's types come from its declarations in dist/, never from its sources.
+      const runtimeDir = join(app, 'node_modules/@a2a-agent/runtime')
+      const checked = typecheck.stdout.split('\n').filter((path) => path.startsWith(`${runtimeDir}/`))
+      expect(checked).toEqual(expect.arrayContaining([join(runtimeDir, 'dist/index.d.ts'), join(runtimeDir, 'dist/prisma.d.ts'), join(runtimeDir, 'dist/prisma-config.d.ts')]))
+      expect(checked.filter((path) => !path.endsWith('.d.ts'))).toEqual([])
+      expect(tests.code, tests.output).toBe(0)
+      // --yes brings the example entity: its generated tests and test/hello.test.ts.
+      expect(tests.output).toMatch(/Test Files +2 passed/)
+      // Each test file made its own database and dropped it.
+      const throwaway = [...used].filter((name) => name.startsWith('test_'))
+      expect(throwaway.length).toBeGreaterThan(0)
+      expect(await existingDatabases(throwaway)).toEqual([])
+
+      // Hand SQL the way Prisma documents it: a draft migration, edited, then applied.
+      const draft = await run('npx', ['prisma', 'migrate', 'dev', '--create-only', '--name', 'hand_sql'], app, env)
+      expect(draft.code, draft.output).toBe(0)
+      expect(draft.output, "Prisma's warning to remove the datasource url, which must stay").not.toContain('WARNING')
+      const [hand] = readdirSync(join(app, 'prisma/migrations')).filter((name) => name.endsWith('_hand_sql'))
+      expect(hand, draft.output).toBeDefined()
+      writeFileSync(join(app, 'prisma/migrations', hand!, 'migration.sql'), 'CREATE EXTENSION IF NOT EXISTS citext;\n')
+      const applied = await run('npm', ['run', 'db:change'], app, env)
+      expect(applied.code, applied.output).toBe(0)
+      expect(await extensionsIn(database.href)).toContain('citext')
+    } finally {
+      await dropDatabase(database.pathname.slice(1))
+    }
+  }, 900_000)
+
+  it('MySQL/MariaDB, from the packed scaffolder: creates the database, installs from vendor/, migrates with a2a migrate, seeds, and the app passes its own tests', async () => {
+    expect(packed, 'the pack test must run first').toBeDefined()
+    const scaffolder = await unpackWithDependencies(packed.tarballs.cli, join(temp, 'tools-mysql'))
+    const mysqlApp = join(temp, 'mysql-agent')
+    const database = new URL(mysqlServer)
+    database.pathname = `/published_my_${process.pid}`
+    const env = { DATABASE_URL: database.href }
+    try {
+      const created = await run(
+        process.execPath,
+        [join(scaffolder, 'bin/create-a2a-agent.js'), mysqlApp, '--database', 'mysql', '--yes', '--no-git', '--packages', temp],
+        temp,
+        env,
+      )
+      expect(created.code, created.output).toBe(0)
+      expect(created.output).toMatch(/- Creating and applying the first migration \(a2a migrate dev --name init\), and the Prisma client… done/)
+      expect(created.output).toMatch(/- Adding the development users \(npm run db:seed\)… done/)
+      expect(nextCommands(created.stdout)).toEqual(['npm run dev', 'npm test'])
+      const manifest = readManifest(mysqlApp)
+      expect(manifest.devDependencies!['create-a2a-agent']).toBe(`file:vendor/${basename(packed.tarballs.cli)}`)
+      expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-mariadb'))).toBe(true)
+      expect(existsSync(join(mysqlApp, 'node_modules/@prisma/adapter-pg')), 'nothing in the MySQL app needs the PostgreSQL adapter').toBe(false)
+      await checkResolution(mysqlApp)
+
+      const tests = await run('npm', ['test'], mysqlApp, env)
+      expect(tests.code, tests.output).toBe(0)
+      expect(tests.output).toMatch(/Test Files +2 passed/)
+
+      // Hand SQL as on the other databases: a draft migration, edited, then applied by db:change.
+      const draft = await run('npx', ['a2a', 'migrate', 'dev', '--create-only', '--name', 'hand_sql'], mysqlApp, env)
+      expect(draft.code, draft.output).toBe(0)
+      const [hand] = readdirSync(join(mysqlApp, 'prisma/migrations')).filter((name) => name.endsWith('_hand_sql'))
+      expect(hand, draft.output).toBeDefined()
+      writeFileSync(join(mysqlApp, 'prisma/migrations', hand!, 'migration.sql'), 'CREATE VIEW `OpenNote` AS SELECT id, title FROM `Note` WHERE done = 0;\n')
+      const applied = await run('npm', ['run', 'db:change'], mysqlApp, env)
+      expect(applied.code, applied.output).toBe(0)
+      expect(applied.output).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
+      const app = await mysqlConnection(database, database.pathname.slice(1))
+      await expect(app.query('SELECT * FROM OpenNote').finally(() => app.end())).resolves.toEqual([])
+    } finally {
+      const admin = await mysqlConnection(database)
+      await admin.query(`DROP DATABASE IF EXISTS \`${database.pathname.slice(1)}\``).finally(() => admin.end())
+    }
+  }, 900_000)
+
+  it('SQLite: made without the install, its Next list, followed, ends in passing tests; a no-op `migrate dev` ends', async () => {
+    expect(packed, 'the pack test must run first').toBeDefined()
+    // The packed scaffolder, unpacked as npm would install it; its dependencies come from this repository.
+    const scaffolder = await unpackWithDependencies(packed.tarballs.cli, join(temp, 'tools'))
+    const sqliteApp = join(temp, 'sqlite-agent')
+    const created = await run(process.execPath, [join(scaffolder, 'bin/create-a2a-agent.js'), sqliteApp, '--yes', '--no-git', '--no-install', '--packages', temp], temp)
+    expect(created.code, created.output).toBe(0)
+    const next = nextCommands(created.stdout)
+    expect(next).toEqual(['npm install', 'npm run generate', 'npx prisma migrate dev --name init', 'npm run db:seed', 'npm run dev', 'npm test'])
+    expect(readManifest(sqliteApp).dependencies!['@a2a-agent/runtime']).toBe(`file:vendor/${basename(packed.tarballs.runtime)}`)
+    for (const command of next.filter((command) => command !== 'npm run dev')) {
+      if (command === 'npm install') {
+        // better-sqlite3 would compile for minutes (no prebuilt binary offline): install without
+        // scripts and take this repository's build of the same version.
+        const installed = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], sqliteApp)
+        expect(installed.code, installed.output).toBe(0)
+        expect(readManifest(join(sqliteApp, 'node_modules/better-sqlite3')).version).toBe(readManifest(join(REPO, 'node_modules/better-sqlite3')).version)
+        cpSync(join(REPO, 'node_modules/better-sqlite3/build'), join(sqliteApp, 'node_modules/better-sqlite3/build'), { recursive: true })
+        continue
       }
-      expect(readdirSync(join(sqliteApp, 'prisma/migrations'))).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
-      await checkResolution(sqliteApp)
-      const refused = await run('npx', ['a2a', 'keys', 'create', '--user', 'mallory'], sqliteApp)
-      expect(refused.code).toBe(1)
-      expect(refused.output).toContain('--user mallory: no User.id is "mallory"')
-      // Nothing to change: it says so and exits (the engine's timers used to hold it open).
-      const noop = await run('npx', ['prisma', 'migrate', 'dev'], sqliteApp)
-      expect(noop.code, noop.output).toBe(0)
-      expect(noop.output).toContain('Already in sync')
-    },
-    600_000,
-  )
+      const done = await run('sh', ['-c', command], sqliteApp)
+      expect(done.code, `${command}\n${done.output}`).toBe(0)
+      if (command === 'npm test') expect(done.output).toMatch(/Test Files +2 passed/)
+    }
+    expect(readdirSync(join(sqliteApp, 'prisma/migrations'))).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
+    await checkResolution(sqliteApp)
+    const refused = await run('npx', ['a2a', 'keys', 'create', '--user', 'mallory'], sqliteApp)
+    expect(refused.code).toBe(1)
+    expect(refused.output).toContain('--user mallory: no User.id is "mallory"')
+    // Nothing to change: it says so and exits (the engine's timers used to hold it open).
+    const noop = await run('npx', ['prisma', 'migrate', 'dev'], sqliteApp)
+    expect(noop.code, noop.output).toBe(0)
+    expect(noop.output).toContain('Already in sync')
+  }, 600_000)
 })
 
 /** A connection to the MySQL server of `url`, on `database` when given. */
 function mysqlConnection(url: URL, database?: string): Promise<mariadb.Connection> {
-  return mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), ...(database !== undefined && { database }) })
+  return mariadb.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    ...(database !== undefined && { database }),
+  })
 }
 
 async function usersIn(url: string): Promise<string[]> {
@@ -284,7 +283,10 @@ async function queryColumn(url: string, sql: string): Promise<string[]> {
 
 /** The commands of the scaffolder's closing "Next:" list, without the `cd` and the comments. */
 function nextCommands(stdout: string): string[] {
-  const list = stdout.slice(stdout.lastIndexOf('Next:\n') + 'Next:\n'.length).trimEnd().split('\n')
+  const list = stdout
+    .slice(stdout.lastIndexOf('Next:\n') + 'Next:\n'.length)
+    .trimEnd()
+    .split('\n')
   return list.map((line) => line.trim().replace(/ +#.*$/, '')).filter((line) => !line.startsWith('cd '))
 }
 
@@ -296,7 +298,11 @@ function readManifest(dir: string): Record<string, Record<string, string>> & { v
 async function checkResolution(dir: string): Promise<void> {
   const runtimeDir = join(dir, 'node_modules/@a2a-agent/runtime')
   const subpaths = [...exportTargets(RUNTIME).keys()].map((subpath) => `@a2a-agent/runtime${subpath.slice(1)}`)
-  const resolved = await run(process.execPath, ['--input-type=module', '-e', `for (const s of ${JSON.stringify([...subpaths, 'create-a2a-agent'])}) console.log(import.meta.resolve(s))`], dir)
+  const resolved = await run(
+    process.execPath,
+    ['--input-type=module', '-e', `for (const s of ${JSON.stringify([...subpaths, 'create-a2a-agent'])}) console.log(import.meta.resolve(s))`],
+    dir,
+  )
   expect(resolved.code, resolved.output).toBe(0)
   expect(resolved.stdout.trim().split('\n')).toEqual([
     ...[...exportTargets(RUNTIME).values()].map((target) => `file://${join(runtimeDir, target.default!)}`),

@@ -81,7 +81,12 @@ afterAll(async () => {
   for (const { database, name } of databases) {
     if (database === 'mysql') {
       const url = new URL(mysqlServer)
-      const admin = await mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) })
+      const admin = await mariadb.createConnection({
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+      })
       await admin.query(`DROP DATABASE IF EXISTS \`${name}\``)
       await admin.end()
     } else {
@@ -163,48 +168,60 @@ async function inTurn(work: () => Promise<void>): Promise<void> {
 
 describe.concurrent('the schema corpus', () => {
   const timeout = 480_000 * Math.ceil(apps.length / PARALLEL_APPS)
-  it.each(apps)('$name ($database): generates, migrates, type-checks and passes its generated tests', { timeout }, ({ name, schema = name, database, notes, skipped }) => inTurn(async () => {
-    const app = join(root, name)
-    const created = captureIo()
-    const flags = ['--empty', '--database', database, '--no-install', '--no-git']
-    console.log(`${name}: create-a2a-agent ${name} ${flags.join(' ')}`)
-    expect(await runCreate([app, ...flags], created.io)).toBe(0)
-    useCorpus(app, schema, database)
-    const stepEnv = { DATABASE_URL: database === 'sqlite' ? 'file:./dev.db' : await appDatabase(name, database) }
+  it.each(apps)('$name ($database): generates, migrates, type-checks and passes its generated tests', { timeout }, ({ name, schema = name, database, notes, skipped }) =>
+    inTurn(async () => {
+      const app = join(root, name)
+      const created = captureIo()
+      const flags = ['--empty', '--database', database, '--no-install', '--no-git']
+      console.log(`${name}: create-a2a-agent ${name} ${flags.join(' ')}`)
+      expect(await runCreate([app, ...flags], created.io)).toBe(0)
+      useCorpus(app, schema, database)
+      const stepEnv = { DATABASE_URL: database === 'sqlite' ? 'file:./dev.db' : await appDatabase(name, database) }
 
-    // The README's schema change: the entity code, then the migration (the app's first) applied.
-    const change = await must(name, app, stepEnv, 'npm', 'run', 'db:change', '--', '--name', 'corpus')
-    for (const note of notes) expect(change).toContain(note)
-    const migrations = readdirSync(join(app, 'prisma/migrations')).filter((entry) => entry !== 'migration_lock.toml')
-    expect(migrations).toEqual([expect.stringMatching(/^\d{14}_corpus$/)])
-    // A second run skips planning (nothing changed) and still says what it left out.
-    const again = captureIo()
-    await generateEntities(app, again.io)
-    expect(again.stdout()).toMatch(/^Nothing to do: /)
-    for (const note of notes) expect(again.stdout()).toContain(note)
+      // The README's schema change: the entity code, then the migration (the app's first) applied.
+      const change = await must(name, app, stepEnv, 'npm', 'run', 'db:change', '--', '--name', 'corpus')
+      for (const note of notes) expect(change).toContain(note)
+      const migrations = readdirSync(join(app, 'prisma/migrations')).filter((entry) => entry !== 'migration_lock.toml')
+      expect(migrations).toEqual([expect.stringMatching(/^\d{14}_corpus$/)])
+      // A second run skips planning (nothing changed) and still says what it left out.
+      const again = captureIo()
+      await generateEntities(app, again.io)
+      expect(again.stdout()).toMatch(/^Nothing to do: /)
+      for (const note of notes) expect(again.stdout()).toContain(note)
 
-    // The seed the generator wrote from the owner model. One whose ids are numbers or uuids refuses
-    // A2A_DEV_KEYS' names (alice, bob) and says what to put in .env: done as it says, then again.
-    let seeded = await step(name, app, stepEnv, 'npm', 'run', 'db:seed')
-    const misfit = /In \.env, name each owner by (a number|a uuid)/.exec(seeded.output)
-    if (seeded.code !== 0 && misfit) {
-      const ids = misfit[1] === 'a number' ? ['1', '2'] : ['00000000-0000-4000-8000-0000000a11ce', '00000000-0000-4000-8000-000000000b0b']
-      console.log(`${name}: A2A_DEV_KEYS in .env renamed to ${misfit[1]} per owner, as the seed asked`)
-      const env = readFileSync(join(app, '.env'), 'utf8')
-      writeFileSync(join(app, '.env'), env.replace(/^A2A_DEV_KEYS=(.*)$/m, (_line, keys: string) => `A2A_DEV_KEYS=${keys.split(',').map((pair, index) => `${ids[index]}:${pair.split(':')[1]}`).join(',')}`))
-      seeded = await step(name, app, stepEnv, 'npm', 'run', 'db:seed')
-    }
-    expect(seeded.code, `${name}: \`npm run db:seed\` failed:\n${seeded.output}`).toBe(0)
-    expect(seeded.output).toMatch(/Development users in the database: |need no rows/)
+      // The seed the generator wrote from the owner model. One whose ids are numbers or uuids refuses
+      // A2A_DEV_KEYS' names (alice, bob) and says what to put in .env: done as it says, then again.
+      let seeded = await step(name, app, stepEnv, 'npm', 'run', 'db:seed')
+      const misfit = /In \.env, name each owner by (a number|a uuid)/.exec(seeded.output)
+      if (seeded.code !== 0 && misfit) {
+        const ids = misfit[1] === 'a number' ? ['1', '2'] : ['00000000-0000-4000-8000-0000000a11ce', '00000000-0000-4000-8000-000000000b0b']
+        console.log(`${name}: A2A_DEV_KEYS in .env renamed to ${misfit[1]} per owner, as the seed asked`)
+        const env = readFileSync(join(app, '.env'), 'utf8')
+        writeFileSync(
+          join(app, '.env'),
+          env.replace(
+            /^A2A_DEV_KEYS=(.*)$/m,
+            (_line, keys: string) =>
+              `A2A_DEV_KEYS=${keys
+                .split(',')
+                .map((pair, index) => `${ids[index]}:${pair.split(':')[1]}`)
+                .join(',')}`,
+          ),
+        )
+        seeded = await step(name, app, stepEnv, 'npm', 'run', 'db:seed')
+      }
+      expect(seeded.code, `${name}: \`npm run db:seed\` failed:\n${seeded.output}`).toBe(0)
+      expect(seeded.output).toMatch(/Development users in the database: |need no rows/)
 
-    // One module graph per worker (the app's Prisma client is imported once, not per test file);
-    // starting an app takes longer than the app's own hook timeout on a machine this busy.
-    console.log(`${name}: tsc and vitest run (npm test)`)
-    const { tests } = await checkApp(app, stepEnv, ['--no-isolate', '--hookTimeout=120000'])
-    const files = readdirSync(join(app, 'test/entities')).filter((file) => file.endsWith('.gen.test.ts'))
-    expect(tests).toMatch(new RegExp(`Test Files +${files.length + 1} passed`))
-    if (skipped) expect(tests).toMatch(skipped)
-    else expect(tests).not.toMatch(/skipped/)
-    expect(readFileSync(join(app, 'src/a2a/entities.gen.ts'), 'utf8')).toContain('Tools(db)')
-  }))
+      // One module graph per worker (the app's Prisma client is imported once, not per test file);
+      // starting an app takes longer than the app's own hook timeout on a machine this busy.
+      console.log(`${name}: tsc and vitest run (npm test)`)
+      const { tests } = await checkApp(app, stepEnv, ['--no-isolate', '--hookTimeout=120000'])
+      const files = readdirSync(join(app, 'test/entities')).filter((file) => file.endsWith('.gen.test.ts'))
+      expect(tests).toMatch(new RegExp(`Test Files +${files.length + 1} passed`))
+      if (skipped) expect(tests).toMatch(skipped)
+      else expect(tests).not.toMatch(/skipped/)
+      expect(readFileSync(join(app, 'src/a2a/entities.gen.ts'), 'utf8')).toContain('Tools(db)')
+    }),
+  )
 })

@@ -45,7 +45,10 @@ const headersFor = (token: string) => ({
 })
 
 class GrpcStatusError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(`grpc-status ${code}: ${message}`)
   }
 }

@@ -45,8 +45,7 @@ function buildRuntimeForBench(root: string): void {
 }
 
 /** The environment a server starts with: without the source condition when it runs on dist. */
-const runtimeEnv = (): Record<string, string> =>
-  runtimeFrom === 'dist' ? { NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(SOURCE_CONDITION, '').trim() } : {}
+const runtimeEnv = (): Record<string, string> => (runtimeFrom === 'dist' ? { NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace(SOURCE_CONDITION, '').trim() } : {})
 
 /** Spawns the server script `file`; `name` marks its errors and everything else it prints. */
 export async function spawnServer(name: string, file: string, options: SpawnOptions): Promise<ServerProcess> {

@@ -57,11 +57,16 @@ export function runWrk(url: string, headers: Record<string, string>, connections
  */
 export function runWrkBody(url: string, headers: Record<string, string>, body: string, connections: number, seconds: number): WrkResult {
   const headerLines = Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)
-  return runWrkScript(url, `wrk.method = "POST"
+  return runWrkScript(
+    url,
+    `wrk.method = "POST"
 wrk.body = ${JSON.stringify(body)}
 ${headerLines.join('\n')}
 ${countBadResponses(`status == 200 and (not string.find(body, '"TASK_STATE_COMPLETED"', 1, true) or string.find(body, '"error":', 1, true))`)}
-`, connections, seconds)
+`,
+    connections,
+    seconds,
+  )
 }
 
 /**
@@ -95,7 +100,9 @@ export function runWrkScript(url: string, lua: string, connections: number, seco
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   try {
     writeFileSync(join(dir, 'load.lua'), lua)
-    return parse(execFileSync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), { encoding: 'utf8', timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' }))
+    return parse(
+      execFileSync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), { encoding: 'utf8', timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' }),
+    )
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -109,7 +116,11 @@ export async function runWrkScriptAsync(url: string, lua: string, connections: n
   const dir = mkdtempSync(join(tmpdir(), 'bench-wrk-'))
   try {
     writeFileSync(join(dir, 'load.lua'), lua)
-    const run = execFileAsync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), { encoding: 'utf8', timeout: (seconds + 30) * 1000, killSignal: 'SIGKILL' })
+    const run = execFileAsync('wrk', wrkArgs(url, join(dir, 'load.lua'), connections, seconds, timeoutSeconds), {
+      encoding: 'utf8',
+      timeout: (seconds + 30) * 1000,
+      killSignal: 'SIGKILL',
+    })
     running.add(run.child)
     try {
       return parse((await run).stdout)

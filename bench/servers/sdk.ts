@@ -25,17 +25,25 @@ const executor: AgentExecutor = {
     const task = Task.fromJSON({ id: taskId, contextId, status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() } })
     task.history = [context.userMessage]
     bus.publish(AgentEvent.task(task))
-    bus.publish(AgentEvent.artifactUpdate(TaskArtifactUpdateEvent.fromJSON({
-      taskId,
-      contextId,
-      artifact: { artifactId: randomUUID(), name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] },
-      lastChunk: true,
-    })))
-    bus.publish(AgentEvent.statusUpdate(TaskStatusUpdateEvent.fromJSON({
-      taskId,
-      contextId,
-      status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
-    })))
+    bus.publish(
+      AgentEvent.artifactUpdate(
+        TaskArtifactUpdateEvent.fromJSON({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: 'result', parts: [{ text: 'ok', mediaType: 'text/plain' }] },
+          lastChunk: true,
+        }),
+      ),
+    )
+    bus.publish(
+      AgentEvent.statusUpdate(
+        TaskStatusUpdateEvent.fromJSON({
+          taskId,
+          contextId,
+          status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
+        }),
+      ),
+    )
     bus.finished()
   },
   async cancelTask() {},

@@ -86,7 +86,10 @@ const folded = new Map<string, string>()
 function count(sql: string): void {
   let key = folded.get(sql)
   if (key === undefined) {
-    key = sql.replace(/\s+/g, ' ').replace(/\$\d+|\?/g, '?').slice(0, 160)
+    key = sql
+      .replace(/\s+/g, ' ')
+      .replace(/\$\d+|\?/g, '?')
+      .slice(0, 160)
     if (folded.size < 10_000) folded.set(sql, key)
   }
   statements.set(key, (statements.get(key) ?? 0) + 1)
@@ -125,7 +128,13 @@ async function openStore(): Promise<Store | undefined> {
     const { PrismaMariaDb } = await import('@prisma/adapter-mariadb')
     const { PrismaClient } = await import('../../packages/runtime/src/store/prisma/__fixture__/mysql/generated/client/client.js')
     const parsed = new URL(url)
-    const config = { host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), database: parsed.pathname.slice(1) }
+    const config = {
+      host: parsed.hostname,
+      port: Number(parsed.port || 3306),
+      user: decodeURIComponent(parsed.username),
+      password: decodeURIComponent(parsed.password),
+      database: parsed.pathname.slice(1),
+    }
     const db = new PrismaClient({ adapter: countingStatements(new PrismaMariaDb(config)) })
     await db.$connect()
     disconnect = () => db.$disconnect()

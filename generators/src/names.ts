@@ -17,15 +17,17 @@ export function words(name: string): string[] {
 
 const capital = (word: string) => word.charAt(0).toUpperCase() + word.slice(1)
 
-export const camelCase = (name: string): string => words(name).map((word, index) => (index === 0 ? word : capital(word))).join('')
+export const camelCase = (name: string): string =>
+  words(name)
+    .map((word, index) => (index === 0 ? word : capital(word)))
+    .join('')
 export const pascalCase = (name: string): string => words(name).map(capital).join('')
 export const kebabCase = (name: string): string => words(name).join('-')
 
 /** The Prisma client property of a model: its name with a lower-case first letter. */
 export const delegateOf = (model: string): string => model.charAt(0).toLowerCase() + model.slice(1)
 
-export const toolName = (entity: string, operation: EntityOperation, namespace?: string): string =>
-  namespace ? `${namespace}_${entity}_${operation}` : `${entity}_${operation}`
+export const toolName = (entity: string, operation: EntityOperation, namespace?: string): string => (namespace ? `${namespace}_${entity}_${operation}` : `${entity}_${operation}`)
 
 /** The runtime's `entitySkillId`. */
 export const skillId = (entity: string, namespace?: string): string => (namespace ? `entity.${namespace}.${entity}` : `entity.${entity}`)

@@ -103,7 +103,13 @@ const options = {
 /** The runtime's MySQL test client (A2A models only), typed as the app's: the store and API keys use only those. */
 function mysqlClient(url: string): ReturnType<typeof createDb> {
   const parsed = new URL(url)
-  const adapter = new PrismaMariaDb({ host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password), database: parsed.pathname.slice(1) })
+  const adapter = new PrismaMariaDb({
+    host: parsed.hostname,
+    port: Number(parsed.port || 3306),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database: parsed.pathname.slice(1),
+  })
   return new MysqlClient({ adapter }) as unknown as ReturnType<typeof createDb>
 }
 

@@ -32,7 +32,7 @@ describe.each<Kind>(['postgres', 'mysql'])('%s connections cut under load', (kin
     // The entity tools are examples/invoices', whose tables the MariaDB database lacks.
     const entities = kind === 'postgres'
     const exits: string[] = []
-    for (const replica of replicas) void replica.exited.then((code) => exits.push(`${replica.name} exited: ${code}: ${replica.stderr.slice(-40, -14).join("\n")}`))
+    for (const replica of replicas) void replica.exited.then((code) => exits.push(`${replica.name} exited: ${code}: ${replica.stderr.slice(-40, -14).join('\n')}`))
     const token = database.tokens.alice
     const statuses = new Map<string, number>()
     const count = (what: string) => statuses.set(what, (statuses.get(what) ?? 0) + 1)
@@ -105,7 +105,8 @@ describe.each<Kind>(['postgres', 'mysql'])('%s connections cut under load', (kin
     const names = new Set(entities ? (await database.query<{ name: string }>('SELECT "name" FROM "Customer"')).map((row) => row.name) : [])
     expect(acknowledged.customers.filter((name) => !names.has(name))).toEqual([])
     // Every run has ended: no slot counts any more, including those whose release met a cut connection.
-    const slotsHeld = () => database.query<{ n: number }>(`SELECT count(*) AS n FROM "A2ALimitEntry" WHERE "key" LIKE 'runs owner %' AND "id" <> ''`).then(([row]) => Number(row!.n))
+    const slotsHeld = () =>
+      database.query<{ n: number }>(`SELECT count(*) AS n FROM "A2ALimitEntry" WHERE "key" LIKE 'runs owner %' AND "id" <> ''`).then(([row]) => Number(row!.n))
     await expect.poll(slotsHeld, { timeout: 30_000, interval: 500 }).toBe(0)
     console.log(`connection storm on ${kind}: ${cuts} connections cut; answers ${JSON.stringify(Object.fromEntries(statuses))}`)
   })

@@ -60,7 +60,8 @@ export async function createDatabase(kind: Kind): Promise<TestDatabase> {
     const token = `a2a_${randomBytes(24).toString('base64url')}`
     const hash = createHash('sha256').update(token).digest('hex')
     // The MySQL database has the A2A tables only: no User table.
-    if (kind !== 'mysql') await database.query(`INSERT INTO "User" ("id", "email", "name") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)})`, [owner, `${owner}@example.com`, owner])
+    if (kind !== 'mysql')
+      await database.query(`INSERT INTO "User" ("id", "email", "name") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)})`, [owner, `${owner}@example.com`, owner])
     await database.query(
       `INSERT INTO "A2AApiKey" ("id", "hash", "prefix", "owner", "createdAt") VALUES (${ph(kind, 1)}, ${ph(kind, 2)}, ${ph(kind, 3)}, ${ph(kind, 4)}, ${ph(kind, 5)})`,
       [`key-${owner}`, hash, token.slice(0, 12), owner, kind === 'sqlite' ? new Date().toISOString() : new Date()],
@@ -117,7 +118,12 @@ function sqlite(): Omit<TestDatabase, 'tokens'> {
 
 async function mysql(): Promise<Omit<TestDatabase, 'tokens'>> {
   const name = `a2a_replicas_${randomBytes(6).toString('hex')}`
-  const connection = { host: mysqlServer.hostname, port: Number(mysqlServer.port || 3306), user: decodeURIComponent(mysqlServer.username), password: decodeURIComponent(mysqlServer.password) }
+  const connection = {
+    host: mysqlServer.hostname,
+    port: Number(mysqlServer.port || 3306),
+    user: decodeURIComponent(mysqlServer.username),
+    password: decodeURIComponent(mysqlServer.password),
+  }
   const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/schema.sql'), 'utf8')
   const admin = await mariadb.createConnection({ ...connection, multipleStatements: true })
   try {
@@ -261,9 +267,7 @@ export async function terminateBackends(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const { rows } = await client.query(
-      'SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    )
+    const { rows } = await client.query('SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
     return rows[0].cut as number
   } finally {
     await client.end()

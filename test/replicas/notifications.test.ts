@@ -77,7 +77,7 @@ it('SubscribeToTask on B follows a run on A update by update, in order, also acr
   expect(ticks).toEqual([...ticks].sort((x, y) => x - y))
 })
 
-it('while no connection can listen, B follows A\'s run by reading the store every streamPollMs, missing nothing, and listens again after', { timeout: 60_000 }, async () => {
+it("while no connection can listen, B follows A's run by reading the store every streamPollMs, missing nothing, and listens again after", { timeout: 60_000 }, async () => {
   const { a, b, token } = await twoReplicas({ TICKS: '40', TICK_MS: '60', STREAM_POLL_MS: '100' })
   await expect.poll(listening, { timeout: 10_000 }).toBe(2)
   const id = (await rpc(a, token, 'SendMessage', { ...message('tick'), configuration: { returnImmediately: true } })).body.result.task.id as string

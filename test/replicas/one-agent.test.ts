@@ -26,12 +26,19 @@ async function replicas(names: string[], env: Record<string, string>) {
 }
 
 const runsOf = async () =>
-  Object.fromEntries((await database!.query<{ taskId: string; n: number }>(`SELECT "taskId", count(*)::int AS n FROM "${RUN_TABLE}" GROUP BY "taskId"`)).map((row) => [row.taskId, row.n]))
+  Object.fromEntries(
+    (await database!.query<{ taskId: string; n: number }>(`SELECT "taskId", count(*)::int AS n FROM "${RUN_TABLE}" GROUP BY "taskId"`)).map((row) => [row.taskId, row.n]),
+  )
 
 const stateOn = async (replica: Replica, token: string, id: string) => (await rpc(replica, token, 'GetTask', { id })).body.result?.status.state as string | undefined
 
-it('the same message sent at once to two replicas makes one task, run once, both answers its end; a different one under its messageId makes another', { timeout: 60_000 }, async () => {
-  const { replicas: [a, b], token } = await replicas(['a', 'b'], { SLOW_MS: '200' })
+it('the same message sent at once to two replicas makes one task, run once, both answers its end; a different one under its messageId makes another', {
+  timeout: 60_000,
+}, async () => {
+  const {
+    replicas: [a, b],
+    token,
+  } = await replicas(['a', 'b'], { SLOW_MS: '200' })
   const ids: string[] = []
   for (let round = 0; round < 10; round++) {
     const sent = message('slow', `round ${round}`)
@@ -53,9 +60,14 @@ it('the same message sent at once to two replicas makes one task, run once, both
   expect((await rpc(b!, token, 'SendMessage', first)).body.result.task.id).toBe(made)
 })
 
-it('recognises a message sent at once to two replicas before either takes a run slot: 20 identical pairs at once under a cap of 16, never one side refused', { timeout: 90_000 }, async () => {
+it('recognises a message sent at once to two replicas before either takes a run slot: 20 identical pairs at once under a cap of 16, never one side refused', {
+  timeout: 90_000,
+}, async () => {
   // Runs outlast a round, so no slot frees while one is sent: a pair's two sides must agree.
-  const { replicas: [a, b], token } = await replicas(['a', 'b'], { SLOW_MS: '1500', MAX_RUNS: '16' })
+  const {
+    replicas: [a, b],
+    token,
+  } = await replicas(['a', 'b'], { SLOW_MS: '1500', MAX_RUNS: '16' })
   const split: string[] = []
   let answered = 0
   for (let round = 0; round < 5; round++) {
@@ -78,13 +90,17 @@ it('recognises a message sent at once to two replicas before either takes a run 
   expect(Object.values(await runsOf()).every((n) => n === 1)).toBe(true)
 })
 
-it('a replica killed between a new task\'s claim and its insert leaves neither: the message runs when sent again', { timeout: 60_000 }, async () => {
+it("a replica killed between a new task's claim and its insert leaves neither: the message runs when sent again", { timeout: 60_000 }, async () => {
   database = await createDatabase('postgres')
   const token = database.tokens.alice
   // a's handler computes for a minute in its first turn, holding the task's claim open that long.
   const [a, b] = await Promise.all([startReplica('a', database, { SPIN_MS: '60000' }), startReplica('b', database, { SPIN_MS: '0' })])
   const heldClaims = async () =>
-    (await database!.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND starts_with(query, 'INSERT INTO "A2ATaskMessage"')`))[0]!.n
+    (
+      await database!.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction' AND starts_with(query, 'INSERT INTO "A2ATaskMessage"')`,
+      )
+    )[0]!.n
   const sent = message('spin')
   const lost = rpc(a, token, 'SendMessage', sent).catch((error: unknown) => error)
   await expect.poll(heldClaims, { timeout: 10_000 }).toBe(1)
@@ -99,7 +115,10 @@ it('a replica killed between a new task\'s claim and its insert leaves neither: 
 })
 
 it('counts the per-owner run cap over every replica: 2 of 6 concurrent sends run, and a cancel elsewhere frees a place', { timeout: 60_000 }, async () => {
-  const { replicas: [a, b], token } = await replicas(['a', 'b'], { MAX_RUNS: '2' })
+  const {
+    replicas: [a, b],
+    token,
+  } = await replicas(['a', 'b'], { MAX_RUNS: '2' })
   const hold = (replica: Replica) => rpc(replica, token, 'SendMessage', { ...message('hold'), configuration: { returnImmediately: true } })
   const replies = await Promise.all([a, b, a, b, a, b].map((replica) => hold(replica!)))
   const accepted = replies.filter((reply) => reply.body.result).map((reply) => reply.body.result.task.id as string)
@@ -119,7 +138,10 @@ it('counts the per-owner run cap over every replica: 2 of 6 concurrent sends run
 
 it('three replicas, one killed with SIGKILL mid-run: every task settles, none is lost, none runs twice', { timeout: 90_000 }, async () => {
   const LEASE_MS = 3000
-  const { replicas: [a, b, c], token } = await replicas(['a', 'b', 'c'], { SLOW_MS: '2500', RUN_LEASE_MS: String(LEASE_MS) })
+  const {
+    replicas: [a, b, c],
+    token,
+  } = await replicas(['a', 'b', 'c'], { SLOW_MS: '2500', RUN_LEASE_MS: String(LEASE_MS) })
   const sent = await Promise.all(
     Array.from({ length: 30 }, async (_, i) => {
       const replica = [a, b, c][i % 3]!

@@ -17,8 +17,7 @@ if (!values.name) {
 const postgresqlUrl = process.env.A2A_PG_DEV_URL ?? 'postgresql://postgres@localhost:5432/invoices'
 const mysqlUrl = process.env.A2A_MYSQL_DEV_URL ?? 'mysql://root@localhost:3306/invoices'
 
-const run = (command: string, args: string[], env: Record<string, string> = {}) =>
-  execFileSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+const run = (command: string, args: string[], env: Record<string, string> = {}) => execFileSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } })
 
 /** With a driver adapter Prisma never creates the database itself. */
 async function ensureDatabase(url: string): Promise<void> {

@@ -1,6 +1,16 @@
 import type { RequestListener } from 'node:http'
 import express from 'express'
-import { a2aListener, createAgentHost, createToolRegistry, MemoryJobQueue, type AgentHost, type AgentHostOptions, type JobQueue, type PrincipalResolver, type Store } from '@a2a-agent/runtime'
+import {
+  a2aListener,
+  createAgentHost,
+  createToolRegistry,
+  MemoryJobQueue,
+  type AgentHost,
+  type AgentHostOptions,
+  type JobQueue,
+  type PrincipalResolver,
+  type Store,
+} from '@a2a-agent/runtime'
 import { createInbox, prismaInboxTokens } from '@a2a-agent/runtime/inbox'
 import { PrismaStore } from '@a2a-agent/runtime/prisma'
 import { entityTools } from './a2a/entities.gen.js'
@@ -34,7 +44,10 @@ const security = {
  * agent (the hand-written `overdue` and `statement` skills, the latter's work run as a job) at
  * /a2a/reports; GET /a2a/agents lists them for the caller. The entity tools are also served over MCP at /mcp.
  */
-export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared, jobQueue = new MemoryJobQueue(), v03 = false }: AppOptions): { listener: RequestListener; host: AgentHost } {
+export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), signingKeys, shared, jobQueue = new MemoryJobQueue(), v03 = false }: AppOptions): {
+  listener: RequestListener
+  host: AgentHost
+} {
   const monthlyStatement = statementJob(db)
   const host = createAgentHost({
     resolvePrincipal,
@@ -53,7 +66,12 @@ export function createApp({ db, resolvePrincipal, store = new PrismaStore(db), s
         // `statement` hands its work to a job: host.jobWorker() runs it (src/main.ts starts one).
         skills: [overdue(db), statement(monthlyStatement)],
         jobs: { queue: jobQueue, jobs: [monthlyStatement] },
-        card: { name: 'Invoice reports', description: 'Tells you which of your invoices are overdue, with the amounts due, and prepares monthly statements.', version: '0.1.0', ...security },
+        card: {
+          name: 'Invoice reports',
+          description: 'Tells you which of your invoices are overdue, with the amounts due, and prepares monthly statements.',
+          version: '0.1.0',
+          ...security,
+        },
       },
     ],
   })

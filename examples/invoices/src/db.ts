@@ -30,7 +30,10 @@ export function isMysql(url: string): boolean {
  */
 export function createDb(url = process.env.DATABASE_URL ?? 'file:./dev.db'): Db {
   // A connection the server cuts (a failover, a restart) is logged and replaced, never an unhandled error.
-  if (isPostgresql(url)) return new PostgresqlClient({ adapter: new PrismaPg(guardPool(new pg.Pool({ connectionString: url, max: postgresPoolSize() })), { disposeExternalPool: true }) }) as unknown as Db
+  if (isPostgresql(url))
+    return new PostgresqlClient({
+      adapter: new PrismaPg(guardPool(new pg.Pool({ connectionString: url, max: postgresPoolSize() })), { disposeExternalPool: true }),
+    }) as unknown as Db
   if (isMysql(url)) {
     const config = new URL(url.replace(/^mysql:/, 'mariadb:'))
     config.searchParams.set('connectionLimit', String(databasePoolSize()))

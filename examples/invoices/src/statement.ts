@@ -65,7 +65,8 @@ export function statement(job: Job): Skill {
   return defineSkill({
     id: 'statement',
     name: 'Monthly statement',
-    description: 'Prepares your statement for a month (YYYY-MM): every invoice due in it, with paid and open totals per currency. Takes a while; the task completes when it is ready.',
+    description:
+      'Prepares your statement for a month (YYYY-MM): every invoice due in it, with paid and open totals per currency. Takes a while; the task completes when it is ready.',
     examples: ['2026-11'],
     handler: async (ctx) => {
       const month = ctx.text.trim()

@@ -12,7 +12,12 @@ afterAll(() => app?.close())
 /** A session cookie for `owner`, from a one-time link stored in the app's database (what `a2a inbox-link` does). */
 async function signIn(owner: string): Promise<string> {
   const { token } = await mintInboxLink(prismaInboxTokens(app.db), { owner })
-  const response = await fetch(`${app.url}/inbox/sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' })
+  const response = await fetch(`${app.url}/inbox/sign-in`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `token=${token}`,
+    redirect: 'manual',
+  })
   expect(response.status).toBe(303)
   return response.headers.get('set-cookie')!.split(';')[0]!
 }
@@ -21,7 +26,12 @@ it('serves each person their own agents’ tasks at /inbox, with the report’s 
   const response = await fetch(`${app.url}/a2a/reports`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${app.tokens.alice}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'What is overdue?' }], metadata: { skill: 'overdue' } } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'What is overdue?' }], metadata: { skill: 'overdue' } } },
+    }),
   })
   const { task } = ((await response.json()) as { result: { task: { id: string; artifacts?: { artifactId: string }[] } } }).result
   const alice = await signIn(testOwners.alice)

@@ -32,9 +32,10 @@ const ask = (user: User, text: string) =>
   call(user, 'SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], metadata: { skill: 'statement' } } }).then((result) => result.task)
 
 describe('the statement skill, its work run as a job', () => {
-  it('answers WORKING at once; the job completes the task with the month\'s invoices and totals, the caller\'s only', async () => {
+  it("answers WORKING at once; the job completes the task with the month's invoices and totals, the caller's only", async () => {
     const acme = await invoices.tool('alice', 'customers_create', { name: 'Acme' })
-    const record = (user: User, customerId: string, number: string, total: string, dueAt: string) => invoices.tool(user, 'invoices_create', { number, total, currency: 'EUR', dueAt, customerId })
+    const record = (user: User, customerId: string, number: string, total: string, dueAt: string) =>
+      invoices.tool(user, 'invoices_create', { number, total, currency: 'EUR', dueAt, customerId })
     await record('alice', acme.id, 'NOV-2', '0.2', '2026-11-20T00:00:00.000Z')
     const paid = await record('alice', acme.id, 'NOV-1', '0.1', '2026-11-02T00:00:00.000Z')
     await record('alice', acme.id, 'DEC-1', '99', '2026-12-01T00:00:00.000Z')

@@ -53,7 +53,9 @@ function sqliteDatabase(): TestDatabase {
   const remove = async () => rmSync(dir, { recursive: true, force: true })
   const sqlite = new Database(file)
   try {
-    for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
+    for (const name of readdirSync(migrations)
+      .filter((entry) => /^\d/.test(entry))
+      .sort()) {
       sqlite.exec(readFileSync(new URL(`${name}/migration.sql`, migrations), 'utf8'))
     }
   } catch (error) {
@@ -115,7 +117,12 @@ async function mysqlDatabase(serverUrl: string): Promise<TestDatabase> {
   const name = `invoices_test_${randomBytes(6).toString('hex')}`
   url.pathname = `/${name}`
   const remove = async () => {
-    const admin = await mariadb.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) })
+    const admin = await mariadb.createConnection({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    })
     await admin.query(`DROP DATABASE IF EXISTS \`${name}\``).finally(() => admin.end())
   }
   try {

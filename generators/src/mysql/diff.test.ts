@@ -77,13 +77,19 @@ describe('diffSchemas', () => {
   })
 
   it('drops a foreign key before the index and table it stands on, and adds keys after the tables they need', () => {
-    const before = schema(`model Customer {\n  id Int @id\n  invoices Invoice[]\n}\n\nmodel Invoice {\n  id Int @id\n  customer Customer @relation(fields: [customerId], references: [id])\n  customerId Int\n}`)
-    const after = schema(`model Invoice {\n  id Int @id\n  customerId Int\n  owner Owner @relation(fields: [ownerId], references: [id])\n  ownerId Int\n}\n\nmodel Owner {\n  id Int @id\n  invoices Invoice[]\n}`)
+    const before = schema(
+      `model Customer {\n  id Int @id\n  invoices Invoice[]\n}\n\nmodel Invoice {\n  id Int @id\n  customer Customer @relation(fields: [customerId], references: [id])\n  customerId Int\n}`,
+    )
+    const after = schema(
+      `model Invoice {\n  id Int @id\n  customerId Int\n  owner Owner @relation(fields: [ownerId], references: [id])\n  ownerId Int\n}\n\nmodel Owner {\n  id Int @id\n  invoices Invoice[]\n}`,
+    )
     const { statements, warnings } = diffSchemas(before, after)
     const kinds = statements.map((statement) => statement.split('\n')[0])
     expect(kinds).toEqual(['-- DropForeignKey', '-- DropIndex', '-- DropTable', '-- CreateTable', '-- AlterTable', '-- CreateIndex', '-- AddForeignKey'])
     expect(statements[0]).toBe('-- DropForeignKey\nALTER TABLE `Invoice` DROP FOREIGN KEY `Invoice_customerId_fkey`;')
-    expect(statements.at(-1)).toBe('-- AddForeignKey\nALTER TABLE `Invoice` ADD CONSTRAINT `Invoice_ownerId_fkey` FOREIGN KEY (`ownerId`) REFERENCES `Owner`(`id`) ON DELETE RESTRICT ON UPDATE CASCADE;')
+    expect(statements.at(-1)).toBe(
+      '-- AddForeignKey\nALTER TABLE `Invoice` ADD CONSTRAINT `Invoice_ownerId_fkey` FOREIGN KEY (`ownerId`) REFERENCES `Owner`(`id`) ON DELETE RESTRICT ON UPDATE CASCADE;',
+    )
     expect(warnings.map((warning) => warning.message)).toEqual([
       'drops table `Customer` and every row in it',
       'adds required column `Invoice`.`ownerId` without a default, which existing rows cannot get; give it a @default or make it optional',

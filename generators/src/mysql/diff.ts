@@ -88,7 +88,13 @@ function sameIndex(a: DbIndex, b: DbIndex): boolean {
 }
 
 function sameForeignKey(a: DbForeignKey, b: DbForeignKey): boolean {
-  return a.referencedTable === b.referencedTable && a.columns.join() === b.columns.join() && a.referencedColumns.join() === b.referencedColumns.join() && a.onDelete === b.onDelete && a.onUpdate === b.onUpdate
+  return (
+    a.referencedTable === b.referencedTable &&
+    a.columns.join() === b.columns.join() &&
+    a.referencedColumns.join() === b.referencedColumns.join() &&
+    a.onDelete === b.onDelete &&
+    a.onUpdate === b.onUpdate
+  )
 }
 
 const byName = <T extends { name: string }>(items: readonly T[]) => new Map(items.map((item) => [item.name, item]))
@@ -137,7 +143,8 @@ export function diffSchemas(from: DbSchema, to: DbSchema): MigrationDiff {
     const oldIndexes = byName(old.indexes)
     for (const index of table.indexes) {
       const existing = oldIndexes.get(index.name)
-      if (!existing || !sameIndex(existing, index)) createIndexes.push(`-- CreateIndex\nCREATE ${INDEX_KEYWORD[index.kind]} ${quoteName(index.name)} ON ${quoteName(table.name)}(${indexColumns(index)});`)
+      if (!existing || !sameIndex(existing, index))
+        createIndexes.push(`-- CreateIndex\nCREATE ${INDEX_KEYWORD[index.kind]} ${quoteName(index.name)} ON ${quoteName(table.name)}(${indexColumns(index)});`)
     }
     const oldKeys = byName(old.foreignKeys)
     for (const key of table.foreignKeys) {
@@ -165,14 +172,21 @@ function alterColumns(old: DbTable, table: DbTable, warnings: DataLossWarning[])
     if (!existing) {
       clauses.push(`ADD COLUMN ${renderColumn(column)}`)
       if (!column.nullable && column.default === undefined && !column.autoIncrement) {
-        warnings.push({ table: table.name, message: `adds required column \`${table.name}\`.\`${column.name}\` without a default, which existing rows cannot get; give it a @default or make it optional` })
+        warnings.push({
+          table: table.name,
+          message: `adds required column \`${table.name}\`.\`${column.name}\` without a default, which existing rows cannot get; give it a @default or make it optional`,
+        })
       }
       continue
     }
     if (sameColumn(existing, column)) continue
     clauses.push(`MODIFY ${renderColumn(column)}`)
     if (!sameType(existing.type, column.type)) {
-      warnings.push({ table: table.name, column: column.name, message: `changes \`${table.name}\`.\`${column.name}\` from ${existing.type} to ${column.type}; values that do not fit are cut or stop the migration` })
+      warnings.push({
+        table: table.name,
+        column: column.name,
+        message: `changes \`${table.name}\`.\`${column.name}\` from ${existing.type} to ${column.type}; values that do not fit are cut or stop the migration`,
+      })
     } else if (existing.nullable && !column.nullable) {
       warnings.push({ table: table.name, column: column.name, message: `makes \`${table.name}\`.\`${column.name}\` required; rows holding NULL there stop the migration` })
     }

@@ -19,7 +19,10 @@ export { targetSchema } from './schema.js'
 export async function readMysqlSchema(appRoot: string, path: string): Promise<DbSchema> {
   const schema = await readPrismaSchema(appRoot, path)
   if (schema.provider !== 'mysql') {
-    throw new GeneratorError(`${path}: the datasource provider is ${schema.provider === undefined ? 'missing' : `"${schema.provider}"`}; a2a migrate writes MySQL/MariaDB migrations, for provider = "mysql". On SQLite and PostgreSQL use \`prisma migrate dev\``, path)
+    throw new GeneratorError(
+      `${path}: the datasource provider is ${schema.provider === undefined ? 'missing' : `"${schema.provider}"`}; a2a migrate writes MySQL/MariaDB migrations, for provider = "mysql". On SQLite and PostgreSQL use \`prisma migrate dev\``,
+      path,
+    )
   }
   return targetSchema(schema.datamodel)
 }

@@ -45,7 +45,13 @@ export async function introspect(query: Query): Promise<DbSchema> {
     const type = normalizeType(String(row.type))
     const extra = String(row.extra ?? '').toLowerCase()
     const defaultValue = canonicalDefault(row.def === null || row.def === undefined ? undefined : String(row.def), extra, mariadb)
-    const column: DbColumn = { name: String(row.c), type, nullable: row.nullable === 'YES', ...(defaultValue !== undefined && { default: defaultValue }), autoIncrement: extra.includes('auto_increment') }
+    const column: DbColumn = {
+      name: String(row.c),
+      type,
+      nullable: row.nullable === 'YES',
+      ...(defaultValue !== undefined && { default: defaultValue }),
+      autoIncrement: extra.includes('auto_increment'),
+    }
     table.columns.push(column)
   }
   for (const row of await query(FOREIGN_KEYS)) {
@@ -53,7 +59,14 @@ export async function introspect(query: Query): Promise<DbSchema> {
     if (!table) continue
     let key = table.foreignKeys.find((candidate) => candidate.name === row.name)
     if (!key) {
-      key = { name: String(row.name), columns: [], referencedTable: String(row.rt), referencedColumns: [], onDelete: String(row.onDelete), onUpdate: String(row.onUpdate) } satisfies DbForeignKey
+      key = {
+        name: String(row.name),
+        columns: [],
+        referencedTable: String(row.rt),
+        referencedColumns: [],
+        onDelete: String(row.onDelete),
+        onUpdate: String(row.onUpdate),
+      } satisfies DbForeignKey
       table.foreignKeys.push(key)
     }
     key.columns.push(String(row.c))

@@ -139,7 +139,9 @@ export function targetSchema(datamodel: Datamodel): DbSchema {
         const stored = enums.get(field.type)
         // `Unsupported("point")` is a column of the type it names.
         const unsupported = /^Unsupported\("(.*)"\)$/.exec(field.type)?.[1]
-        const type = normalizeType(unsupported ?? (stored ? enumType([...stored.values()]) : field.nativeType ? nativeColumnType(field.nativeType) : (SCALAR_TYPES[field.type] ?? 'longtext')))
+        const type = normalizeType(
+          unsupported ?? (stored ? enumType([...stored.values()]) : field.nativeType ? nativeColumnType(field.nativeType) : (SCALAR_TYPES[field.type] ?? 'longtext')),
+        )
         const defaultValue = stored && typeof field.default === 'string' ? (stored.get(field.default) ?? field.default) : fieldDefault(field, type)
         const autoIncrement = (field.default as { name?: string } | undefined)?.name === 'autoincrement'
         return { name: field.dbName ?? field.name, type, nullable: !field.isRequired, ...(defaultValue !== undefined && { default: defaultValue }), autoIncrement }
@@ -155,7 +157,17 @@ export function targetSchema(datamodel: Datamodel): DbSchema {
       }
       const suffix = index.type === 'unique' ? 'key' : 'idx'
       const dbName = (index as { dbName?: string | null }).dbName
-      indexes.push({ name: dbName ?? constraintName(table, indexColumns.map((column) => column.name), suffix), kind: index.type, columns: indexColumns })
+      indexes.push({
+        name:
+          dbName ??
+          constraintName(
+            table,
+            indexColumns.map((column) => column.name),
+            suffix,
+          ),
+        kind: index.type,
+        columns: indexColumns,
+      })
     }
     const foreignKeys = model.fields
       .filter((field) => field.kind === 'object' && (field.relationFromFields?.length ?? 0) > 0)
@@ -176,7 +188,9 @@ export function targetSchema(datamodel: Datamodel): DbSchema {
       })
     // InnoDB needs an index leading with a foreign key's columns; Prisma adds one, as this does.
     for (const key of foreignKeys) {
-      const covered = [primaryKey, ...indexes.map((index) => index.columns.map((column) => column.name))].some((columns) => key.columns.every((column, position) => columns[position] === column))
+      const covered = [primaryKey, ...indexes.map((index) => index.columns.map((column) => column.name))].some((columns) =>
+        key.columns.every((column, position) => columns[position] === column),
+      )
       if (!covered) indexes.push({ name: constraintName(table, key.columns, 'idx'), kind: 'normal', columns: key.columns.map((name) => ({ name })) })
     }
     return { name: table, columns, primaryKey, indexes, foreignKeys }

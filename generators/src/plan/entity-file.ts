@@ -81,9 +81,7 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
   const writes = hooks.length > 0
   // The owner is the row's id (the caller's own row): the id and the owner both constrain it.
   const ownWhere = (idEntry: string, indent: string, column: number, suffix: number) =>
-    entity.owner.isId
-      ? `{ AND: [{ ${idEntry} }, ownership(context)] }`
-      : printObject([idEntry, '...ownership(context)'], indent, column, suffix)
+    entity.owner.isId ? `{ AND: [{ ${idEntry} }, ownership(context)] }` : printObject([idEntry, '...ownership(context)'], indent, column, suffix)
   const view = {
     imports: [
       `import { ${runtimeNames.join(', ')} } from '${imports.runtime}'`,
@@ -127,13 +125,14 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
       ...names.operations.list,
       arguments: `page = 1, limit = ${PAGE_SIZE}${listFilters.length > 0 ? ', sort' : ''}`,
       orderBy: listFilters.length > 0 ? 'orderBy(sort)' : compound ? `[${keyFields.map((field) => `{ ${field}: 'asc' }`).join(', ')}]` : `{ ${id.name}: 'asc' }`,
-      where: printObject(
-        ['...filters', ...conversions(listFilters, 'filters', () => false), '...ownership(context)'],
-        '  ',
-        '  const where = '.length,
-      ),
+      where: printObject(['...filters', ...conversions(listFilters, 'filters', () => false), '...ownership(context)'], '  ', '  const where = '.length),
       // Without a field to sort by, rows come in id order and there is no sort argument.
-      sortFields: listFilters.length > 0 && printUnionAlias('SortField', listFilters.map((field) => quote(field.name))),
+      sortFields:
+        listFilters.length > 0 &&
+        printUnionAlias(
+          'SortField',
+          listFilters.map((field) => quote(field.name)),
+        ),
       idName: keyNames(entity),
       tiebreak: compound ? `[${keyFields.map((field) => `{ ${field}: 'asc' as const }`).join(', ')}]` : `{ ${id.name}: 'asc' as const }`,
       compound: compound !== undefined,
@@ -147,7 +146,10 @@ export function entityFile(entity: ResolvedEntity, types: string, imports: Entit
     update: has('update') && {
       ...names.operations.update,
       // A key field addresses the row, so it is no change to check.
-      checks: referenceChecks(references.filter(({ field }) => !field.isId), 'changes'),
+      checks: referenceChecks(
+        references.filter(({ field }) => !field.isId),
+        'changes',
+      ),
       // False when Prisma takes the changes as they are.
       data: converted.length > 0 && printObject(['...changes', ...converted], '  ', '  const data = '.length),
       keyNames: keyFields.map((field) => (LOCALS.has(field) ? `${field}: ${field}Key` : field)).join(', '),
@@ -171,8 +173,7 @@ export function notFoundMessage(entity: ResolvedEntity, value: (field: string) =
 }
 
 /** {@link notFoundMessage} as a template literal of the expressions `value` gives: `` `invoice ${id} not found` ``. */
-export const notFoundText = (entity: ResolvedEntity, value: (field: string) => string): string =>
-  `\`${notFoundMessage(entity, (field) => `\${${value(field)}}`)}\``
+export const notFoundText = (entity: ResolvedEntity, value: (field: string) => string): string => `\`${notFoundMessage(entity, (field) => `\${${value(field)}}`)}\``
 
 /** What `databaseRefusal` needs to name the fields of this entity's constraints. */
 function refusalContext(entity: ResolvedEntity, owned: ReadonlyMap<string, ResolvedEntity>): string {

@@ -34,7 +34,8 @@ export function fixtureValue(column: Column, variant: 1 | 2 = 1): unknown {
   if (types.includes('number')) return variant + 0.5
   if (types.includes('boolean')) return variant === 1
   // A date column keeps no time of day.
-  if (schema.format === 'date-time') return column.nativeType === 'Date' ? `202${5 + variant}-0${variant}-0${variant + 1}T00:00:00.000Z` : variant === 1 ? '2026-01-02T03:04:05.000Z' : '2026-02-03T04:05:06.000Z'
+  if (schema.format === 'date-time')
+    return column.nativeType === 'Date' ? `202${5 + variant}-0${variant}-0${variant + 1}T00:00:00.000Z` : variant === 1 ? '2026-01-02T03:04:05.000Z' : '2026-02-03T04:05:06.000Z'
   if (schema.format === 'uuid') return `00000000-0000-4000-8000-00000000000${variant}`
   if (schema.pattern === DECIMAL) return variant === 1 ? '12.34' : '56.78'
   if (schema.pattern === DIGITS) return variant === 1 ? '1234' : '5678'
@@ -94,7 +95,15 @@ export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEnti
   return fixture
 }
 
-function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds, fixture: Fixture, seen: Set<string>, names: Set<string>): string[] {
+function fixtureEntries(
+  entity: ResolvedEntity,
+  all: readonly ResolvedEntity[],
+  caller: string,
+  owners: OwnerIds,
+  fixture: Fixture,
+  seen: Set<string>,
+  names: Set<string>,
+): string[] {
   const fresh = freshFields(entity)
   return entity.writable.flatMap((field): string[] => {
     if ((field.references || field.partOfKey) && !isRequiredOnCreate(field)) return []
@@ -209,7 +218,12 @@ export function rowEntries(row: RowRecipe, ownerId: string, uses: Uses, indent: 
   return entries
 }
 
-const rowColumn = (field: RowColumn): Column & { type: string } => ({ name: field.name, schema: field.schema, type: field.type, ...(field.nativeType ? { nativeType: field.nativeType } : {}) })
+const rowColumn = (field: RowColumn): Column & { type: string } => ({
+  name: field.name,
+  schema: field.schema,
+  type: field.type,
+  ...(field.nativeType ? { nativeType: field.nativeType } : {}),
+})
 
 function freshName(base: string, taken: Set<string>): string {
   let name = base
@@ -228,4 +242,5 @@ export function changeFixture(entity: ResolvedEntity): string {
 }
 
 /** A value of the owner field's type, for the create that must be refused for naming an owner. */
-export const ownerValue = (owner: ResolvedField): string => (owner.type === 'Int' ? '1' : quote(owner.type === 'BigInt' ? '1' : owner.schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000001' : 'alice'))
+export const ownerValue = (owner: ResolvedField): string =>
+  owner.type === 'Int' ? '1' : quote(owner.type === 'BigInt' ? '1' : owner.schema.format === 'uuid' ? '00000000-0000-4000-8000-000000000001' : 'alice')

@@ -12,9 +12,7 @@ describe('format', () => {
 describe('printLiteral', () => {
   it('prints one line when it fits, else one entry per line with trailing commas', () => {
     expect(printLiteral({ type: 'string', enum: ['a', 'b'] })).toBe("{ type: 'string', enum: ['a', 'b'] }")
-    expect(printLiteral({ description: 'x'.repeat(90), type: 'string' }, '  ', 2)).toBe(
-      `{\n    description: '${'x'.repeat(90)}',\n    type: 'string',\n  }`,
-    )
+    expect(printLiteral({ description: 'x'.repeat(90), type: 'string' }, '  ', 2)).toBe(`{\n    description: '${'x'.repeat(90)}',\n    type: 'string',\n  }`)
     expect(printLiteral({})).toBe('{}')
   })
 

@@ -5,7 +5,10 @@
  * @module
  */
 export function format(content: string): string {
-  const lines = content.replace(/\r\n?/g, '\n').split('\n').map((line) => line.trimEnd())
+  const lines = content
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((line) => line.trimEnd())
   const kept = lines.filter((line, index) => line !== '' || (index > 0 && lines[index - 1] !== ''))
   while (kept[0] === '') kept.shift()
   return `${kept.join('\n').trimEnd()}\n`

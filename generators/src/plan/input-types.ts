@@ -50,7 +50,10 @@ export async function compiledTogether(operations: readonly Operation[]): Promis
   const wrapper: JSONSchema = { type: 'object', properties, required: Object.keys(properties), additionalProperties: false }
   const output = await compile(wrapper, WRAPPER, OPTIONS)
   // The wrapper's own interface comes first; every declaration after it starts a line with `export `.
-  const declarations = output.trim().split(/\n(?=export )/).map((declaration) => declaration.trim())
+  const declarations = output
+    .trim()
+    .split(/\n(?=export )/)
+    .map((declaration) => declaration.trim())
   const [first, ...rest] = declarations
   const expected = (declaration: string | undefined, name: string) => declaration?.startsWith(`export interface ${name} {`) === true
   if (!expected(first, WRAPPER) || rest.length !== operations.length) return undefined

@@ -15,7 +15,15 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 export function printLiteral(value: unknown, indent = '', column = indent.length, suffix = 0): string {
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return String(value)
   if (typeof value === 'string') return quote(value)
-  if (Array.isArray(value)) return group('[', ']', value.map((item) => ({ text: '', item })), indent, column, suffix)
+  if (Array.isArray(value))
+    return group(
+      '[',
+      ']',
+      value.map((item) => ({ text: '', item })),
+      indent,
+      column,
+      suffix,
+    )
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).map(([key, item]) => ({ text: `${printKey(key)}: `, item }))
     return group('{', '}', entries, indent, column, suffix, true)

@@ -70,16 +70,12 @@ describe('planFrom', () => {
     const both = await planFrom(resolve(schema, { invoices, notes: { model: 'Note', ownerField: 'userId' } }))
     const one = await planFrom(resolve(schema, { invoices }))
     const paths = (plan: Plan) => plan.files.map((file) => file.path)
-    expect(paths(both).filter((path) => !paths(one).includes(path))).toEqual([
-      'src/a2a/hooks/notes.ts',
-      'src/a2a/notes.gen.ts',
-      'test/entities/notes.gen.test.ts',
-    ])
+    expect(paths(both).filter((path) => !paths(one).includes(path))).toEqual(['src/a2a/hooks/notes.ts', 'src/a2a/notes.gen.ts', 'test/entities/notes.gen.test.ts'])
     expect(contentOf(both, 'src/a2a/entities.gen.ts')).toContain('return [...invoicesTools(db), ...notesTools(db)]')
     expect(contentOf(one, 'src/a2a/entities.gen.ts')).not.toContain('notes')
   })
 
-  it("queries a self entity (ownerField is the id) by id AND owner, never letting one override the other", async () => {
+  it('queries a self entity (ownerField is the id) by id AND owner, never letting one override the other', async () => {
     const plan = await planFrom(resolve(INVOICE_SCHEMA, { me: { model: 'User', ownerField: 'id', operations: ['get', 'update'] } }))
     const code = contentOf(plan, 'src/a2a/me.gen.ts')
     expect(code).toContain('const row = await db.user.findFirst({ where: { AND: [{ id }, ownership(context)] } })')
@@ -180,7 +176,7 @@ model Bookmark {
     const code = contentOf(await planFrom(resolve(INVOICE_SCHEMA, { invoices })), 'src/a2a/invoices.gen.ts')
     expect(code).toContain("number: { type: 'string', description: 'Human-readable invoice number' }")
     expect(code).toContain('  /**\n   * Human-readable invoice number\n   */\n  number: string\n')
-    expect(code).toContain("A bill sent to a customer. Fields: id, number (Human-readable invoice number), total, paid, note")
+    expect(code).toContain('A bill sent to a customer. Fields: id, number (Human-readable invoice number), total, paid, note')
   })
 
   it('converts the principal to Int owner ids and refuses a missing required tenant', async () => {
@@ -220,7 +216,7 @@ model Note {
     expect(access).toContain('bob: { owner: testOwners.bob, tenant: testTenants.tenantA },')
     const test = contentOf(plan, 'test/entities/notes.gen.test.ts')
     expect(test).toContain('  notes = notesByKey\n')
-    expect(test).toContain("it(\"keeps notes of one of alice's tenants from her other tenant\"")
+    expect(test).toContain('it("keeps notes of one of alice\'s tenants from her other tenant"')
   })
 
   it('refers to user-chosen paths with relative import specifiers', async () => {

@@ -158,8 +158,7 @@ export async function planFrom(entities: readonly ResolvedEntity[], options: Pla
   const accessPath = posix.join(posix.dirname(testDir), 'access.gen.ts')
   const barrel = posix.join(outDir, 'entities.gen.ts')
   const files: PlannedFile[] = []
-  const add = (path: string, content: string, ownership: PlannedFile['ownership'] = 'generated') =>
-    files.push({ path: posix.normalize(path), content: format(content), ownership })
+  const add = (path: string, content: string, ownership: PlannedFile['ownership'] = 'generated') => files.push({ path: posix.normalize(path), content: format(content), ownership })
 
   const owned = new Map<string, ResolvedEntity>()
   for (const entity of entities) if (!owned.has(entity.model)) owned.set(entity.model, entity)

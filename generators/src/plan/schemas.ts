@@ -28,9 +28,15 @@ export function operationSchema(entity: ResolvedEntity, operation: EntityOperati
     }
     case 'get':
     case 'delete':
-      return object(properties(entity.key, (field) => field.schema), entity.key.map((field) => field.name))
+      return object(
+        properties(entity.key, (field) => field.schema),
+        entity.key.map((field) => field.name),
+      )
     case 'create':
-      return object(properties(entity.writable, createSchema), entity.writable.filter(isRequiredOnCreate).map((field) => field.name))
+      return object(
+        properties(entity.writable, createSchema),
+        entity.writable.filter(isRequiredOnCreate).map((field) => field.name),
+      )
     case 'update':
       return object(
         { ...properties(entity.key, (field) => field.schema), ...properties(updatable(entity), (field) => field.schema) },

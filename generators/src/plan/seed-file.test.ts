@@ -16,13 +16,16 @@ const POSTS = `model Post {
 
 describe('the seed, from the owner model', () => {
   it('makes owner rows by the id the dev keys name, as the generated tests do: an Int id named uid, no email, required columns filled', async () => {
-    const seed = await seedOf(`model Account {
+    const seed = await seedOf(
+      `model Account {
   uid         Int    @id @default(autoincrement())
   handle      String @unique
   displayName String
   posts       Post[]
 }
-${POSTS}`, { posts: { model: 'Post', ownerField: 'authorId' } })
+${POSTS}`,
+      { posts: { model: 'Post', ownerField: 'authorId' } },
+    )
     expect(seed?.ownership).toBe('user')
     expect(seed?.content).toContain("import { createDb } from '../src/db.js'")
     expect(seed?.content).toContain(`    await db.account.upsert({
@@ -35,7 +38,8 @@ ${POSTS}`, { posts: { model: 'Post', ownerField: 'authorId' } })
   })
 
   it('takes the owner names as they are for String ids, and says when there is no owner model', async () => {
-    const named = await seedOf(`model Member {
+    const named = await seedOf(
+      `model Member {
   handle String @id
   posts  Post[]
 }
@@ -44,7 +48,9 @@ model Post {
   author   Member @relation(fields: [authorId], references: [handle])
   authorId String
 }
-`, { posts: { model: 'Post', ownerField: 'authorId' } })
+`,
+      { posts: { model: 'Post', ownerField: 'authorId' } },
+    )
     expect(named?.content).toContain('await db.member.upsert({\n      where: { handle: id },\n      update: {},\n      create: { handle: id },\n    })')
     expect(named?.content).not.toContain('misfits')
     const none = (await planFrom([], withSeed)).files.find((file) => file.path === 'prisma/seed.ts')

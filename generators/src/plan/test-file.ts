@@ -98,11 +98,12 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     missingOperation: OPERATIONS.find((op) => !has(op)) ?? 'purge',
     operationList: entity.operations.join(', '),
     undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
-    crossReference: linked && linkedTarget && {
-      field: linked.name,
-      singular: entityNames(linkedTarget).singular,
-      notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
-    },
+    crossReference: linked &&
+      linkedTarget && {
+        field: linked.name,
+        singular: entityNames(linkedTarget).singular,
+        notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
+      },
   })
 }
 
@@ -152,7 +153,12 @@ function accessTests(
     module,
     scoped,
     // Keys narrowed to other entities' scopes: this entity's tools are none of theirs.
-    foreign: own.length > 0 ? declaredScopes(all).filter((scope) => !own.includes(scope)).map(quote) : [],
+    foreign:
+      own.length > 0
+        ? declaredScopes(all)
+            .filter((scope) => !own.includes(scope))
+            .map(quote)
+        : [],
     unscoped: own.length === 0,
     operations: printLiteral(entity.operations),
     tenant: tenant && { separate: entity.tenant !== undefined },

@@ -25,7 +25,13 @@ it('groups the types by entity', async () => {
   const types = await inputTypes(all)
   expect(types).toHaveLength(all.length)
   const names = (text: string | undefined) => [...(text ?? '').matchAll(/^export interface (\w+)/gm)].map((match) => match[1])
-  expect(types.map(names)).toEqual(all.map((_, index) => operationsOf(all).filter((op) => op.entity === index).map((op) => op.name)))
+  expect(types.map(names)).toEqual(
+    all.map((_, index) =>
+      operationsOf(all)
+        .filter((op) => op.entity === index)
+        .map((op) => op.name),
+    ),
+  )
 })
 
 it('formats the blocks in one prettier pass as each would be formatted alone', async () => {

@@ -42,4 +42,3 @@ export function checkCollisions(entities: EntityNames[], report: (entity: string
     claim(name, `code:${camelCase(name)}`, `the generated function name ${camelCase(name)}Tools`)
   }
 }
-

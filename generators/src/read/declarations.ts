@@ -18,7 +18,12 @@ const EXAMPLE = "export default defineEntities({ invoices: { model: 'Invoice', o
  */
 export async function loadDeclarations(appRoot: string, file = 'src/entities.ts'): Promise<unknown> {
   const path = join(appRoot, file)
-  if (!(await access(path).then(() => true, () => false))) {
+  if (
+    !(await access(path).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     throw new GeneratorError(`${file}: not found; create it with \`${EXAMPLE}\`, or pass its path with --entities`, file)
   }
   let module: Record<string, unknown>

@@ -25,8 +25,7 @@ const SCALARS: Record<string, JsonSchema> = {
 export const isKnownScalar = (type: string): boolean => type in SCALARS
 
 /** Fields a list can filter by equality and sort by. */
-export const isComparable = (field: { kind: string; type: string; isList: boolean }): boolean =>
-  !field.isList && (field.kind === 'enum' || !['Json', 'Bytes'].includes(field.type))
+export const isComparable = (field: { kind: string; type: string; isList: boolean }): boolean => !field.isList && (field.kind === 'enum' || !['Json', 'Bytes'].includes(field.type))
 
 // What a native column type adds to its scalar's schema: the database refuses anything else.
 const NATIVE: Record<string, (args: string[]) => JsonSchema> = {

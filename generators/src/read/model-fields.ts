@@ -22,7 +22,9 @@ export function resolveId(model: DmmfModel, report: (text: string) => void): Pri
     const fields = model.primaryKey.fields.map((name) => model.fields.find((field) => field.name === name)!)
     const wrong = fields.filter((field) => !KEY_TYPES.includes(field.type))
     if (wrong.length > 0) {
-      report(`${model.name}'s compound id @@id([${model.primaryKey.fields.join(', ')}]) holds ${wrong.map((field) => `"${field.name}" (${field.type})`).join(', ')}; entity tools need String, Int or BigInt id fields`)
+      report(
+        `${model.name}'s compound id @@id([${model.primaryKey.fields.join(', ')}]) holds ${wrong.map((field) => `"${field.name}" (${field.type})`).join(', ')}; entity tools need String, Int or BigInt id fields`,
+      )
       return undefined
     }
     return { fields, compound: model.primaryKey.name ?? model.primaryKey.fields.join('_') }
@@ -55,7 +57,9 @@ export function keyField(model: DmmfModel, option: 'ownerField' | 'tenantField',
   }
   const field = model.fields.find((candidate) => candidate.name === value)
   if (!field) {
-    report(`${option} "${value}" is not a field of ${model.name}${didYouMean(value, scalars)}; name the scalar field holding the ${option === 'ownerField' ? "owner's" : "tenant's"} id`)
+    report(
+      `${option} "${value}" is not a field of ${model.name}${didYouMean(value, scalars)}; name the scalar field holding the ${option === 'ownerField' ? "owner's" : "tenant's"} id`,
+    )
     return undefined
   }
   if (field.kind !== 'scalar' || field.isList) {
@@ -102,5 +106,4 @@ export function resolveField(field: DmmfField, model: DmmfModel, enumValues: str
   }
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -71,7 +71,10 @@ describe('a MySQL schema', () => {
     const plan = await planFrom(resolve(MYSQL_SCHEMA, articles), { ...DEFAULT_OPTIONS, provider: 'mysql' })
     expect(plan.notes).toContain('articles: the @@fulltext index on title, body is ignored: list filters by equality, never by full-text search')
     const a2a = plan.files.find((file) => file.path === 'prisma/a2a.prisma')!.content
-    const files: [string, string][] = [['prisma/schema.prisma', MYSQL_SCHEMA], ['prisma/a2a.prisma', a2a]]
+    const files: [string, string][] = [
+      ['prisma/schema.prisma', MYSQL_SCHEMA],
+      ['prisma/a2a.prisma', a2a],
+    ]
     const { models } = parseSchema(files, 'prisma')
     // A webhook's URL or token may pass MySQL's VARCHAR(191), the String default there.
     const push = models.find((model) => model.name === 'A2APushConfig')!.fields

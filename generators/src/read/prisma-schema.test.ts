@@ -43,9 +43,7 @@ describe('readPrismaSchema', () => {
   })
 
   it('reports a missing schema and an empty folder with the fix', async () => {
-    await expect(readPrismaSchema(app, 'db/schema.prisma')).rejects.toThrow(
-      'db/schema.prisma: no Prisma schema there; create it, or pass the schema file or folder with --schema',
-    )
+    await expect(readPrismaSchema(app, 'db/schema.prisma')).rejects.toThrow('db/schema.prisma: no Prisma schema there; create it, or pass the schema file or folder with --schema')
     await expect(readPrismaSchema(app, 'prisma')).rejects.toThrow('prisma: the folder holds no .prisma files')
   })
 })

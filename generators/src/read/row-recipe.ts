@@ -49,7 +49,12 @@ export function rowRecipe(datamodel: Datamodel, model: DmmfModel, ownerModel: st
   }
   const unique = (name: string) => (model.uniqueFields ?? []).some((set) => set.includes(name)) || (compound?.includes(name) ?? false)
   const needed = (field: DmmfField) =>
-    (field.kind === 'scalar' || field.kind === 'enum') && field.isRequired && !field.hasDefaultValue && !field.isUpdatedAt && !keys.has(field.name) && (field.kind === 'enum' || isKnownScalar(field.type))
+    (field.kind === 'scalar' || field.kind === 'enum') &&
+    field.isRequired &&
+    !field.hasDefaultValue &&
+    !field.isUpdatedAt &&
+    !keys.has(field.name) &&
+    (field.kind === 'enum' || isKnownScalar(field.type))
   return {
     model: model.name,
     delegate: delegateOf(model.name),

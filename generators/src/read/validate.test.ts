@@ -74,20 +74,26 @@ describe('validateEntities', () => {
 
   it('resolves scopes per operation, none when undeclared, and reports a scope naming an operation the entity lacks', () => {
     const [scoped] = resolve(INVOICE_SCHEMA, { invoices: { ...invoices, scopes: { 'invoices:read': ['list', 'get'], 'invoices:write': ['create', 'update', 'delete', 'list'] } } })
-    expect(scoped!.scopes).toEqual({ list: ['invoices:read', 'invoices:write'], get: ['invoices:read'], create: ['invoices:write'], update: ['invoices:write'], delete: ['invoices:write'] })
+    expect(scoped!.scopes).toEqual({
+      list: ['invoices:read', 'invoices:write'],
+      get: ['invoices:read'],
+      create: ['invoices:write'],
+      update: ['invoices:write'],
+      delete: ['invoices:write'],
+    })
     const [plain] = resolve(INVOICE_SCHEMA, { invoices })
     expect(plain!.scopes).toEqual({ list: [], get: [], create: [], update: [], delete: [] })
     expect(problem({ invoices: { ...invoices, operations: ['list'], scopes: { 'invoices:write': ['delete'] } } })).toContain(
       `scopes.invoices:write allows "delete", which is not one of this entity's operations (list); remove it`,
     )
     expect(problem({ invoices: { ...invoices, scopes: ['invoices:read'] } })).toContain('scopes must map each scope name to the operations it allows')
-    expect(problem({ invoices: { ...invoices, scopes: { 'a b': ['list'], empty: [] } } })).toMatch(/scope name "a b" must be a non-empty name without spaces[\s\S]*scopes\.empty must list the operations it allows/)
+    expect(problem({ invoices: { ...invoices, scopes: { 'a b': ['list'], empty: [] } } })).toMatch(
+      /scope name "a b" must be a non-empty name without spaces[\s\S]*scopes\.empty must list the operations it allows/,
+    )
   })
 
   it('reports an unknown tenant field and one that is not a scalar', () => {
-    expect(problem({ invoices: { ...invoices, tenantField: 'orgId' } })).toContain(
-      `tenantField "orgId" is not a field of Invoice; name the scalar field holding the tenant's id`,
-    )
+    expect(problem({ invoices: { ...invoices, tenantField: 'orgId' } })).toContain(`tenantField "orgId" is not a field of Invoice; name the scalar field holding the tenant's id`)
     expect(problem({ invoices: { ...invoices, tenantField: 'user' } })).toContain(
       `tenantField "user" is a relation, not a scalar field; name the field holding the id itself (tenantField: 'userId')`,
     )
@@ -145,7 +151,10 @@ model Tag {
   ownerId String
 }
 `
-    const [lines, grants] = resolve(schema, { lines: { model: 'Line', ownerField: 'ownerId' }, grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId', operations: ['list', 'create'] } })
+    const [lines, grants] = resolve(schema, {
+      lines: { model: 'Line', ownerField: 'ownerId' },
+      grants: { model: 'Grant', ownerField: 'ownerId', tenantField: 'orgId', operations: ['list', 'create'] },
+    })
     expect(lines!.key.map((field) => field.name)).toEqual(['invoiceId', 'position'])
     expect(lines!.compoundKey).toEqual({ name: 'invoiceId_position_ownerId', fields: ['invoiceId', 'position', 'ownerId'] })
     expect(lines!.id.name).toBe('invoiceId')
@@ -173,12 +182,10 @@ model Tag {
 
   it('reports a field named like a list argument', () => {
     const schema = INVOICE_SCHEMA.replace('  paid ', '  sort      Int\n  paid ')
-    expect(problem({ invoices }, schema)).toContain(
-      `field "sort" has the name of a list argument (page, limit, sort); hide it (hidden: ['sort']) or drop list from operations`,
-    )
+    expect(problem({ invoices }, schema)).toContain(`field "sort" has the name of a list argument (page, limit, sort); hide it (hidden: ['sort']) or drop list from operations`)
   })
 
-  it('reports an entity whose files would be the generator\'s own', () => {
+  it("reports an entity whose files would be the generator's own", () => {
     expect(problem({ entities: invoices })).toContain('entities: its files would be named like src/a2a/entities.gen.ts, which the generator writes for itself; rename the entity')
   })
 
@@ -273,7 +280,9 @@ describe('validateEntities on schemas it has not seen', () => {
     expect(entity!.writable.map((field) => field.name)).toEqual(['id', 'title', 'country', 'weight', 'teamId', 'helperId'])
     expect(entity!.operations).toContain('create')
     expect(entity!.notes).toEqual(['"search" is left out of the tools: agents cannot send or read its type, Unsupported("tsvector")'])
-    expect(entity!.referenceRows).toEqual([{ field: 'teamId', row: expect.objectContaining({ model: 'Team', table: 'Team', columns: [expect.objectContaining({ name: 'name' })] }) }])
+    expect(entity!.referenceRows).toEqual([
+      { field: 'teamId', row: expect.objectContaining({ model: 'Team', table: 'Team', columns: [expect.objectContaining({ name: 'name' })] }) },
+    ])
   })
 
   it('refuses create named in operations when a required key stays closed, and bad writableReferences', () => {
@@ -381,10 +390,12 @@ describe('credentials', () => {
     )
   })
 
-  it('refuses an exposed name that is unknown, no credential, also hidden, or on the caller\'s own row', () => {
+  it("refuses an exposed name that is unknown, no credential, also hidden, or on the caller's own row", () => {
     const keys = { model: 'ApiKey', ownerField: 'ownerId', operations: ['list'] }
     expect(problem({ keys: { ...keys, exposed: ['apikey'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "apikey" is not a field of ApiKey (did you mean "apiKey"?)')
-    expect(problem({ keys: { ...keys, exposed: ['label'] } }, ACCOUNT_SCHEMA)).toContain('exposed field "label" is not hidden by default (only fields named like credentials are); remove it from exposed')
+    expect(problem({ keys: { ...keys, exposed: ['label'] } }, ACCOUNT_SCHEMA)).toContain(
+      'exposed field "label" is not hidden by default (only fields named like credentials are); remove it from exposed',
+    )
     expect(problem({ keys: { ...keys, hidden: ['hash'], exposed: ['hash'] } }, ACCOUNT_SCHEMA)).toContain('field "hash" is both hidden and exposed')
     expect(problem({ me: { model: 'User', ownerField: 'id', exposed: ['password_hash'] } }, ACCOUNT_SCHEMA)).toContain(
       `exposed field "password_hash" looks like a credential of the caller's own User row, which agents never see; remove it from exposed`,
@@ -420,7 +431,9 @@ model Vote {
     expect(votes!.notes).toEqual([
       'the generated create tests need a Poll row for "pollId" and cannot make one ("area" is a required Unsupported("polygon") column of Poll, which no generic code can fill): they are skipped, saying so; declare an entity with create for Poll to test them',
     ])
-    expect(votes!.createTestsBlocked).toBe('the generated tests cannot make the Poll row "pollId" needs: "area" is a required Unsupported("polygon") column of Poll, which no generic code can fill')
+    expect(votes!.createTestsBlocked).toBe(
+      'the generated tests cannot make the Poll row "pollId" needs: "area" is a required Unsupported("polygon") column of Poll, which no generic code can fill',
+    )
   })
 })
 

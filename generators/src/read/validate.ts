@@ -113,24 +113,30 @@ function resolveEntity(
 
   const enums = new Map(datamodel.enums.map((candidate) => [candidate.name, candidate.values.map((value) => value.name)]))
   const fieldNames = model.fields.map((field) => field.name)
-  for (const [option, list] of [['hidden', declaredHidden], ['exposed', exposed], ['readOnly', readOnly]] as const) {
+  for (const [option, list] of [
+    ['hidden', declaredHidden],
+    ['exposed', exposed],
+    ['readOnly', readOnly],
+  ] as const) {
     for (const field of list) {
       if (!fieldNames.includes(field)) report(`${option} field "${field}" is not a field of ${model.name}${didYouMean(field, fieldNames)}; fix the name or remove it`)
     }
   }
-  const targetOf = (key: string) =>
-    model.fields.find((field) => field.kind === 'object' && field.relationFromFields?.length === 1 && field.relationFromFields[0] === key)?.type
+  const targetOf = (key: string) => model.fields.find((field) => field.kind === 'object' && field.relationFromFields?.length === 1 && field.relationFromFields[0] === key)?.type
   for (const key of openKeys) {
     const target = targetOf(key)
     if (!fieldNames.includes(key)) report(`writableReferences field "${key}" is not a field of ${model.name}${didYouMean(key, fieldNames)}; fix the name or remove it`)
     else if (!target) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
-    else if (entityModels.has(target)) report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
+    else if (entityModels.has(target))
+      report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
   }
   const primaryKey = resolveId(model, report)
   const owner = keyField(model, 'ownerField', ownerField, withTools, report)
   // Credentials are hidden unless exposed; a caller's own user row shows none of them at all.
   const selfRow = owner?.isId && targetOf(owner.name) === undefined
-  const credentials = model.fields.filter((field) => field.kind === 'scalar' && looksLikeCredential(field.name, field.type) && !field.isId && field.name !== ownerField && field.name !== tenantField)
+  const credentials = model.fields.filter(
+    (field) => field.kind === 'scalar' && looksLikeCredential(field.name, field.type) && !field.isId && field.name !== ownerField && field.name !== tenantField,
+  )
   for (const field of exposed.filter((name) => fieldNames.includes(name))) {
     const credential = credentials.some((candidate) => candidate.name === field)
     if (!credential) report(`exposed field "${field}" is not hidden by default (only fields named like credentials are); remove it from exposed`)
@@ -166,7 +172,8 @@ function resolveEntity(
   const untyped = model.fields.filter((field) => field.kind === 'unsupported' || (field.kind === 'scalar' && !isKnownScalar(field.type)))
   // A required one stops create, which says so instead.
   const stopsCreate = (field: DmmfField) => field.isRequired && !field.hasDefaultValue && operations.includes('create')
-  for (const field of untyped.filter((candidate) => !stopsCreate(candidate))) notes.push(`"${field.name}" is left out of the tools: agents cannot send or read its type, ${field.type}`)
+  for (const field of untyped.filter((candidate) => !stopsCreate(candidate)))
+    notes.push(`"${field.name}" is left out of the tools: agents cannot send or read its type, ${field.type}`)
   for (const index of datamodel.indexes ?? []) {
     if (index.model !== model.name || index.type !== 'fulltext') continue
     // A search index (MySQL's @@fulltext) is the database's business; no tool argument reads it.
@@ -176,9 +183,7 @@ function resolveEntity(
   // A key into a model that is not an entity has no ownership check: agents may set it only when
   // the declaration says so (otherwise anyone could attach a row to another user's team).
   const closed = (field: ResolvedField) => field.references !== undefined && !entityModels.has(field.references) && !openKeys.includes(field.name)
-  const settable = fields.filter(
-    (field) => !readOnly.includes(field.name) && !(field.isId && field.hasDefault) && !keys.includes(field.name) && !field.isTimestamp,
-  )
+  const settable = fields.filter((field) => !readOnly.includes(field.name) && !(field.isId && field.hasDefault) && !keys.includes(field.name) && !field.isTimestamp)
   const writable = settable.filter((field) => !closed(field))
   // What stops a create, each with its way out.
   const blockers: string[] = []
@@ -186,7 +191,9 @@ function resolveEntity(
     const why = `"${field.name}" is a required reference to ${field.references}, which is not an entity (add it to writableReferences to let agents name any ${field.references} row)`
     if (field.isRequired && !field.hasDefault) blockers.push(why)
     else if (operations.includes('create') || operations.includes('update')) {
-      notes.push(`"${field.name}" is left out of the tools' arguments: it references ${field.references}, which is not an entity; add it to writableReferences to let agents name any ${field.references} row`)
+      notes.push(
+        `"${field.name}" is left out of the tools' arguments: it references ${field.references}, which is not an entity; add it to writableReferences to let agents name any ${field.references} row`,
+      )
     }
   }
   for (const field of untyped.filter((candidate) => candidate.isRequired && !candidate.hasDefaultValue)) {
@@ -220,7 +227,9 @@ function resolveEntity(
       if (needed && !writable.includes(field)) {
         const why = autoHidden.includes(field.name)
           ? `hidden as a likely credential${selfRow ? '' : ` (list it in exposed to let agents send it)`}`
-          : hidden.includes(field.name) ? 'hidden' : 'readOnly'
+          : hidden.includes(field.name)
+            ? 'hidden'
+            : 'readOnly'
         report(`create cannot set "${field.name}": it is required with no default, but ${why}; give it a @default, make it optional, or drop create from operations`)
       }
     }
@@ -231,7 +240,10 @@ function resolveEntity(
   const ownerModel = ownerTarget && keyedRowRecipe(datamodel, ownerTarget, ownerTarget.name)
   const tenantTarget = tenant && datamodel.models.find((candidate) => candidate.name === targetOf(tenant.name))
   const tenantModel = tenantTarget && keyedRowRecipe(datamodel, tenantTarget, ownerTarget?.name)
-  if (tenantTarget && !tenantModel) notes.push(`no tests of tenants: they cannot make a ${tenantTarget.name} row for tenantField "${tenant!.name}" (a required Unsupported column, a compound id or a cycle of required relations)`)
+  if (tenantTarget && !tenantModel)
+    notes.push(
+      `no tests of tenants: they cannot make a ${tenantTarget.name} row for tenantField "${tenant!.name}" (a required Unsupported column, a compound id or a cycle of required relations)`,
+    )
   const referenceRows: ResolvedEntity['referenceRows'] = []
   let createTestsBlocked: string | undefined
   for (const field of writable.filter((candidate) => candidate.references !== undefined && candidate.isRequired && !candidate.hasDefault)) {
@@ -239,10 +251,13 @@ function resolveEntity(
     const why: string[] = []
     const row = rowRecipe(datamodel, target, ownerTarget?.name, [], why)
     if (row) referenceRows.push({ field: field.name, row })
-    else if (openKeys.includes(field.name)) report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (${why.join('; ')}); leave it out`)
+    else if (openKeys.includes(field.name))
+      report(`writableReferences field "${field.name}": the generated tests cannot make a ${target.name} row for it (${why.join('; ')}); leave it out`)
     else if (!creatable.has(target.name) && operations.includes('create')) {
       createTestsBlocked ??= `the generated tests cannot make the ${target.name} row "${field.name}" needs: ${why.join('; ')}`
-      notes.push(`the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (${why.join('; ')}): they are skipped, saying so; declare an entity with create for ${target.name} to test them`)
+      notes.push(
+        `the generated create tests need a ${target.name} row for "${field.name}" and cannot make one (${why.join('; ')}): they are skipped, saying so; declare an entity with create for ${target.name} to test them`,
+      )
     }
   }
   // Keys of several columns: the tests make the referenced row first and copy its columns.
@@ -263,7 +278,8 @@ function resolveEntity(
   if (problems.length > 0) return { problems, tools }
   const uniqueSets = (model.uniqueFields ?? []).filter((set) => set.length > 1)
   const keyNames = keys.filter((key): key is string => key !== undefined)
-  const onePerOwner = owner.isId || owner.isUnique || [...uniqueSets, model.primaryKey?.fields ?? []].some((set) => set.length > 0 && set.every((field) => keyNames.includes(field)))
+  const onePerOwner =
+    owner.isId || owner.isUnique || [...uniqueSets, model.primaryKey?.fields ?? []].some((set) => set.length > 0 && set.every((field) => keyNames.includes(field)))
   const entityDescription = typeof description === 'string' ? description : model.documentation && documentationText(model.documentation)
   return {
     problems,
@@ -281,7 +297,9 @@ function resolveEntity(
       owner: columns.find((field) => field.name === owner.name)!,
       ...(tenant ? { tenant: columns.find((field) => field.name === tenant.name)! } : {}),
       operations,
-      scopes: Object.fromEntries(operations.map((operation) => [operation, scopes.filter(([, allowed]) => allowed.includes(operation)).map(([scope]) => scope)])) as ResolvedEntity['scopes'],
+      scopes: Object.fromEntries(
+        operations.map((operation) => [operation, scopes.filter(([, allowed]) => allowed.includes(operation)).map(([scope]) => scope)]),
+      ) as ResolvedEntity['scopes'],
       columns,
       fields,
       writable,
@@ -299,7 +317,9 @@ function resolveEntity(
 
 /** `field` marked as one column of a key of several, when a relation's fields hold it with others. */
 function withCompositeKey(field: ResolvedField, model: DmmfModel): ResolvedField {
-  const relation = model.fields.find((candidate) => candidate.kind === 'object' && (candidate.relationFromFields?.length ?? 0) > 1 && candidate.relationFromFields!.includes(field.name))
+  const relation = model.fields.find(
+    (candidate) => candidate.kind === 'object' && (candidate.relationFromFields?.length ?? 0) > 1 && candidate.relationFromFields!.includes(field.name),
+  )
   if (!relation) return field
   return { ...field, partOfKey: { references: relation.type, fields: relation.relationFromFields!, to: relation.relationToFields ?? [] } }
 }
@@ -323,7 +343,9 @@ function resolveOperations(value: unknown, report: (text: string) => void): Enti
   }
   for (const operation of value) {
     if (!known.includes(operation)) {
-      report(`operation ${JSON.stringify(operation)} is not one of ${OPERATIONS.join(', ')}${typeof operation === 'string' ? didYouMean(operation, OPERATIONS) : ''}; remove it or use one of those`)
+      report(
+        `operation ${JSON.stringify(operation)} is not one of ${OPERATIONS.join(', ')}${typeof operation === 'string' ? didYouMean(operation, OPERATIONS) : ''}; remove it or use one of those`,
+      )
     }
   }
   if (value.length === 0) report(`operations is empty; list the operations agents may use, or set mcp: false`)
@@ -362,5 +384,4 @@ function stringList(value: unknown, option: string, report: (text: string) => vo
   return []
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -61,16 +61,10 @@ it('rewrites only the generated file whose content changed', async () => {
 
   expect(report.files.find((f) => f.path === 'src/a2a/invoice.gen.ts')?.action).toBe('updated')
   expect(await read('src/a2a/invoice.gen.ts')).toBe(`${INVOICE}export const more = 2\n`)
-  expect(JSON.parse(await read('.a2a/manifest.json')).files['src/a2a/invoice.gen.ts']).toBe(
-    sha(`${INVOICE}export const more = 2\n`),
-  )
+  expect(JSON.parse(await read('.a2a/manifest.json')).files['src/a2a/invoice.gen.ts']).toBe(sha(`${INVOICE}export const more = 2\n`))
   const after = await app.snapshot()
   expect(after.get('src/a2a/entities.gen.ts')).toEqual(before.get('src/a2a/entities.gen.ts'))
-  expect(formatReport(report)).toEqual([
-    'updated  src/a2a/invoice.gen.ts',
-    'updated  .a2a/manifest.json',
-    'Done: 1 updated, 1 unchanged, 1 kept.',
-  ])
+  expect(formatReport(report)).toEqual(['updated  src/a2a/invoice.gen.ts', 'updated  .a2a/manifest.json', 'Done: 1 updated, 1 unchanged, 1 kept.'])
 })
 
 it('refuses a hand-edited generated file and writes nothing at all in that run', async () => {
@@ -144,19 +138,14 @@ it('treats a generated file that exists without a manifest entry as hand-made, u
     ['src/a2a/hooks/invoice.ts', 'created', undefined],
     ['src/a2a/invoice.gen.ts', 'unchanged', undefined],
   ])
-  expect(refused.errors[0]?.message).toContain(
-    'src/a2a/entities.gen.ts  exists, but a2a did not write it (not in .a2a/manifest.json)',
-  )
+  expect(refused.errors[0]?.message).toContain('src/a2a/entities.gen.ts  exists, but a2a did not write it (not in .a2a/manifest.json)')
   expect(await exists('.a2a/manifest.json')).toBe(false)
   expect(await exists('src/a2a/hooks/invoice.ts')).toBe(false)
 
   const forced = await write(basePlan(), true)
   expect(forced.errors).toEqual([])
   expect(await read('src/a2a/entities.gen.ts')).toBe(ENTITIES)
-  expect(Object.keys(JSON.parse(await read('.a2a/manifest.json')).files)).toEqual([
-    'src/a2a/entities.gen.ts',
-    'src/a2a/invoice.gen.ts',
-  ])
+  expect(Object.keys(JSON.parse(await read('.a2a/manifest.json')).files)).toEqual(['src/a2a/entities.gen.ts', 'src/a2a/invoice.gen.ts'])
 })
 
 it('creates a user-owned file once and then keeps it byte for byte', async () => {
@@ -189,18 +178,12 @@ it('deletes a file the plan no longer has, and the folders it leaves empty', asy
 
   const report = await write(basePlan())
 
-  expect(report.files.filter((f) => f.action === 'deleted').map((f) => f.path)).toEqual([
-    'src/a2a/customer.gen.ts',
-    'test/entities/customer.gen.test.ts',
-  ])
+  expect(report.files.filter((f) => f.action === 'deleted').map((f) => f.path)).toEqual(['src/a2a/customer.gen.ts', 'test/entities/customer.gen.test.ts'])
   expect(await exists('src/a2a/customer.gen.ts')).toBe(false)
   expect(await exists('test/entities')).toBe(false) // emptied by the deletion
   expect(await exists('test/keep.txt')).toBe(true) // a folder with other files stays
   expect(await exists('src/a2a/invoice.gen.ts')).toBe(true)
-  expect(Object.keys(JSON.parse(await read('.a2a/manifest.json')).files)).toEqual([
-    'src/a2a/entities.gen.ts',
-    'src/a2a/invoice.gen.ts',
-  ])
+  expect(Object.keys(JSON.parse(await read('.a2a/manifest.json')).files)).toEqual(['src/a2a/entities.gen.ts', 'src/a2a/invoice.gen.ts'])
   expect(formatReport(report)).toEqual([
     'updated  .a2a/manifest.json',
     'deleted  src/a2a/customer.gen.ts (no longer generated)',
@@ -223,9 +206,7 @@ it('refuses to delete a removed file that was edited by hand, and deletes it wit
     action: 'refused',
     orphan: true,
   })
-  expect(refused.errors[0]?.message).toContain(
-    'src/a2a/customer.gen.ts  edited since a2a generated it, and no longer generated (delete it yourself, or --force deletes it)',
-  )
+  expect(refused.errors[0]?.message).toContain('src/a2a/customer.gen.ts  edited since a2a generated it, and no longer generated (delete it yourself, or --force deletes it)')
 
   const forced = await write(basePlan(), true)
   expect(forced.files.find((f) => f.path === 'src/a2a/customer.gen.ts')?.action).toBe('deleted')

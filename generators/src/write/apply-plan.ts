@@ -32,11 +32,7 @@ export async function applyPlan(appRoot: string, plan: Plan, options: ApplyOptio
 
 /** Nothing to create, update, delete or refuse, and the manifest already matches. */
 export function isUpToDate(report: ApplyReport): boolean {
-  return (
-    report.errors.length === 0 &&
-    report.manifest === 'unchanged' &&
-    report.files.every((file) => file.action === 'unchanged' || file.action === 'kept')
-  )
+  return report.errors.length === 0 && report.manifest === 'unchanged' && report.files.every((file) => file.action === 'unchanged' || file.action === 'kept')
 }
 
 /** 1 when the run was refused, or when `check` finds anything stale; 0 otherwise. */
@@ -88,8 +84,7 @@ function refusal(refused: Decision[], plan: Plan): GeneratorError {
 }
 
 function why(decision: Decision): string {
-  if (decision.orphan)
-    return 'edited since a2a generated it, and no longer generated (delete it yourself, or --force deletes it)'
+  if (decision.orphan) return 'edited since a2a generated it, and no longer generated (delete it yourself, or --force deletes it)'
   if (decision.handEdit === 'untracked') return `exists, but a2a did not write it (not in ${MANIFEST_PATH})`
   return 'edited since a2a generated it'
 }

@@ -96,7 +96,8 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
     const recorded = decision.edits ? sha256(plannedText.get(decision.path) ?? '') : wrote ? sha256(decision.content ?? '') : last.userHashes.get(decision.path)
     if (recorded !== undefined) userHashes.set(decision.path, recorded)
   }
-  for (const decision of decisions) if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
+  for (const decision of decisions)
+    if (decision.orphan && decision.ownership === 'user' && decision.action === 'kept') userHashes.set(decision.path, last.userHashes.get(decision.path)!)
   const userFiles = plan.files.filter((file) => file.ownership === 'user').map((file) => file.path)
   const cache = plan.inputs === undefined ? undefined : { inputs: plan.inputs, userFiles, ...(plan.notes?.length ? { notes: plan.notes } : {}) }
   const manifestText = serializeManifest(hashes, cache, userHashes)
@@ -104,12 +105,7 @@ export async function assess(appRoot: string, plan: Plan, force: boolean): Promi
   // generator's own sources, and a manifest from before userHashes existed must not fail --check.
   const tracked = serializeManifest(hashes)
   const lastTracked = last.text === undefined ? undefined : serializeManifest(last.hashes)
-  const manifest =
-    lastTracked === tracked || (last.text === undefined && hashes.size === 0)
-      ? 'unchanged'
-      : last.text === undefined
-        ? 'created'
-        : 'updated'
+  const manifest = lastTracked === tracked || (last.text === undefined && hashes.size === 0) ? 'unchanged' : last.text === undefined ? 'created' : 'updated'
   const refreshCache = manifest === 'unchanged' && last.text !== undefined && last.text !== manifestText
   return { decisions, manifest, manifestText, refreshCache }
 }
@@ -136,10 +132,7 @@ async function readIfExists(appRoot: string, path: string): Promise<Buffer | und
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return undefined
     if (code === 'EISDIR') {
-      throw new GeneratorError(
-        `${path} is a folder, but a2a generates a file there. Move the folder away and rerun.`,
-        path,
-      )
+      throw new GeneratorError(`${path} is a folder, but a2a generates a file there. Move the folder away and rerun.`, path)
     }
     throw error
   }

@@ -7,13 +7,7 @@ import { FILE_HEADERS_ONLY, createTwoFilesPatch } from 'diff'
 
 /** `before`/`after` undefined mean "no file" (a creation or a deletion). */
 export function unifiedDiff(path: string, before: string | undefined, after: string | undefined): string {
-  return createTwoFilesPatch(
-    before === undefined ? '/dev/null' : `a/${path}`,
-    after === undefined ? '/dev/null' : `b/${path}`,
-    before ?? '',
-    after ?? '',
-    undefined,
-    undefined,
-    { headerOptions: FILE_HEADERS_ONLY },
-  )
+  return createTwoFilesPatch(before === undefined ? '/dev/null' : `a/${path}`, after === undefined ? '/dev/null' : `b/${path}`, before ?? '', after ?? '', undefined, undefined, {
+    headerOptions: FILE_HEADERS_ONLY,
+  })
 }

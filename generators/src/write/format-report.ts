@@ -24,7 +24,9 @@ export function formatReport(report: ApplyReport): string[] {
   const files = `${generated} generated ${generated === 1 ? 'file' : 'files'}`
   const notes = [
     ...(report.notes ?? []).map((note) => `Note: ${note}`),
-    ...report.files.flatMap((file) => (file.advice ? [`Change ${file.path} (yours, so a2a ${file.edits ? 'edited only what left your lines as they were' : 'left it'}): ${file.advice}.`] : [])),
+    ...report.files.flatMap((file) =>
+      file.advice ? [`Change ${file.path} (yours, so a2a ${file.edits ? 'edited only what left your lines as they were' : 'left it'}): ${file.advice}.`] : [],
+    ),
   ]
   if (isUpToDate(report)) {
     return report.mode === 'check'
@@ -78,10 +80,7 @@ function summary(report: ApplyReport): string {
   for (const action of ['created', 'updated', 'deleted', 'refused', 'unchanged', 'kept'] as const) {
     const n = count(action)
     if (n === 0) continue
-    const word =
-      preview && action !== 'refused' && action !== 'unchanged' && action !== 'kept'
-        ? `to ${PREVIEW_VERBS[action].slice('would '.length)}`
-        : action
+    const word = preview && action !== 'refused' && action !== 'unchanged' && action !== 'kept' ? `to ${PREVIEW_VERBS[action].slice('would '.length)}` : action
     parts.push(`${n} ${word}`)
   }
   const counts = parts.length > 0 ? parts.join(', ') : `${MANIFEST_PATH} only`
@@ -94,8 +93,6 @@ function summary(report: ApplyReport): string {
       return `Diff only, nothing written: ${counts}.`
     case 'check':
       // With hand edits, rerunning alone would be refused too; the error says what to do instead.
-      return report.errors.length > 0
-        ? `Out of date: ${counts}.`
-        : `Out of date: ${counts}. Rerun without --check to regenerate.`
+      return report.errors.length > 0 ? `Out of date: ${counts}.` : `Out of date: ${counts}. Rerun without --check to regenerate.`
   }
 }

@@ -56,7 +56,10 @@ describe('hooks files and their entity', () => {
 
   it('leaves a gone hook the user wrote, and says what to change instead of touching it', async () => {
     await app.write(await planOf(operations('create', 'update')))
-    const edited = (await app.read(HOOKS)).replace('_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {}', "_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {\n  if (_input.paid === false) throw new Error('no')\n}")
+    const edited = (await app.read(HOOKS)).replace(
+      '_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {}',
+      "_current: InvoiceRow,\n  _context: ToolContext,\n): Promise<void> {\n  if (_input.paid === false) throw new Error('no')\n}",
+    )
     expect(edited).toContain("throw new Error('no')")
     await app.edit(HOOKS, edited)
 

@@ -17,9 +17,7 @@ export function assertSafePath(path: string, source: string): void {
     /^[a-zA-Z]:/.test(path) ||
     segments.some((segment) => segment === '' || segment === '.' || segment === '..')
   if (unsafe) {
-    throw new GeneratorError(
-      `${source} lists an unsafe path ${JSON.stringify(path)}: expected a POSIX path relative to the app root, without "." or ".." segments.`,
-    )
+    throw new GeneratorError(`${source} lists an unsafe path ${JSON.stringify(path)}: expected a POSIX path relative to the app root, without "." or ".." segments.`)
   }
 }
 

@@ -8,11 +8,7 @@ const app = useTempApp()
 const { edit, write } = app
 
 const changedPlan = (): Plan => ({
-  files: [
-    gen('src/a2a/invoice.gen.ts', `${INVOICE}export const more = 2\n`),
-    user('src/a2a/hooks/invoice.ts', HOOKS),
-    gen('src/a2a/customer.gen.ts', 'customer\n'),
-  ],
+  files: [gen('src/a2a/invoice.gen.ts', `${INVOICE}export const more = 2\n`), user('src/a2a/hooks/invoice.ts', HOOKS), gen('src/a2a/customer.gen.ts', 'customer\n')],
 })
 
 it('--dry-run reports what would change and writes nothing', async () => {
@@ -108,17 +104,12 @@ it('--check exits 0 when up to date, 1 when stale or hand-edited, and writes not
   const before = await app.snapshot()
   const stale = await check(changedPlan())
   expect(exitCodeFor(stale)).toBe(1)
-  expect(formatReport(stale).at(-1)).toBe(
-    'Out of date: 1 to create, 1 to update, 1 to delete, 1 kept. Rerun without --check to regenerate.',
-  )
+  expect(formatReport(stale).at(-1)).toBe('Out of date: 1 to create, 1 to update, 1 to delete, 1 kept. Rerun without --check to regenerate.')
 
   await edit('src/a2a/entities.gen.ts', 'edited\n')
   const edited = await check(basePlan())
   expect(exitCodeFor(edited)).toBe(1)
   expect(edited.errors).toHaveLength(1)
-  expect(formatReport(edited)).toEqual([
-    'refused  src/a2a/entities.gen.ts (edited by hand)',
-    'Out of date: 1 refused, 1 unchanged, 1 kept.',
-  ])
+  expect(formatReport(edited)).toEqual(['refused  src/a2a/entities.gen.ts (edited by hand)', 'Out of date: 1 refused, 1 unchanged, 1 kept.'])
   expect((await app.snapshot()).get('.a2a/manifest.json')).toEqual(before.get('.a2a/manifest.json'))
 })

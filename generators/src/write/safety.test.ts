@@ -47,9 +47,7 @@ it('names the manifest and the fix when it is not valid JSON', async () => {
 
   expect(error).toBeInstanceOf(GeneratorError)
   expect((error as GeneratorError).file).toBe('.a2a/manifest.json')
-  expect((error as GeneratorError).message).toMatch(
-    /not a valid a2a manifest \(not JSON\)\. Restore it from version control, or delete it/,
-  )
+  expect((error as GeneratorError).message).toMatch(/not a valid a2a manifest \(not JSON\)\. Restore it from version control, or delete it/)
 })
 
 it('refuses a plan that lists a path twice or claims the manifest', async () => {

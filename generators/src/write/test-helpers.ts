@@ -20,11 +20,7 @@ export const user = (path: string, content: string): PlannedFile => ({ path, con
 
 /** Two generated files and one user-owned hooks file; a fresh, mutable copy each call. */
 export const basePlan = (): { files: PlannedFile[] } => ({
-  files: [
-    gen('src/a2a/invoice.gen.ts', INVOICE),
-    gen('src/a2a/entities.gen.ts', ENTITIES),
-    user('src/a2a/hooks/invoice.ts', HOOKS),
-  ],
+  files: [gen('src/a2a/invoice.gen.ts', INVOICE), gen('src/a2a/entities.gen.ts', ENTITIES), user('src/a2a/hooks/invoice.ts', HOOKS)],
 })
 
 export const sha = (text: string) => createHash('sha256').update(text).digest('hex')

@@ -12,7 +12,7 @@ describe('editing a user-owned file in place', () => {
       '',
       'export async function beforeDelete(_current: NoteRecord, _context: ToolContext): Promise<void> {',
       '  const kept: NoteRecord[] = [_current] // mine',
-      '  if (kept.length > 1) throw new Error(\'one at a time\')',
+      "  if (kept.length > 1) throw new Error('one at a time')",
       '}',
       '',
     ].join('\n')
@@ -32,7 +32,8 @@ describe('editing a user-owned file in place', () => {
   })
 
   it('keeps a name the generated module still exports, though the plan does not import it', async () => {
-    const current = "import type { NoteRow, NotesCreateInput } from '../notes.gen.js'\n\nexport async function beforeCreate(_input: NotesCreateInput): Promise<void> {}\nexport type Mine = NoteRow\n"
+    const current =
+      "import type { NoteRow, NotesCreateInput } from '../notes.gen.js'\n\nexport async function beforeCreate(_input: NotesCreateInput): Promise<void> {}\nexport type Mine = NoteRow\n"
     const planned = "import type { NotesCreateInput } from '../notes.gen.js'\n\nexport async function beforeCreate(_input: NotesCreateInput): Promise<void> {}\n"
     const generated = 'export interface NoteRow {}\nexport interface NotesCreateInput {}\n'
     expect(await userEdits(HOOKS, current, planned, (path) => (path === GEN ? generated : undefined))).toEqual({ changes: [], advice: [] })
@@ -40,7 +41,8 @@ describe('editing a user-owned file in place', () => {
 
   it('adds a missing export of test/support.ts with the imports it needs, after the last line of the user', async () => {
     const current = "import { createDb } from '../src/db.js'\n\nexport async function createTestApp() {\n  return { db: createDb(), url: '', close: async () => {} }\n}\n// mine\n"
-    const planned = "import { createDb, type Db } from '../src/db.js'\nimport type { Clock } from './clock.js'\n\nexport interface TestApp {\n  /** The database. */\n  db: Db\n  clock?: Clock\n}\n\nexport async function createTestApp(): Promise<TestApp> {\n  return { db: createDb() }\n}\n"
+    const planned =
+      "import { createDb, type Db } from '../src/db.js'\nimport type { Clock } from './clock.js'\n\nexport interface TestApp {\n  /** The database. */\n  db: Db\n  clock?: Clock\n}\n\nexport async function createTestApp(): Promise<TestApp> {\n  return { db: createDb() }\n}\n"
     expect(mayNeedEdits('test/support.ts', current, planned)).toBe(true)
     const edits = await userEdits('test/support.ts', current, planned)
     expect(edits.changes).toEqual(['added TestApp'])

@@ -38,7 +38,16 @@ export function mayNeedEdits(path: string, current: string, planned: string): bo
   const have = declared(current)
   if ([...declared(planned)].some((name) => !have.has(name))) return true
   const generatedImports = (text: string) =>
-    new Set([...text.matchAll(/import (?:type )?\{([^}]*)\} from ['"]([^'"]*)['"]/g)].filter((match) => GENERATED_MODULE.test(match[2]!)).flatMap((match) => match[1]!.split(',').map((name) => name.trim().replace(/^type /, '')).filter(Boolean)))
+    new Set(
+      [...text.matchAll(/import (?:type )?\{([^}]*)\} from ['"]([^'"]*)['"]/g)]
+        .filter((match) => GENERATED_MODULE.test(match[2]!))
+        .flatMap((match) =>
+          match[1]!
+            .split(',')
+            .map((name) => name.trim().replace(/^type /, ''))
+            .filter(Boolean),
+        ),
+    )
   const wanted = generatedImports(planned)
   return [...generatedImports(current)].some((name) => !wanted.has(name))
 }
@@ -196,7 +205,13 @@ function importsFor(mine: SourceFile, theirs: SourceFile, needed: Set<string>, d
     const names = (into: boolean) => wanted.map((named) => `${(typeOnly || named.isTypeOnly()) && !into ? 'type ' : ''}${named.getName()}`)
     if (same) {
       const last = same.getNamedImports().at(-1)!
-      splices.push({ start: last.getEnd(), end: last.getEnd(), text: names(same.isTypeOnly()).map((name) => `, ${name}`).join('') })
+      splices.push({
+        start: last.getEnd(),
+        end: last.getEnd(),
+        text: names(same.isTypeOnly())
+          .map((name) => `, ${name}`)
+          .join(''),
+      })
     } else {
       const after = imports.at(-1)?.getEnd() ?? 0
       const line = `import ${typeOnly ? 'type ' : ''}{ ${names(typeOnly).join(', ')} } from '${specifier}'`

@@ -20,6 +20,4 @@ function bareGenerateEntities(): GenerateEntitiesOptions | undefined {
 
 const bare = bareGenerateEntities()
 // exitCode rather than process.exit(): piped stdout gets flushed before the process ends.
-process.exitCode = bare
-  ? await (await import('./cli/generate-entities.js')).runGenerateEntities(bare, io)
-  : await (await import('./cli/index.js')).runA2a(args, io)
+process.exitCode = bare ? await (await import('./cli/generate-entities.js')).runGenerateEntities(bare, io) : await (await import('./cli/index.js')).runA2a(args, io)

@@ -184,8 +184,7 @@ describe('the runtime layers', () => {
   describe('fails on a planted import', () => {
     // Only what the planted file adds: these cases hold whatever the tree's own state.
     const before = new Set(checkLayers(imports, ROWS, PENDING))
-    const plant = (sources: Record<string, string>) =>
-      checkLayers([...imports, ...readImports(sources)], ROWS, PENDING).filter((problem) => !before.has(problem))
+    const plant = (sources: Record<string, string>) => checkLayers([...imports, ...readImports(sources)], ROWS, PENDING).filter((problem) => !before.has(problem))
 
     it.each([
       ['an import', "import { createCall } from '../methods/call.js'"],

@@ -30,11 +30,9 @@ const probe = (entries: string[], use: string) => `
 `
 
 async function heavyLoadedBy(entries: string[], use = ''): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--conditions=@a2a-agent/source', '--import', 'tsx', '--input-type=module', '-e', probe(entries, use)],
-    { cwd: new URL('../', import.meta.url) },
-  )
+  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', '--input-type=module', '-e', probe(entries, use)], {
+    cwd: new URL('../', import.meta.url),
+  })
   return JSON.parse(stdout.trim().split('\n').at(-1)!)
 }
 

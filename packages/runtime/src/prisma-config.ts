@@ -50,7 +50,9 @@ export function isMysqlUrl(url: string): boolean {
  * the schema commands stop here, naming the `a2a migrate` commands that do the same on MySQL.
  */
 async function mysqlMigrateAdapter(): Promise<never> {
-  throw new Error('Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector, so prisma migrate and db push cannot run on a mysql:// DATABASE_URL. Use `npx a2a migrate dev` (instead of prisma migrate dev), `npx a2a migrate deploy` (instead of prisma migrate deploy) and `npx a2a migrate reset --force`: they write and apply the same prisma/migrations and _prisma_migrations.')
+  throw new Error(
+    'Prisma 6.19 runs migrations through its wasm schema engine, which has no MySQL/MariaDB connector, so prisma migrate and db push cannot run on a mysql:// DATABASE_URL. Use `npx a2a migrate dev` (instead of prisma migrate dev), `npx a2a migrate deploy` (instead of prisma migrate deploy) and `npx a2a migrate reset --force`: they write and apply the same prisma/migrations and _prisma_migrations.',
+  )
 }
 
 /**

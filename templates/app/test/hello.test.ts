@@ -39,7 +39,12 @@ describe('the hello skill', () => {
 
 describe('the app', () => {
   it('names no framework on any response (no X-Powered-By)', async () => {
-    for (const [url, method] of [[app.a2aUrl, 'POST'], [`${app.url}/.well-known/agent-card.json`, 'GET'], [`${app.url}/mcp`, 'POST'], [`${app.url}/no-such-page`, 'GET']]) {
+    for (const [url, method] of [
+      [app.a2aUrl, 'POST'],
+      [`${app.url}/.well-known/agent-card.json`, 'GET'],
+      [`${app.url}/mcp`, 'POST'],
+      [`${app.url}/no-such-page`, 'GET'],
+    ]) {
       const response = await fetch(url!, { method })
       await response.arrayBuffer()
       expect(response.headers.get('x-powered-by'), url).toBeNull()

@@ -142,7 +142,10 @@ function bundleWorkspace(dependencies: Record<string, string>): esbuild.Plugin {
     setup(builder) {
       builder.onResolve({ filter: /^[^./]/ }, ({ path, importer }) => {
         if (isBuiltin(path)) return { path, external: true }
-        const name = path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/')
+        const name = path
+          .split('/')
+          .slice(0, path.startsWith('@') ? 2 : 1)
+          .join('/')
         if (name.startsWith('@a2a-agent/') || BUNDLED.includes(name) || importer.split(sep).includes('node_modules')) return undefined
         const wanted = pinned.get(name)
         if (dependencies[name] !== undefined && (wanted === undefined || wanted === dependencies[name])) return { path, external: true }
@@ -189,7 +192,9 @@ async function main(args: readonly string[]): Promise<void> {
     await buildDeclarations()
     return result
   })
-  console.error(`dist/: ${Object.values(entries).join(', ')} and ${files - Object.keys(entries).length} chunks, ${(bytes / 1024).toFixed(0)} kB; types in dist/types; templates/ copied`)
+  console.error(
+    `dist/: ${Object.values(entries).join(', ')} and ${files - Object.keys(entries).length} chunks, ${(bytes / 1024).toFixed(0)} kB; types in dist/types; templates/ copied`,
+  )
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

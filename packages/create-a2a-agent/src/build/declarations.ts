@@ -36,7 +36,10 @@ export async function buildDeclarations(): Promise<void> {
     for (const path of files(emitted)) {
       const target = join(TYPES_DIR, relative(emitted, path))
       const text = readFileSync(path, 'utf8')
-      writeAtomic(target, text.replace(/^((?:import|export)\b[^\n]*? from ')(@a2a-agent\/[^']+)'/gm, (_, head: string, specifier: string) => `${head}${localPath(target, specifier)}'`))
+      writeAtomic(
+        target,
+        text.replace(/^((?:import|export)\b[^\n]*? from ')(@a2a-agent\/[^']+)'/gm, (_, head: string, specifier: string) => `${head}${localPath(target, specifier)}'`),
+      )
       written.add(target)
     }
     for (const path of files(TYPES_DIR)) if (!written.has(path)) rmSync(path, { force: true })

@@ -68,9 +68,7 @@ function pack(dir: string, destination: string): Promise<{ tarball: string; file
  * clone (its node_modules/.bin on PATH, its package's variables), so the app never leans on the clone.
  */
 export function scaffolderEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const clean = Object.fromEntries(
-    Object.entries(env).filter(([name]) => !/^npm_(package_|lifecycle_|config_local_prefix$)/.test(name) && name !== 'INIT_CWD'),
-  )
+  const clean = Object.fromEntries(Object.entries(env).filter(([name]) => !/^npm_(package_|lifecycle_|config_local_prefix$)/.test(name) && name !== 'INIT_CWD'))
   const key = Object.keys(clean).find((name) => name.toUpperCase() === 'PATH') ?? 'PATH'
   const path = (clean[key] ?? '').split(delimiter).filter((entry) => entry && !resolve(entry).startsWith(REPO) && !entry.includes(`${sep}node-gyp-bin`))
   return { ...clean, [key]: path.join(delimiter) }

@@ -42,7 +42,12 @@ export async function withAppDb<Client, R>(options: AppDbOptions, fn: (db: Clien
   const dotEnv = join(appRoot, '.env')
   if (existsSync(dotEnv)) process.loadEnvFile(dotEnv)
   const path = join(appRoot, DB_FILE)
-  if (!(await access(path).then(() => true, () => false))) {
+  if (
+    !(await access(path).then(
+      () => true,
+      () => false,
+    ))
+  ) {
     throw new CliUserError(`${join(options.app ?? '.', DB_FILE)}: not found; the app must export \`createDb()\` (its Prisma client) from ${DB_FILE}`)
   }
   let module: Record<string, unknown>

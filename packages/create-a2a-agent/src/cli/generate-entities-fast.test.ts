@@ -27,10 +27,7 @@ beforeEach(async () => {
   // The entities file imports a module of the app's own, whose edits must count too.
   await writeFile(join(app, 'src/labels.ts'), `export const CUSTOMERS = "The caller's customers"\n`)
   const entities = await readFile(join(app, 'src/entities.ts'), 'utf8')
-  await writeFile(
-    join(app, 'src/entities.ts'),
-    `import { CUSTOMERS } from './labels.js'\n${entities.replace(`description: "The caller's customers"`, 'description: CUSTOMERS')}`,
-  )
+  await writeFile(join(app, 'src/entities.ts'), `import { CUSTOMERS } from './labels.js'\n${entities.replace(`description: "The caller's customers"`, 'description: CUSTOMERS')}`)
   const first = await run()
   expect(first.code, first.stderr).toBe(0)
   expect(first.planner).toHaveBeenCalledOnce()
@@ -43,8 +40,7 @@ async function run(options: Omit<GenerateEntitiesOptions, 'cwd' | 'app'> = {}) {
   return { code, stdout: stdout(), stderr: stderr(), planner }
 }
 
-const edit = async (path: string, change: (text: string) => string) =>
-  writeFile(join(app, path), change(await readFile(join(app, path), 'utf8')))
+const edit = async (path: string, change: (text: string) => string) => writeFile(join(app, path), change(await readFile(join(app, path), 'utf8')))
 
 it('skips planning on an unchanged app and prints what a full no-op run prints, in every mode', async () => {
   for (const [options, line] of [

@@ -38,13 +38,7 @@ it('plans for the app root, writes, and prints what it did', async () => {
     schemaPath: 'db/schema.prisma',
   })
   expect(stdout).toBe(
-    [
-      'created  src/a2a/hooks/invoice.ts (yours: never overwritten)',
-      'created  src/a2a/invoice.gen.ts',
-      'created  .a2a/manifest.json',
-      'Done: 2 created.',
-      '',
-    ].join('\n'),
+    ['created  src/a2a/hooks/invoice.ts (yours: never overwritten)', 'created  src/a2a/invoice.gen.ts', 'created  .a2a/manifest.json', 'Done: 2 created.', ''].join('\n'),
   )
   expect(await readFile(join(root, 'src/a2a/invoice.gen.ts'), 'utf8')).toBe(GENERATED)
 })
@@ -77,12 +71,7 @@ it('--check exits 0 when up to date and 1 when stale, writing nothing', async ()
   const stale = await run({ check: true }, plan(`${GENERATED}// v2\n`))
   expect(stale.code).toBe(1)
   expect(stale.stdout).toBe(
-    [
-      'would update  src/a2a/invoice.gen.ts',
-      'would update  .a2a/manifest.json',
-      'Out of date: 1 to update, 1 kept. Rerun without --check to regenerate.',
-      '',
-    ].join('\n'),
+    ['would update  src/a2a/invoice.gen.ts', 'would update  .a2a/manifest.json', 'Out of date: 1 to update, 1 kept. Rerun without --check to regenerate.', ''].join('\n'),
   )
   expect(await readFile(join(root, 'src/a2a/invoice.gen.ts'), 'utf8')).toBe(GENERATED)
 })
@@ -133,17 +122,11 @@ it('prints a GeneratorError as one message naming file and entity, without a sta
 it('does not repeat a file or entity the GeneratorError message already names', async () => {
   const { io, stderr } = captureIo()
   const planner = async (): Promise<Plan> => {
-    throw new GeneratorError(
-      'src/entities.ts: 1 problem in the entity declarations:\n  - invoices: no model "Invoce"',
-      'src/entities.ts',
-      'invoices',
-    )
+    throw new GeneratorError('src/entities.ts: 1 problem in the entity declarations:\n  - invoices: no model "Invoce"', 'src/entities.ts', 'invoices')
   }
 
   expect(await runGenerateEntities({ cwd: root }, io, planner)).toBe(1)
-  expect(stderr()).toBe(
-    'a2a: src/entities.ts: 1 problem in the entity declarations:\n  - invoices: no model "Invoce"\n',
-  )
+  expect(stderr()).toBe('a2a: src/entities.ts: 1 problem in the entity declarations:\n  - invoices: no model "Invoce"\n')
 })
 
 it('reports an unexpected error with exit 2 and no stack unless A2A_DEBUG is set', async () => {
@@ -157,9 +140,7 @@ it('reports an unexpected error with exit 2 and no stack unless A2A_DEBUG is set
 
   vi.unstubAllEnvs()
   expect(code).toBe(2)
-  expect(stderr()).toBe(
-    'a2a: unexpected error: cannot read properties of undefined\nThis is likely a bug in a2a; rerun with A2A_DEBUG=1 for the stack trace and report it.\n',
-  )
+  expect(stderr()).toBe('a2a: unexpected error: cannot read properties of undefined\nThis is likely a bug in a2a; rerun with A2A_DEBUG=1 for the stack trace and report it.\n')
 })
 
 it('names a missing --app folder', async () => {

@@ -32,11 +32,7 @@ export type Planner = (input: PlanInput) => Promise<Plan>
 const MODE_FLAGS = { dryRun: '--dry-run', diff: '--diff', check: '--check' } as const
 
 /** Returns the exit code: 0 done or up to date, 1 refused/stale/user error, 2 unexpected error. */
-export async function runGenerateEntities(
-  options: GenerateEntitiesOptions,
-  io: Io,
-  planner?: Planner,
-): Promise<number> {
+export async function runGenerateEntities(options: GenerateEntitiesOptions, io: Io, planner?: Planner): Promise<number> {
   const cwd = options.cwd ?? process.cwd()
   const modes = (Object.keys(MODE_FLAGS) as Array<keyof typeof MODE_FLAGS>).filter((key) => options[key])
   if (modes.length > 1) {
@@ -86,9 +82,7 @@ function appRelative(appRoot: string, path: string): string {
 async function assertFolder(path: string, shown: string): Promise<void> {
   const found = await stat(path).catch(() => undefined)
   if (!found?.isDirectory()) {
-    throw new GeneratorError(
-      `--app ${shown}: no such folder. Point --app at the app root (the folder with package.json).`,
-    )
+    throw new GeneratorError(`--app ${shown}: no such folder. Point --app at the app root (the folder with package.json).`)
   }
 }
 

@@ -34,7 +34,8 @@ describe('a2a inbox-link', () => {
       const rows = await db.a2AInboxToken.findMany({})
       expect(rows).toMatchObject([{ kind: 'link', owner: 'alice', tenant: 'acme', usedAt: null }])
       expect(JSON.stringify(rows)).not.toContain(token)
-      const signIn = () => fetch(`${base}/inbox/sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' })
+      const signIn = () =>
+        fetch(`${base}/inbox/sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' })
       const first = await signIn()
       expect(first.status).toBe(303)
       expect(first.headers.get('set-cookie')).toMatch(/^a2a_inbox=[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)

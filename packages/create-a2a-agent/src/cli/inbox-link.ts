@@ -31,7 +31,9 @@ export async function runInboxLink(command: InboxLinkCommand, options: AppDbOpti
       const { token, expiresAt } = await mintInboxLink(prismaInboxTokens(db), { owner: command.user, tenant: command.tenant, ttlMs: minutes * 60_000 })
       // The link alone on stdout, so `LINK=$(a2a inbox-link ...)` captures it; the rest on stderr.
       io.stdout.write(`${inboxLinkUrl(base, '/inbox', token)}\n`)
-      io.stderr.write(`Sign-in link for ${command.user}${command.tenant !== undefined ? ` in tenant ${command.tenant}` : ''}: works once, until ${expiresAt.toISOString()}. Send it to them privately.\n`)
+      io.stderr.write(
+        `Sign-in link for ${command.user}${command.tenant !== undefined ? ` in tenant ${command.tenant}` : ''}: works once, until ${expiresAt.toISOString()}. Send it to them privately.\n`,
+      )
       return 0
     })
   } catch (error) {

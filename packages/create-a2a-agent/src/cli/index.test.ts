@@ -45,15 +45,11 @@ describe('runA2a', () => {
   it('runs generate entities with the parsed flags', async () => {
     const dry = await a2a('generate', 'entities', '--dry-run')
     expect(dry).toMatchObject({ code: 0, stderr: '' })
-    expect(dry.stdout).toBe(
-      'would create  src/a2a/x.gen.ts\nwould create  .a2a/manifest.json\nDry run, nothing written: 1 to create.\n',
-    )
+    expect(dry.stdout).toBe('would create  src/a2a/x.gen.ts\nwould create  .a2a/manifest.json\nDry run, nothing written: 1 to create.\n')
     expect(dry.planner).toHaveBeenCalledWith({ appRoot: root })
 
     expect((await a2a('generate', 'entities', '--check')).code).toBe(1)
-    expect((await a2a('generate', 'entities')).stdout).toBe(
-      'created  src/a2a/x.gen.ts\ncreated  .a2a/manifest.json\nDone: 1 created.\n',
-    )
+    expect((await a2a('generate', 'entities')).stdout).toBe('created  src/a2a/x.gen.ts\ncreated  .a2a/manifest.json\nDone: 1 created.\n')
     expect(await a2a('generate', 'entities', '--check')).toMatchObject({
       code: 0,
       stdout: 'Up to date: 1 generated file matches the plan.\n',
@@ -64,9 +60,7 @@ describe('runA2a', () => {
     const { code, stdout, stderr, planner } = await a2a('generate', 'entities', '--check', '--dry-run')
     expect(code).toBe(1)
     expect(stdout).toBe('')
-    expect(stderr).toBe(
-      'a2a: --dry-run and --check cannot be combined; pick one.\nRun `a2a generate entities --help` for usage.\n',
-    )
+    expect(stderr).toBe('a2a: --dry-run and --check cannot be combined; pick one.\nRun `a2a generate entities --help` for usage.\n')
     expect(planner).not.toHaveBeenCalled()
   })
 

@@ -30,7 +30,9 @@ export function migratedInvoicesDb(prefix: string, seed?: (sqlite: Database.Data
   const dir = mkdtempSync(join(tmpdir(), prefix))
   const file = join(dir, 'app.db')
   const sqlite = new Database(file)
-  for (const name of readdirSync(migrations).filter((entry) => /^\d/.test(entry)).sort()) {
+  for (const name of readdirSync(migrations)
+    .filter((entry) => /^\d/.test(entry))
+    .sort()) {
     sqlite.exec(readFileSync(join(migrations, name, 'migration.sql'), 'utf8'))
   }
   seed?.(sqlite)

@@ -68,7 +68,8 @@ describe('a2a keys', () => {
     expect(refused).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'a2a: --user carol: no User.id is "carol"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway\n',
+      stderr:
+        'a2a: --user carol: no User.id is "carol"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway\n',
     })
     expect(rows()).toHaveLength(before)
     const forced = await a2a('keys', 'create', '--user', 'carol', '--force')

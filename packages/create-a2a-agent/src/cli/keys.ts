@@ -32,7 +32,10 @@ export async function runKeys(command: KeysAction, options: AppDbOptions, io: Io
 
 function parseScopes(spec: string | undefined): string[] | undefined {
   if (spec === undefined) return undefined
-  const scopes = spec.split(',').map((scope) => scope.trim()).filter(Boolean)
+  const scopes = spec
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean)
   if (scopes.length === 0) throw new CliUserError('--scopes names no scope; write it like --scopes read,write, or leave it out for a full key')
   for (const scope of scopes) if (/\s/.test(scope)) throw new CliUserError(`--scopes: "${scope}" holds whitespace; separate scopes with commas`)
   return scopes
@@ -71,7 +74,15 @@ function list(keys: readonly ApiKeyInfo[], io: Io): number {
   ])
   const table = [['ID', 'KEY', 'USER', 'TENANT', 'SCOPES', 'CREATED', 'LAST USED', 'STATUS'], ...rows]
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
-  printLines(io.stdout, table.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()))
+  printLines(
+    io.stdout,
+    table.map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    ),
+  )
   return 0
 }
 
@@ -97,7 +108,9 @@ async function assertOwnerExists(db: PrismaApiKeyClient, appRoot: string, owner:
   }
   if (models.length === 0) return // no owner model to check against
   const names = models.map(({ model, id }) => `${model}.${id.name}`).join(' or ')
-  throw new CliUserError(`--user ${owner}: no ${names} is "${owner}"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway`)
+  throw new CliUserError(
+    `--user ${owner}: no ${names} is "${owner}"; keys act as an existing owner. Create that row first (npm run db:seed adds the development users), or pass --force to create the key anyway`,
+  )
 }
 
 function idValue(text: string, type: string): unknown {

@@ -31,7 +31,7 @@ describe('a2a users', () => {
   })
   afterAll(() => database?.remove())
 
-  it('export prints one user\'s tasks, push configs and API keys as JSON', async () => {
+  it("export prints one user's tasks, push configs and API keys as JSON", async () => {
     const exported = await a2a('users', 'export', 'alice')
     expect(exported).toMatchObject({ code: 0, stderr: '' })
     const data = JSON.parse(exported.stdout)
@@ -42,13 +42,17 @@ describe('a2a users', () => {
     expect(data.apiKeys[0]).not.toHaveProperty('hash')
   })
 
-  it('erase wants --yes, then deletes one user\'s data and no one else\'s', async () => {
+  it("erase wants --yes, then deletes one user's data and no one else's", async () => {
     const refused = await a2a('users', 'erase', 'alice')
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^a2a: erasing deletes all of alice's tasks, push configs and API keys for good; pass --yes/)
     expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout).tasks).toHaveLength(1)
 
-    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({ code: 0, stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s), 1 API key(s), 0 artifact file(s).\n', stderr: '' })
+    expect(await a2a('users', 'erase', 'alice', '--yes')).toEqual({
+      code: 0,
+      stdout: 'Erased alice: 1 task(s), 1 push config(s), 1 message id(s), 1 API key(s), 0 artifact file(s).\n',
+      stderr: '',
+    })
     expect(JSON.parse((await a2a('users', 'export', 'alice')).stdout)).toEqual({ owner: 'alice', tasks: [], pushConfigs: [], apiKeys: [] })
     expect(JSON.parse((await a2a('users', 'export', 'bob')).stdout).tasks).toEqual([task('b1', 'bob')])
   })

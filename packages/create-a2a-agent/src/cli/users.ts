@@ -14,7 +14,9 @@ export async function runUsers(command: UsersAction, options: AppDbOptions, io: 
   try {
     if (!command.user.trim()) throw new CliUserError('the user id is empty')
     if (command.action === 'erase' && !command.yes) {
-      throw new CliUserError(`erasing deletes all of ${command.user}'s tasks, push configs and API keys for good; pass --yes to go ahead (\`a2a users export ${command.user}\` first keeps a copy)`)
+      throw new CliUserError(
+        `erasing deletes all of ${command.user}'s tasks, push configs and API keys for good; pass --yes to go ahead (\`a2a users export ${command.user}\` first keeps a copy)`,
+      )
     }
     return await withAppDb<PrismaUserDataClient, number>(options, async (db) => {
       if (command.action === 'export') {
@@ -22,7 +24,9 @@ export async function runUsers(command: UsersAction, options: AppDbOptions, io: 
         return 0
       }
       const erased = await eraseUser(db, command.user)
-      io.stdout.write(`Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s), ${erased.apiKeys} API key(s), ${erased.artifactFiles} artifact file(s).\n`)
+      io.stdout.write(
+        `Erased ${command.user}: ${erased.tasks} task(s), ${erased.pushConfigs} push config(s), ${erased.messageIds} message id(s), ${erased.apiKeys} API key(s), ${erased.artifactFiles} artifact file(s).\n`,
+      )
       return 0
     })
   } catch (error) {

@@ -39,12 +39,21 @@ export function parseMysqlUrl(url: string): Server {
     throw new CliUserError(`DATABASE_URL is not a URL ("${url}"); set it to mysql://user:password@host:3306/database`)
   }
   if (parsed.protocol !== 'mysql:' && parsed.protocol !== 'mariadb:') {
-    throw new CliUserError(`DATABASE_URL names a ${parsed.protocol.replace(':', '')} database; a2a migrate is for MySQL/MariaDB (mysql://…). On SQLite and PostgreSQL use \`prisma migrate dev\` and \`prisma migrate deploy\``)
+    throw new CliUserError(
+      `DATABASE_URL names a ${parsed.protocol.replace(':', '')} database; a2a migrate is for MySQL/MariaDB (mysql://…). On SQLite and PostgreSQL use \`prisma migrate dev\` and \`prisma migrate deploy\``,
+    )
   }
   const database = decodeURIComponent(parsed.pathname.slice(1))
   if (!database) throw new CliUserError(`DATABASE_URL names no database ("${url}"); add it to the path: mysql://user@${parsed.host || 'localhost:3306'}/my_app`)
   const port = Number(parsed.port || 3306)
-  return { host: parsed.hostname || 'localhost', port, user: decodeURIComponent(parsed.username) || 'root', password: decodeURIComponent(parsed.password), database, shown: `${parsed.hostname}:${port}` }
+  return {
+    host: parsed.hostname || 'localhost',
+    port,
+    user: decodeURIComponent(parsed.username) || 'root',
+    password: decodeURIComponent(parsed.password),
+    database,
+    shown: `${parsed.hostname}:${port}`,
+  }
 }
 
 async function open(server: Server, database: string | undefined): Promise<DatabaseConnection> {
@@ -65,7 +74,9 @@ async function open(server: Server, database: string | undefined): Promise<Datab
       connectTimeout: 5000,
     })
   } catch (error) {
-    throw new CliUserError(`cannot reach MySQL/MariaDB at ${server.shown} as ${server.user}: ${(error as Error).message}. Start the server, or set DATABASE_URL to one you can reach`)
+    throw new CliUserError(
+      `cannot reach MySQL/MariaDB at ${server.shown} as ${server.user}: ${(error as Error).message}. Start the server, or set DATABASE_URL to one you can reach`,
+    )
   }
   return {
     database: database ?? '',
@@ -86,7 +97,9 @@ export async function ensureDatabase(server: Server): Promise<boolean> {
     await admin.query(`CREATE DATABASE IF NOT EXISTS ${quoteName(server.database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
     return true
   } catch (error) {
-    throw new CliUserError(`${server.database} does not exist on ${server.shown}, and creating it failed: ${(error as Error).message}. Create it (CREATE DATABASE \`${server.database}\`), or grant ${server.user} CREATE`)
+    throw new CliUserError(
+      `${server.database} does not exist on ${server.shown}, and creating it failed: ${(error as Error).message}. Create it (CREATE DATABASE \`${server.database}\`), or grant ${server.user} CREATE`,
+    )
   } finally {
     await admin.end()
   }
@@ -119,7 +132,9 @@ export async function withShadowDatabase<T>(server: Server, fn: (shadow: Databas
     await admin.query(`CREATE DATABASE ${quoteName(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
   } catch (error) {
     await admin.end()
-    throw new CliUserError(`creating the shadow database ${name} on ${server.shown} failed: ${(error as Error).message}. a2a migrate dev replays the migrations there to check them; grant ${server.user} CREATE and DROP`)
+    throw new CliUserError(
+      `creating the shadow database ${name} on ${server.shown} failed: ${(error as Error).message}. a2a migrate dev replays the migrations there to check them; grant ${server.user} CREATE and DROP`,
+    )
   }
   try {
     const shadow = await open(server, name)

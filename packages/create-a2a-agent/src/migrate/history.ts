@@ -36,7 +36,9 @@ export class MigrationError extends CliUserError {
     readonly reason: string,
     database: string,
   ) {
-    super(`migration ${migration} failed on ${database}: ${reason}. MySQL keeps the statements before the failing one; undo them (or run \`a2a migrate reset --force\` on a development database), fix the script, and delete its row from ${MIGRATIONS_TABLE}`)
+    super(
+      `migration ${migration} failed on ${database}: ${reason}. MySQL keeps the statements before the failing one; undo them (or run \`a2a migrate reset --force\` on a development database), fix the script, and delete its row from ${MIGRATIONS_TABLE}`,
+    )
   }
 }
 
@@ -49,7 +51,9 @@ export async function readMigrations(folder: string): Promise<LocalMigration[]> 
   const lock = await readFile(join(folder, LOCK_FILE), 'utf8').catch(() => undefined)
   const provider = lock && /^provider\s*=\s*"(\w+)"/m.exec(lock)?.[1]
   if (provider && provider !== 'mysql') {
-    throw new CliUserError(`${join(folder, LOCK_FILE)} says these migrations are for ${provider}, not mysql. Migrations are written for one database; move them away (or delete the folder) to start a MySQL history`)
+    throw new CliUserError(
+      `${join(folder, LOCK_FILE)} says these migrations are for ${provider}, not mysql. Migrations are written for one database; move them away (or delete the folder) to start a MySQL history`,
+    )
   }
   const entries = await readdir(folder, { withFileTypes: true }).catch(() => [])
   const migrations: LocalMigration[] = []
@@ -63,7 +67,12 @@ export async function readMigrations(folder: string): Promise<LocalMigration[]> 
 
 /** Writes `<timestamp>_<name>/migration.sql` (and the lock file when missing); resolves to the new migration. */
 export async function writeMigration(folder: string, name: string, sql: string, existing: readonly LocalMigration[]): Promise<LocalMigration> {
-  const slug = name.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 200) || 'migration'
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9_]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 200) || 'migration'
   let stamp = timestamp(new Date())
   // Two migrations in one second would sort by name; the later one takes the next second.
   const latest = existing.at(-1)?.name.slice(0, 14)
@@ -95,7 +104,13 @@ export async function ensureHistoryTable(db: DatabaseConnection): Promise<void> 
 
 export async function appliedMigrations(db: DatabaseConnection): Promise<AppliedMigration[]> {
   const rows = await db.query(`SELECT migration_name, checksum, finished_at, rolled_back_at, logs FROM \`${MIGRATIONS_TABLE}\` ORDER BY started_at, migration_name`)
-  return rows.map((row) => ({ name: String(row.migration_name), checksum: String(row.checksum), finished: row.finished_at !== null, rolledBack: row.rolled_back_at !== null, logs: row.logs === null ? null : String(row.logs) }))
+  return rows.map((row) => ({
+    name: String(row.migration_name),
+    checksum: String(row.checksum),
+    finished: row.finished_at !== null,
+    rolledBack: row.rolled_back_at !== null,
+    logs: row.logs === null ? null : String(row.logs),
+  }))
 }
 
 /**
@@ -104,7 +119,11 @@ export async function appliedMigrations(db: DatabaseConnection): Promise<Applied
  */
 export async function applyMigration(db: DatabaseConnection, migration: LocalMigration): Promise<void> {
   const id = randomUUID()
-  await db.query(`INSERT INTO \`${MIGRATIONS_TABLE}\` (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, NOW(3), 0)`, [id, migration.checksum, migration.name])
+  await db.query(`INSERT INTO \`${MIGRATIONS_TABLE}\` (id, checksum, migration_name, started_at, applied_steps_count) VALUES (?, ?, ?, NOW(3), 0)`, [
+    id,
+    migration.checksum,
+    migration.name,
+  ])
   try {
     await db.script(migration.sql)
   } catch (error) {
@@ -124,17 +143,23 @@ export async function applyMigration(db: DatabaseConnection, migration: LocalMig
 export function pendingMigrations(local: readonly LocalMigration[], applied: readonly AppliedMigration[], folder: string): LocalMigration[] {
   const failed = applied.find((row) => !row.finished && !row.rolledBack)
   if (failed) {
-    throw new CliUserError(`migration ${failed.name} failed earlier and is marked unfinished in ${MIGRATIONS_TABLE}${failed.logs ? ` (${failed.logs})` : ''}. Undo what it applied, fix it, and delete its row (or run \`a2a migrate reset --force\` on a development database)`)
+    throw new CliUserError(
+      `migration ${failed.name} failed earlier and is marked unfinished in ${MIGRATIONS_TABLE}${failed.logs ? ` (${failed.logs})` : ''}. Undo what it applied, fix it, and delete its row (or run \`a2a migrate reset --force\` on a development database)`,
+    )
   }
   const done = new Map(applied.filter((row) => row.finished).map((row) => [row.name, row]))
   const localNames = new Set(local.map((migration) => migration.name))
   const missing = [...done.keys()].filter((name) => !localNames.has(name))
   if (missing.length > 0) {
-    throw new CliUserError(`the database has migrations that ${folder} lacks: ${missing.join(', ')}. Restore them from version control, or run \`a2a migrate reset --force\` on a development database`)
+    throw new CliUserError(
+      `the database has migrations that ${folder} lacks: ${missing.join(', ')}. Restore them from version control, or run \`a2a migrate reset --force\` on a development database`,
+    )
   }
   const edited = local.filter((migration) => done.has(migration.name) && done.get(migration.name)!.checksum !== migration.checksum)
   if (edited.length > 0) {
-    throw new CliUserError(`migration ${edited.map((migration) => migration.name).join(', ')} was edited after it was applied. Put back the applied script (git checkout), or run \`a2a migrate reset --force\` on a development database`)
+    throw new CliUserError(
+      `migration ${edited.map((migration) => migration.name).join(', ')} was edited after it was applied. Put back the applied script (git checkout), or run \`a2a migrate reset --force\` on a development database`,
+    )
   }
   return local.filter((migration) => !done.has(migration.name))
 }

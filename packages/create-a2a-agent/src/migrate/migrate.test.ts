@@ -80,7 +80,10 @@ async function writeSchema(text: string): Promise<void> {
 }
 
 async function migrationFolders(): Promise<string[]> {
-  return (await readdir(join(app, 'prisma', 'migrations'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()
+  return (await readdir(join(app, 'prisma', 'migrations'), { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
 }
 
 async function columns(table: string): Promise<string[]> {
@@ -122,7 +125,9 @@ describe('a2a migrate dev', () => {
     expect(sql).toContain('FULLTEXT INDEX `Invoice_body_idx`(`body`)')
     expect(sql).toContain('`location` POINT NULL')
     expect(sql).toContain('INDEX `Invoice_title_status_idx`(`title`(20), `status`)')
-    expect(sql).toContain('ALTER TABLE `Invoice` ADD CONSTRAINT `Invoice_customerId_fkey` FOREIGN KEY (`customerId`) REFERENCES `Customer`(`id`) ON DELETE CASCADE ON UPDATE CASCADE;')
+    expect(sql).toContain(
+      'ALTER TABLE `Invoice` ADD CONSTRAINT `Invoice_customerId_fkey` FOREIGN KEY (`customerId`) REFERENCES `Customer`(`id`) ON DELETE CASCADE ON UPDATE CASCADE;',
+    )
     expect(await readFile(join(app, 'prisma', 'migrations', 'migration_lock.toml'), 'utf8')).toContain('provider = "mysql"')
 
     const [history] = await query('SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations')
@@ -152,7 +157,9 @@ describe('a2a migrate dev', () => {
     await writeSchema(INITIAL)
     expect((await migrate('dev', '--name', 'init')).code).toBe(0)
     await query("INSERT INTO Customer (email) VALUES ('a@example.com')")
-    await writeSchema(INITIAL.replace('  customerId Int\n', '  customerId Int\n  notes      String?  @db.Text\n  dueOn      DateTime @default(now()) @db.Date\n\n  @@index([paid])\n'))
+    await writeSchema(
+      INITIAL.replace('  customerId Int\n', '  customerId Int\n  notes      String?  @db.Text\n  dueOn      DateTime @default(now()) @db.Date\n\n  @@index([paid])\n'),
+    )
     const result = await migrate('dev', '--name', 'add_notes')
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
@@ -163,7 +170,9 @@ describe('a2a migrate dev', () => {
     expect(sql).toContain('CREATE INDEX `Invoice_paid_idx` ON `Invoice`(`paid`);')
     expect(sql).not.toContain('CREATE TABLE')
     expect(await columns('Invoice')).toContain('notes')
-    const indexes = await query("SELECT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'Invoice' AND COLUMN_NAME = 'paid'", [database])
+    const indexes = await query("SELECT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'Invoice' AND COLUMN_NAME = 'paid'", [
+      database,
+    ])
     expect(indexes).toEqual([{ name: 'Invoice_paid_idx' }])
     expect(await query('SELECT email FROM Customer')).toEqual([{ email: 'a@example.com' }])
     expect((await migrate('dev')).stdout).toContain('Already in sync')
@@ -174,7 +183,9 @@ describe('a2a migrate dev', () => {
     expect((await migrate('dev', '--name', 'init')).code).toBe(0)
     await query("INSERT INTO Customer (email) VALUES ('a@example.com')")
     await query("INSERT INTO Invoice (id, title, body, customerId) VALUES ('i1', 'March', 'text', 1)")
-    await writeSchema(INITIAL.replace('  title      String   @default("untitled")', '  heading    String   @default("untitled")').replace('title(length: 20)', 'heading(length: 20)'))
+    await writeSchema(
+      INITIAL.replace('  title      String   @default("untitled")', '  heading    String   @default("untitled")').replace('title(length: 20)', 'heading(length: 20)'),
+    )
 
     const refused = await migrate('dev', '--name', 'rename_title')
     expect(refused.code).toBe(1)
@@ -216,7 +227,10 @@ describe('a2a migrate dev', () => {
     expect(restricted.stderr).toBe('')
     await expect(query('DELETE FROM Customer')).rejects.toThrow(/foreign key constraint fails/)
     // Customer goes, with the relation: Invoice's key and index go first, then the table.
-    const withoutCustomer = INITIAL.replace(/model Customer \{[\s\S]*?\n\}\n/, '').replace('  customer   Customer @relation(fields: [customerId], references: [id], onDelete: Cascade)\n', '')
+    const withoutCustomer = INITIAL.replace(/model Customer \{[\s\S]*?\n\}\n/, '').replace(
+      '  customer   Customer @relation(fields: [customerId], references: [id], onDelete: Cascade)\n',
+      '',
+    )
     expect((await migrate('dev')).stdout).toContain('Already in sync')
     await writeSchema(withoutCustomer)
     const dropped = await migrate('dev', '--name', 'drop_customer')
@@ -224,7 +238,9 @@ describe('a2a migrate dev', () => {
     expect(dropped.stderr).toContain('drops table `Customer` and every row in it (1 row)')
     const accepted = await migrate('dev', '--name', 'drop_customer', '--accept-data-loss')
     expect(accepted.stderr).toBe('')
-    expect(await query("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME <> '_prisma_migrations' ORDER BY TABLE_NAME")).toEqual([{ t: 'Invoice' }])
+    expect(await query("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME <> '_prisma_migrations' ORDER BY TABLE_NAME")).toEqual(
+      [{ t: 'Invoice' }],
+    )
     expect(await query('SELECT customerId FROM Invoice')).toEqual([{ customerId: 1 }])
     expect((await migrate('dev')).stdout).toContain('Already in sync')
   })
@@ -324,12 +340,16 @@ describe('a2a migrate deploy', () => {
 
     const dev = await migrate('dev')
     expect(dev.code).toBe(1)
-    expect(dev.stderr).toMatch(/migration 29990101000000_broken fails on an empty database \(the shadow database, where the history is replayed\): .*NoSuchTable.*\. Fix its migration\.sql/)
+    expect(dev.stderr).toMatch(
+      /migration 29990101000000_broken fails on an empty database \(the shadow database, where the history is replayed\): .*NoSuchTable.*\. Fix its migration\.sql/,
+    )
 
     const first = await migrate('deploy')
     expect(first.code).toBe(1)
     expect(first.stderr).toContain(`migration 29990101000000_broken failed on ${database}:`)
-    expect(await query("SELECT migration_name, finished_at FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'")).toEqual([{ migration_name: '29990101000000_broken', finished_at: null }])
+    expect(await query("SELECT migration_name, finished_at FROM _prisma_migrations WHERE migration_name = '29990101000000_broken'")).toEqual([
+      { migration_name: '29990101000000_broken', finished_at: null },
+    ])
     const second = await migrate('deploy')
     expect(second.code).toBe(1)
     expect(second.stderr).toContain('migration 29990101000000_broken failed earlier and is marked unfinished in _prisma_migrations')

@@ -86,7 +86,11 @@ async function deploy(app: App, io: Io): Promise<void> {
     await ensureHistoryTable(db)
     const pending = pendingMigrations(local, await appliedMigrations(db), app.shown)
     for (const migration of pending) await applyMigration(db, migration)
-    io.stdout.write(pending.length === 0 ? `No pending migrations to apply (${local.length} in ${app.shown}).\n` : `Applied ${pending.length} migration${pending.length === 1 ? '' : 's'}:\n${pending.map((migration) => `  ${migration.name}\n`).join('')}`)
+    io.stdout.write(
+      pending.length === 0
+        ? `No pending migrations to apply (${local.length} in ${app.shown}).\n`
+        : `Applied ${pending.length} migration${pending.length === 1 ? '' : 's'}:\n${pending.map((migration) => `  ${migration.name}\n`).join('')}`,
+    )
   })
 }
 
@@ -116,7 +120,9 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
     for (const migration of local) {
       await applyMigration(shadow, migration).catch((error: unknown) => {
         if (!(error instanceof MigrationError)) throw error
-        throw new CliUserError(`migration ${migration.name} fails on an empty database (the shadow database, where the history is replayed): ${error.reason}. Fix its migration.sql`)
+        throw new CliUserError(
+          `migration ${migration.name} fails on an empty database (the shadow database, where the history is replayed): ${error.reason}. Fix its migration.sql`,
+        )
       })
     }
     return introspect(shadow.query)
@@ -131,7 +137,9 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
     const live = await introspect(db.query)
     const drift = diffSchemas(history, live)
     if (drift.statements.length > 0) {
-      throw new CliUserError(`${app.server.database} has drifted from ${app.shown}: the migrations build a different schema than the database has (changed outside the migrations). Getting from the migrations to the database takes:\n\n${drift.statements.join('\n\n')}\n\nRun \`a2a migrate reset --force\` to rebuild a development database from the migrations (it drops all data), or write a migration holding those statements`)
+      throw new CliUserError(
+        `${app.server.database} has drifted from ${app.shown}: the migrations build a different schema than the database has (changed outside the migrations). Getting from the migrations to the database takes:\n\n${drift.statements.join('\n\n')}\n\nRun \`a2a migrate reset --force\` to rebuild a development database from the migrations (it drops all data), or write a migration holding those statements`,
+      )
     }
     const change = diffSchemas(live, target)
     // As Prisma does: --create-only with nothing to change writes an empty migration for hand SQL.
@@ -141,7 +149,9 @@ async function dev(app: App, options: MigrateOptions, io: Io): Promise<void> {
     }
     const losses = await warningsWithRows(db, change.warnings)
     if (losses.length > 0 && !options.acceptDataLoss) {
-      throw new CliUserError(`the schema change would lose data in ${app.server.database}:\n${losses.map((warning) => `  - it ${warning}\n`).join('')}Nothing was written. If that is what you want (a renamed field is a drop and an add: copy the data across in the migration, with --create-only), rerun with --accept-data-loss`)
+      throw new CliUserError(
+        `the schema change would lose data in ${app.server.database}:\n${losses.map((warning) => `  - it ${warning}\n`).join('')}Nothing was written. If that is what you want (a renamed field is a drop and an add: copy the data across in the migration, with --create-only), rerun with --accept-data-loss`,
+      )
     }
     const sql = change.statements.length === 0 ? '-- This is an empty migration.\n' : `${change.statements.join('\n\n')}\n`
     const migration = await writeMigration(app.migrations, options.name ?? 'migration', sql, local)

@@ -48,7 +48,8 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .option('multi-agent', { type: 'boolean', default: false, describe: 'Two agents in one app (/a2a/main, /a2a/helper, listed at /a2a/agents) instead of one at /a2a' })
     .option('packages', {
       type: 'string',
-      describe: 'Folder with `npm pack` tarballs of @a2a-agent/runtime and create-a2a-agent: copied into the app\'s vendor/ and installed from there (what `npm run create` in a clone passes)',
+      describe:
+        "Folder with `npm pack` tarballs of @a2a-agent/runtime and create-a2a-agent: copied into the app's vendor/ and installed from there (what `npm run create` in a clone passes)",
     })
     .option('git', { type: 'boolean', default: true, describe: 'git init and a first commit (--no-git skips)' })
     .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'Take the defaults for everything not given; never ask' })

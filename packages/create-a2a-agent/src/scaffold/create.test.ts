@@ -83,7 +83,9 @@ describe('create-a2a-agent with flags', () => {
     expect(read(dir, 'src/main.ts')).toContain('withDevKeys(apiKeyResolver(db))')
     expect(read(dir, 'src/entities.ts')).toContain("notes: {\n    model: 'Note',\n    ownerField: 'userId',")
     expect(stdout()).toContain('(sqlite, example notes entity): 16 files.')
-    expect(stdout()).toMatch(/Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/)
+    expect(stdout()).toMatch(
+      /Next:\n {2}cd .*app-1\n {2}npm install\n {2}npm run generate\n {2}npx prisma migrate dev --name init\n {2}npm run db:seed\n {2}npm run dev .*\n {2}npm test\n$/,
+    )
   })
 
   it('--database postgresql --empty picks the PostgreSQL variants and just a User model', async () => {
@@ -136,7 +138,9 @@ describe('create-a2a-agent with flags', () => {
       if (previous === undefined) delete process.env.DATABASE_URL
       else process.env.DATABASE_URL = previous
     }
-    expect(stderr()).toMatch(/^create-a2a-agent: postgresql:\/\/root:\*\*\*@127\.0\.0\.1:9\/nowhere: cannot reach PostgreSQL at 127\.0\.0\.1:9 as root: .*Start the server, or set DATABASE_URL to one you can reach\. Nothing was written\.\n$/)
+    expect(stderr()).toMatch(
+      /^create-a2a-agent: postgresql:\/\/root:\*\*\*@127\.0\.0\.1:9\/nowhere: cannot reach PostgreSQL at 127\.0\.0\.1:9 as root: .*Start the server, or set DATABASE_URL to one you can reach\. Nothing was written\.\n$/,
+    )
     expect(stdout()).toBe('')
     expect(existsSync(dir)).toBe(false)
   })
@@ -175,7 +179,9 @@ describe('create-a2a-agent with flags', () => {
     mkdirSync(packs)
     const missing = captureIo()
     expect(await runCreate([target(), '--packages', packs, '--yes', '--no-install', '--no-git'], missing.io, { run: noRun })).toBe(1)
-    expect(missing.stderr()).toMatch(/^create-a2a-agent: --packages .*packs: no a2a-agent-runtime-<version>\.tgz in it; run `npm pack --pack-destination .*packs` in packages\/runtime/)
+    expect(missing.stderr()).toMatch(
+      /^create-a2a-agent: --packages .*packs: no a2a-agent-runtime-<version>\.tgz in it; run `npm pack --pack-destination .*packs` in packages\/runtime/,
+    )
     writeFileSync(join(packs, 'a2a-agent-runtime-0.1.0.tgz'), 'runtime')
     writeFileSync(join(packs, 'create-a2a-agent-0.1.0.tgz'), 'cli')
     const dir = target()
@@ -248,7 +254,11 @@ describe('create-a2a-agent steps', () => {
       else process.env.npm_config_user_agent = previous
     }
     expect(calls).toEqual([install])
-    const next = stdout().slice(stdout().indexOf('Next:\n')).split('\n').slice(2, -1).map((line) => line.trim().replace(/ +#.*/, ''))
+    const next = stdout()
+      .slice(stdout().indexOf('Next:\n'))
+      .split('\n')
+      .slice(2, -1)
+      .map((line) => line.trim().replace(/ +#.*/, ''))
     expect(next).toEqual(printed)
     // The app's own README, settings and comments speak the same package manager; npm's settings are left out.
     const pkg = JSON.parse(read(dir, 'package.json'))
@@ -265,7 +275,6 @@ describe('create-a2a-agent steps', () => {
       expect(read(dir, 'pnpm-workspace.yaml')).toContain('allowBuilds:\n  better-sqlite3: true\n')
     }
   })
-
 
   it('keeps the files and prints how to finish when npm install fails', async () => {
     const dir = target()
@@ -348,7 +357,9 @@ describe('create-a2a-agent prompts', () => {
     expect(refused).toEqual([
       'the folder name is empty; type one, e.g. my-agent',
       `${taken} is not empty (notes.txt); nothing was written. Pick a new folder name, or empty this one first.`,
-      expect.stringMatching(/^"Two Words" cannot name the app, whose package\.json takes the folder's name: name can only contain URL-friendly characters; .* Try .*\/two-words instead\.$/),
+      expect.stringMatching(
+        /^"Two Words" cannot name the app, whose package\.json takes the folder's name: name can only contain URL-friendly characters; .* Try .*\/two-words instead\.$/,
+      ),
     ])
     expect(existsSync(join(dir, 'package.json'))).toBe(true)
   })

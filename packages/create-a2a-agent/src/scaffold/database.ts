@@ -22,7 +22,10 @@ export async function ensurePostgresDatabase(url: string, { create = true } = {}
   // 3D000: invalid_catalog_name, "database … does not exist".
   if (probe.code !== '3D000') {
     const server = `${target.hostname}:${target.port || 5432}`
-    return { kind: 'unavailable', reason: `cannot reach PostgreSQL at ${server} as ${decodeURIComponent(target.username) || 'the default user'}: ${probe.message}. Start the server, or set DATABASE_URL to one you can reach` }
+    return {
+      kind: 'unavailable',
+      reason: `cannot reach PostgreSQL at ${server} as ${decodeURIComponent(target.username) || 'the default user'}: ${probe.message}. Start the server, or set DATABASE_URL to one you can reach`,
+    }
   }
   if (!create) return { kind: 'missing', command: createdb }
   const maintenance = new URL(url)

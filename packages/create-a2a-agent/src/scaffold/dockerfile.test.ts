@@ -83,7 +83,10 @@ describe.each(['sqlite', 'postgresql', 'mysql'])('the %s app', (database) => {
     expect(String(final.find((command) => command.name === 'HEALTHCHECK')!.args)).toContain('/healthz')
 
     // Every COPY source is in the scaffolded app, and the build context keeps it.
-    const patterns = readFileSync(join(app, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'))
+    const patterns = readFileSync(join(app, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'))
     const appFiles = readdirSync(app)
     for (const [name, stage] of byName) {
       for (const copy of stage.commands.filter((command) => command.name === 'COPY')) {

@@ -48,9 +48,7 @@ export async function scaffoldApp(root: string, name: string, flags: string[], d
     else process.env.DATABASE_URL = previous
   }
   expect(stderr()).toBe('')
-  expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe(
-    'file:../../../packages/runtime',
-  )
+  expect(JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies['@a2a-agent/runtime']).toBe('file:../../../packages/runtime')
   const migrations = readdirSync(join(app, 'prisma/migrations'))
   // Prisma's own naming, so the migrations `prisma migrate dev` adds later sort after it.
   expect(migrations).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
@@ -128,7 +126,11 @@ export async function startApp(app: string, script: string, env: Record<string, 
     throw new Error(`npm run ${script} exited (${code}):\n${output}`)
   })
   ended.catch(() => {})
-  const card = () => fetch(`${url}/.well-known/agent-card.json`).then((response) => response.ok, () => false)
+  const card = () =>
+    fetch(`${url}/.well-known/agent-card.json`).then(
+      (response) => response.ok,
+      () => false,
+    )
   try {
     await Promise.race([expect.poll(card, { timeout: 60_000, interval: 250 }).toBe(true), ended])
   } catch (error) {
@@ -155,6 +157,13 @@ export async function sendMessage(url: string, token: string, part: Record<strin
 
 /** A2A_DEV_KEYS from the app's .env, as owner → token. */
 export function devTokens(app: string): Record<string, string> {
-  const line = readFileSync(join(app, '.env'), 'utf8').split('\n').find((entry) => entry.startsWith('A2A_DEV_KEYS='))!
-  return Object.fromEntries(line.slice('A2A_DEV_KEYS='.length).split(',').map((pair) => pair.split(':') as [string, string]))
+  const line = readFileSync(join(app, '.env'), 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('A2A_DEV_KEYS='))!
+  return Object.fromEntries(
+    line
+      .slice('A2A_DEV_KEYS='.length)
+      .split(',')
+      .map((pair) => pair.split(':') as [string, string]),
+  )
 }

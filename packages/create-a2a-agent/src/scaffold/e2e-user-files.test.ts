@@ -25,7 +25,9 @@ async function inApp(app: string, command: string, args: string[], extra: Record
 const prisma = (app: string, args: string[]) => run(process.execPath, [bin('prisma/build/index.js'), ...args], { cwd: app, env })
 
 describe('user-owned files follow the generator', () => {
-  it('hooks and test/support.ts edited by hand: an operation added and a field renamed; a2a adds the hook and the missing member, keeps every line of the user, and the app passes its tests', { timeout: 600_000 }, async () => {
+  it('hooks and test/support.ts edited by hand: an operation added and a field renamed; a2a adds the hook and the missing member, keeps every line of the user, and the app passes its tests', {
+    timeout: 600_000,
+  }, async () => {
     const { app } = await scaffoldApp(root, 'follow-agent', [], 'sqlite', env)
     const file = (path: string) => join(app, path)
     const read = (path: string) => readFileSync(file(path), 'utf8')
@@ -88,7 +90,9 @@ describe('user-owned files follow the generator', () => {
     expect(again.code, again.output).toBe(0)
   })
 
-  it('prisma/seed.ts follows the owner model (Int ids named uid, no email) while untouched, runs with `npm run db:seed`, and is kept with a message once edited', { timeout: 600_000 }, async () => {
+  it('prisma/seed.ts follows the owner model (Int ids named uid, no email) while untouched, runs with `npm run db:seed`, and is kept with a message once edited', {
+    timeout: 600_000,
+  }, async () => {
     const { app } = await scaffoldApp(root, 'seed-agent', ['--empty'], 'sqlite', env)
     const file = (path: string) => join(app, path)
     const read = (path: string) => readFileSync(file(path), 'utf8')
@@ -113,7 +117,10 @@ model Post {
     const scaffolded = read('prisma/schema.prisma')
     const user = /model User \{[\s\S]*?\n\}\n/.exec(scaffolded)![0]
     writeFileSync(file('prisma/schema.prisma'), scaffolded.replace(user, account))
-    writeFileSync(file('src/entities.ts'), "import { defineEntities } from '@a2a-agent/runtime/entities'\n\nexport default defineEntities({\n  posts: { model: 'Post', ownerField: 'authorId' },\n})\n")
+    writeFileSync(
+      file('src/entities.ts'),
+      "import { defineEntities } from '@a2a-agent/runtime/entities'\n\nexport default defineEntities({\n  posts: { model: 'Post', ownerField: 'authorId' },\n})\n",
+    )
     const generated = await inApp(app, 'npm', ['run', 'generate'])
     expect(generated.code, generated.output).toBe(0)
     expect(generated.stdout).toMatch(/updated +prisma\/seed\.ts/)
@@ -128,7 +135,9 @@ model Post {
     expect((await prisma(app, ['migrate', 'dev', '--name', 'init'])).code).toBe(0)
     const named = await inApp(app, 'npm', ['run', 'db:seed'])
     expect(named.code).not.toBe(0)
-    expect(named.output).toContain("A2A_DEV_KEYS names alice, bob, but Account ids (uid) are numbers: no key can act as such an owner. In .env, name each owner by a number, e.g. A2A_DEV_KEYS=1:<alice's token>,2:<bob's token>.")
+    expect(named.output).toContain(
+      "A2A_DEV_KEYS names alice, bob, but Account ids (uid) are numbers: no key can act as such an owner. In .env, name each owner by a number, e.g. A2A_DEV_KEYS=1:<alice's token>,2:<bob's token>.",
+    )
     const numbered = await inApp(app, 'npm', ['run', 'db:seed'], { A2A_DEV_KEYS: '1:dev-key-one,2:dev-key-two' })
     expect(numbered.code, numbered.output).toBe(0)
     expect(numbered.stdout).toContain('Development users in the database: 1, 2.')

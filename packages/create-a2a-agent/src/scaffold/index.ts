@@ -56,8 +56,7 @@ export async function runCreate(args: readonly string[], io: Io, deps: CreateDep
       return 1
     }
     const refuse = (answer: string) => refuseTarget(resolve(cwd, answer), answer) ?? refuseName(resolve(cwd, answer), answer)
-    const shownTarget =
-      flags.directory ?? (await prompter!.text({ message: 'Where should the agent go?', placeholder: 'my-agent', validate: (answer) => refuse(answer.trim()) }))
+    const shownTarget = flags.directory ?? (await prompter!.text({ message: 'Where should the agent go?', placeholder: 'my-agent', validate: (answer) => refuse(answer.trim()) }))
     const directory = resolve(cwd, shownTarget.trim())
     const refusal = refuse(shownTarget.trim())
     if (refusal) {
@@ -232,7 +231,10 @@ function refuseName(directory: string, shown: string): string | undefined {
 function linkedVersions(directory: string): ScaffoldOptions['versions'] {
   const inRepo = existsSync(join(REPO_ROOT, 'packages', 'runtime', 'package.json')) && directory.startsWith(REPO_ROOT + sep)
   if (!inRepo) return { runtime: `^${VERSION}`, cli: `^${VERSION}` }
-  const link = (folder: string) => `file:${relative(directory, join(REPO_ROOT, 'packages', folder)).split(sep).join('/')}`
+  const link = (folder: string) =>
+    `file:${relative(directory, join(REPO_ROOT, 'packages', folder))
+      .split(sep)
+      .join('/')}`
   return { runtime: link('runtime'), cli: link('create-a2a-agent') }
 }
 

@@ -23,6 +23,6 @@ describe('shellCommand', () => {
   it('quotes only the words that need it', () => {
     expect(shellCommand('cd', '../my-agent')).toBe('cd ../my-agent')
     expect(shellCommand('cd', 'My Agent!')).toBe("cd 'My Agent!'")
-    expect(shellCommand('createdb', '-U', 'o\'neil', 'db')).toBe(`createdb -U "o'neil" db`)
+    expect(shellCommand('createdb', '-U', "o'neil", 'db')).toBe(`createdb -U "o'neil" db`)
   })
 })

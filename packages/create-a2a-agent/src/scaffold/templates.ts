@@ -60,7 +60,8 @@ export interface TemplateView {
 
 export function templateView(options: ScaffoldOptions): TemplateView {
   const dbName = options.name.replace(/[^a-zA-Z0-9]+/g, '_').toLowerCase()
-  const defaultUrl = options.database === 'sqlite' ? 'file:./dev.db' : options.database === 'mysql' ? `mysql://root@localhost:3306/${dbName}` : `postgresql://postgres@localhost:5432/${dbName}`
+  const defaultUrl =
+    options.database === 'sqlite' ? 'file:./dev.db' : options.database === 'mysql' ? `mysql://root@localhost:3306/${dbName}` : `postgresql://postgres@localhost:5432/${dbName}`
   return {
     name: options.name,
     title: options.name
@@ -86,9 +87,7 @@ export function templateView(options: ScaffoldOptions): TemplateView {
     pnpm: options.packageManager === 'pnpm',
     yarn: options.packageManager === 'yarn',
     bun: options.packageManager === 'bun',
-    prismaConfigModule: isFolderLink(options.versions.runtime)
-      ? `${options.versions.runtime.slice('file:'.length)}/src/prisma-config.js`
-      : '@a2a-agent/runtime/prisma-config',
+    prismaConfigModule: isFolderLink(options.versions.runtime) ? `${options.versions.runtime.slice('file:'.length)}/src/prisma-config.js` : '@a2a-agent/runtime/prisma-config',
     devKeys: '',
     envDatabaseUrl: defaultUrl,
     cardSigningKey: '',

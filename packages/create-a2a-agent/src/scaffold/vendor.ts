@@ -30,7 +30,8 @@ export async function packedPackages(folder: string): Promise<PackedPackages | s
   for (const [key, pattern] of Object.entries(TARBALLS) as [keyof PackedPackages, RegExp][]) {
     // Sorted, so the last match is the highest version of a single-digit series; one of each is expected.
     const name = names.filter((entry) => pattern.test(entry)).pop()
-    if (!name) return `no ${key === 'runtime' ? 'a2a-agent-runtime' : 'create-a2a-agent'}-<version>.tgz in it; run \`npm pack --pack-destination ${folder}\` in packages/${key === 'runtime' ? 'runtime' : 'create-a2a-agent'} (\`npm run create\` in a clone does both)`
+    if (!name)
+      return `no ${key === 'runtime' ? 'a2a-agent-runtime' : 'create-a2a-agent'}-<version>.tgz in it; run \`npm pack --pack-destination ${folder}\` in packages/${key === 'runtime' ? 'runtime' : 'create-a2a-agent'} (\`npm run create\` in a clone does both)`
     found[key] = join(folder, name)
   }
   return found as PackedPackages

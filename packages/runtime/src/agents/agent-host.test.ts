@@ -55,8 +55,7 @@ async function rpc(agent: string, method: string, params: unknown, token = 'alic
   })
   return { status: response.status, body: response.status === 200 ? ((await response.json()) as any) : undefined }
 }
-const send = (agent: string, text: string, token = 'alice', extra: Record<string, unknown> = {}) =>
-  rpc(agent, 'SendMessage', { message: userMessage(text, extra) }, token)
+const send = (agent: string, text: string, token = 'alice', extra: Record<string, unknown> = {}) => rpc(agent, 'SendMessage', { message: userMessage(text, extra) }, token)
 
 describe('many agents in one app', () => {
   it('lists the agents a caller may use with their card URLs, each card under its own base URL', async () => {
@@ -92,7 +91,7 @@ describe('many agents in one app', () => {
     }
   })
 
-  it('keeps each agent\'s tasks and limits apart: a task id of one agent is unknown on the other', async () => {
+  it("keeps each agent's tasks and limits apart: a task id of one agent is unknown on the other", async () => {
     await start()
     const task = (await send('books', 'rent')).body.result.task
     expect((await rpc('books', 'GetTask', { id: task.id })).body.result.id).toBe(task.id)
@@ -137,12 +136,24 @@ describe('many agents in one app', () => {
     expect(() => createAgentHost({ resolvePrincipal, agents: [] })).toThrow('at least one agent')
     expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'Has Space', skills: [ledger], card }] })).toThrow('Agent id "Has Space"')
     expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'agents', skills: [ledger], card }] })).toThrow('not "agents"')
-    expect(() => createAgentHost({ resolvePrincipal, agents: [{ id: 'a', skills: [ledger], card }, { id: 'a', skills: [ledger], card }] })).toThrow('share the id')
+    expect(() =>
+      createAgentHost({
+        resolvePrincipal,
+        agents: [
+          { id: 'a', skills: [ledger], card },
+          { id: 'a', skills: [ledger], card },
+        ],
+      }),
+    ).toThrow('share the id')
   })
 
-  it('refuses anonymous callers in the binding\'s own shape: JSON-RPC -31401, HTTP+JSON a google.rpc.Status', async () => {
+  it("refuses anonymous callers in the binding's own shape: JSON-RPC -31401, HTTP+JSON a google.rpc.Status", async () => {
     await start()
-    const jsonRpc = await fetch(`${url}/a2a/books`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })
+    const jsonRpc = await fetch(`${url}/a2a/books`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+    })
     expect(jsonRpc.status).toBe(401)
     expect(jsonRpc.headers.get('www-authenticate')).toContain('resource_metadata=')
     expect(((await jsonRpc.json()) as any).error).toMatchObject({ code: -31401, message: expect.stringContaining('Authentication required') })
@@ -160,7 +171,11 @@ describe('many agents in one app', () => {
     try {
       await start({ resolvePrincipal: apiKeyResolver(db) })
       const key = 'Bearer a2a_00000000000000000000000000000000'
-      const jsonRpc = await fetch(`${url}/a2a/books`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: key }, body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}' })
+      const jsonRpc = await fetch(`${url}/a2a/books`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: key },
+        body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}',
+      })
       expect(jsonRpc.status).toBe(503)
       expect(jsonRpc.headers.get('retry-after')).toBe('5')
       const error = ((await jsonRpc.json()) as any).error

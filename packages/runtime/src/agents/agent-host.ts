@@ -176,7 +176,9 @@ export class AgentHost {
    * its own exchange, from its own lane of the queue. See {@link Exchange.jobWorker}.
    */
   jobWorker(options?: JobWorkerOptions): JobWorker {
-    const workers = this.#options.agents.filter((agent) => (agent.jobs ?? this.#options.shared?.jobs) !== undefined).map((agent) => this.#exchanges.get(agent.id)!.jobWorker(options))
+    const workers = this.#options.agents
+      .filter((agent) => (agent.jobs ?? this.#options.shared?.jobs) !== undefined)
+      .map((agent) => this.#exchanges.get(agent.id)!.jobWorker(options))
     if (workers.length === 0) throw new Error('jobWorker() needs jobs: give an agent (or shared) jobs: { queue, jobs: [...] }')
     return {
       start: async () => void (await Promise.all(workers.map((worker) => worker.start()))),

@@ -27,20 +27,13 @@ export const artifactUrl = (baseUrl: string, path: string, taskId: string, fileI
   `${baseUrl}${path}/artifacts/${encodeURIComponent(taskId)}/${encodeURIComponent(fileId)}`
 
 /** Bytes a text or raw part holds, counted without copying them; undefined for other parts. */
-const partBytes = (part: Part): number | undefined =>
-  'text' in part ? Buffer.byteLength(part.text) : 'raw' in part ? Buffer.byteLength(part.raw, 'base64') : undefined
+const partBytes = (part: Part): number | undefined => ('text' in part ? Buffer.byteLength(part.text) : 'raw' in part ? Buffer.byteLength(part.raw, 'base64') : undefined)
 
 /** Whether any part is over the inline cap (most artifacts: none, and nothing is stored). */
-export const hasLargeParts = (offload: ArtifactOffload, parts: readonly Part[]): boolean =>
-  parts.some((part) => (partBytes(part) ?? 0) > offload.inlineBytes)
+export const hasLargeParts = (offload: ArtifactOffload, parts: readonly Part[]): boolean => parts.some((part) => (partBytes(part) ?? 0) > offload.inlineBytes)
 
 /** `parts` with every oversized text or raw part stored and replaced by its url part. */
-export async function offloadLargeParts(
-  offload: ArtifactOffload,
-  task: { id: string; owner: string },
-  baseUrl: string,
-  parts: readonly Part[],
-): Promise<Part[]> {
+export async function offloadLargeParts(offload: ArtifactOffload, task: { id: string; owner: string }, baseUrl: string, parts: readonly Part[]): Promise<Part[]> {
   const result: Part[] = []
   for (const part of parts) {
     if ((partBytes(part) ?? 0) <= offload.inlineBytes) {

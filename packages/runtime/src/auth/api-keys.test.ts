@@ -108,7 +108,7 @@ for (const provider of ['sqlite', 'postgres', 'mysql'] as const satisfies Provid
         expect((await server.rpc('ListTasks', {}, { token: keys.full! })).status).toBe(200)
       })
 
-      it('keeps a scoped key\'s tasks in its scope set\'s tier', async () => {
+      it("keeps a scoped key's tasks in its scope set's tier", async () => {
         const made = (await server.result('SendMessage', { message: userMessage('hi') }, { token: keys.read! })).task
         expect((await server.result('GetTask', { id: made.id }, { token: keys.read! })).id).toBe(made.id)
         expect((await server.rpc('GetTask', { id: made.id }, { token: keys.write! })).body.error.code).toBe(-32001)

@@ -61,7 +61,7 @@ const hashOf = (key: string) => createHash('sha256').update(key).digest('hex')
 /** Creates a key and returns it: this is the only time the key itself is available. */
 export async function createApiKey(db: PrismaApiKeyClient, options: NewApiKey): Promise<{ id: string; key: string }> {
   if (!options.owner.trim()) throw new Error('An API key needs an owner')
-  if (options.tenant !== undefined && !options.tenant.trim()) throw new Error('An API key\'s tenant cannot be empty; leave it out for none')
+  if (options.tenant !== undefined && !options.tenant.trim()) throw new Error("An API key's tenant cannot be empty; leave it out for none")
   for (const scope of options.scopes ?? []) {
     // The stored set is space-separated, so a scope cannot hold whitespace.
     if (!/^\S+$/.test(scope)) throw new Error(`Scope "${scope}" is empty or holds whitespace`)

@@ -32,7 +32,7 @@ describe('development keys', () => {
 describe('development keys from A2A_DEV_KEYS', () => {
   const apiKey = (request: IncomingMessage) => (request.headers.authorization === 'Bearer a2a_key' ? { owner: 'carol' } : null)
 
-  it('are tried before the app\'s own resolver when set, and are absent when unset or empty', async () => {
+  it("are tried before the app's own resolver when set, and are absent when unset or empty", async () => {
     const resolve = withDevKeys(apiKey, { A2A_DEV_KEYS: 'alice:token-a' })
     expect(await resolve(request('Bearer token-a'))).toMatchObject({ owner: 'alice' })
     expect(await resolve(request('Bearer a2a_key'))).toEqual({ owner: 'carol' })

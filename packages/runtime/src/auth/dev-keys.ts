@@ -11,7 +11,10 @@ const digest = (value: string) => createHash('sha256').update(value).digest()
 
 export function parseDevKeys(spec: string): Map<string, string> {
   const owners = new Map<string, string>()
-  for (const entry of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(':')
     const owner = entry.slice(0, colon).trim()
     const token = entry.slice(colon + 1).trim()
@@ -57,7 +60,9 @@ export function devKeysFromEnv(env: NodeJS.ProcessEnv = process.env): PrincipalR
   const spec = env[DEV_KEYS_VARIABLE]?.trim()
   if (!spec) return undefined
   if (env.NODE_ENV === 'production') {
-    throw new Error(`${DEV_KEYS_VARIABLE} is set while NODE_ENV=production: development keys must not reach a deployment. Unset ${DEV_KEYS_VARIABLE} and give callers API keys (\`a2a keys create --user <id>\`).`)
+    throw new Error(
+      `${DEV_KEYS_VARIABLE} is set while NODE_ENV=production: development keys must not reach a deployment. Unset ${DEV_KEYS_VARIABLE} and give callers API keys (\`a2a keys create --user <id>\`).`,
+    )
   }
   return devKeyResolver(spec, env)
 }

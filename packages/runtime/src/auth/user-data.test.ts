@@ -42,7 +42,7 @@ describe.each(['sqlite', 'mysql'] as const)('exportUser and eraseUser on %s', (p
     await database?.close()
   })
 
-  it('exports every tier of one user\'s tasks, their push configs and the user\'s API keys, as the store reads them', async () => {
+  it("exports every tier of one user's tasks, their push configs and the user's API keys, as the store reads them", async () => {
     const exported = await exportUser(database.db, 'alice')
     expect(exported.tasks.map((task) => task.id)).toEqual(['a1', 'a2'])
     expect(exported.tasks).toEqual([await store.get('a1'), await store.get('a2')])
@@ -56,7 +56,7 @@ describe.each(['sqlite', 'mysql'] as const)('exportUser and eraseUser on %s', (p
     expect(await exportUser(database.db, 'nobody')).toEqual({ tasks: [], pushConfigs: [], apiKeys: [] })
   })
 
-  it('erases one user\'s tasks, push configs, message index and API keys, and nobody else\'s', async () => {
+  it("erases one user's tasks, push configs, message index and API keys, and nobody else's", async () => {
     expect(await resolve(aliceKey)).toMatchObject({ owner: 'alice' })
     expect(await eraseUser(database.db, 'alice')).toEqual({ tasks: 2, pushConfigs: 1, messageIds: 2, apiKeys: 1, artifactFiles: 1 })
     expect(await exportUser(database.db, 'alice')).toEqual({ tasks: [], pushConfigs: [], apiKeys: [] })

@@ -86,7 +86,7 @@ describe('agent card', () => {
     expect(body.supportedInterfaces[0].url).toBe('https://agent.example.com/rpc')
   })
 
-  it('declares the extended card when one is configured, and builds it per caller from the hook\'s skills', async () => {
+  it("declares the extended card when one is configured, and builds it per caller from the hook's skills", async () => {
     const report = { id: 'report', name: 'Report', description: 'Monthly report', tags: ['report'] }
     server = await startTestServer({
       skills: [echo, chart],
@@ -101,7 +101,6 @@ describe('agent card', () => {
     expect(forAlice.supportedInterfaces[0].url).toBe(`${server.url}/a2a`)
     expect((await server.result('GetExtendedAgentCard', {}, { token: 'bob' })).skills.map((skill: any) => skill.id)).toEqual(['echo'])
   })
-
 })
 
 describe('configuration errors name the fix', () => {

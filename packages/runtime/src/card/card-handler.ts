@@ -59,15 +59,25 @@ export function createCardHandler(
     }
     const baseUrl = publicUrl ?? requestBaseUrl(request)
     if (gate && !(await gate.authenticated(request))) {
-      sendJson(response, 401, { error: 'This agent card is served to authenticated callers only: send the credentials you call the agent with' }, {
-        'WWW-Authenticate': gate.challenge(baseUrl),
-        'Cache-Control': 'no-store',
-      })
+      sendJson(
+        response,
+        401,
+        { error: 'This agent card is served to authenticated callers only: send the credentials you call the agent with' },
+        {
+          'WWW-Authenticate': gate.challenge(baseUrl),
+          'Cache-Control': 'no-store',
+        },
+      )
       return
     }
     const card = await cardFor(baseUrl)
     const cacheControl = gate ? `private, max-age=${maxAgeSeconds}` : `public, max-age=${maxAgeSeconds}`
-    const headers = { ETag: card.etag, 'Last-Modified': lastModified, 'Cache-Control': cacheControl, Vary: `${gate ? 'Host, Authorization' : 'Host'}${varyOn ? `, ${varyOn}` : ''}` }
+    const headers = {
+      ETag: card.etag,
+      'Last-Modified': lastModified,
+      'Cache-Control': cacheControl,
+      Vary: `${gate ? 'Host, Authorization' : 'Host'}${varyOn ? `, ${varyOn}` : ''}`,
+    }
     const ifNoneMatch = request.headers['if-none-match']
     const unchanged = ifNoneMatch ? etagMatches(ifNoneMatch, card.etag) : notModifiedSince(request.headers['if-modified-since'], modifiedAt)
     if (unchanged) {

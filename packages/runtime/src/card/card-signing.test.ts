@@ -32,7 +32,10 @@ describe('signing keys', () => {
   it('reads PEM (several blocks), JWK and JWK Set text and picks the algorithm from the key', () => {
     const [ec, ed, rsa] = [pem('ec'), pem('ed25519'), pem('rsa')]
     const keys = parseSigningKeys(`${ec.private}\n${ed.public}`)
-    expect(keys.map((key) => [key.alg, Boolean(key.privateKey)])).toEqual([['ES384', true], ['EdDSA', false]])
+    expect(keys.map((key) => [key.alg, Boolean(key.privateKey)])).toEqual([
+      ['ES384', true],
+      ['EdDSA', false],
+    ])
     expect(parseSigningKeys(rsa.private)[0]!.alg).toBe('RS256')
     const jwk = JSON.parse(generateSigningKey())
     expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', kid: expect.any(String), d: expect.any(String) })

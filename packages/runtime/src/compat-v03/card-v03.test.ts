@@ -23,7 +23,10 @@ const card: AgentCard = {
     bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', bearerFormat: 'JWT' } },
     oauth: {
       oauth2SecurityScheme: {
-        flows: { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'reads' } }, deviceCode: { deviceAuthorizationUrl: 'https://auth.example/device', tokenUrl: 'https://auth.example/token', scopes: {} } },
+        flows: {
+          clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: { read: 'reads' } },
+          deviceCode: { deviceAuthorizationUrl: 'https://auth.example/device', tokenUrl: 'https://auth.example/token', scopes: {} },
+        },
       },
     },
     oidc: { openIdConnectSecurityScheme: { openIdConnectUrl: 'https://auth.example/.well-known/openid-configuration' } },

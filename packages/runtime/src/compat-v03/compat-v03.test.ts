@@ -177,7 +177,10 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     expect(v1.configs[0]).toMatchObject({ id, taskId: asked.id, url: config.url, authentication: { scheme: 'Bearer' } })
     expect(await result03('tasks/pushNotificationConfig/delete', { id: asked.id, pushNotificationConfigId: id })).toBeNull()
     expect(await result03('tasks/pushNotificationConfig/list', { id: asked.id })).toEqual([])
-    const twoSchemes = await call03('tasks/pushNotificationConfig/set', { taskId: asked.id, pushNotificationConfig: { ...config, authentication: { schemes: ['Bearer', 'Basic'] } } })
+    const twoSchemes = await call03('tasks/pushNotificationConfig/set', {
+      taskId: asked.id,
+      pushNotificationConfig: { ...config, authentication: { schemes: ['Bearer', 'Basic'] } },
+    })
     expect(twoSchemes.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('pushNotificationConfig.authentication.schemes') })
   })
 
@@ -187,7 +190,7 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${server!.url}/a2a`, preferredTransport: 'JSONRPC', supportsAuthenticatedExtendedCard: true })
   })
 
-  it('hides another owner\'s task over 0.3 as over 1.0', async () => {
+  it("hides another owner's task over 0.3 as over 1.0", async () => {
     await start()
     const asked = await result03('message/send', { message: message03('?', 'ask') })
     for (const method of ['tasks/get', 'tasks/cancel']) {
@@ -196,7 +199,9 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     }
     const { body } = await call03('tasks/pushNotificationConfig/list', { id: asked.id }, { token: 'bob' })
     expect(body.error).toMatchObject({ code: -32001 })
-    const resubscribe = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), { Authorization: 'Bearer bob' })
+    const resubscribe = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), {
+      Authorization: 'Bearer bob',
+    })
     // As 0.3 clients read a streaming method's error: the one event of an SSE answer.
     const [event] = await resubscribe.ended
     expect(resubscribe.headers.get('content-type')).toBe('text/event-stream')
@@ -255,7 +260,9 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     const asked = await result03('message/send', { message: message03('?', 'ask') })
     const { reply } = await stream03('tasks/resubscribe', { id: asked.id })
     await reply.next()
-    const second = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), { Authorization: 'Bearer alice' })
+    const second = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/resubscribe', params: { id: asked.id } }), {
+      Authorization: 'Bearer alice',
+    })
     expect(second.status).toBe(429)
     reply.close()
   })
@@ -265,7 +272,9 @@ describe('A2A 0.3 compatibility (compat.v03)', () => {
     await start({ extensions: [{ uri, required: true }] })
     const missing = await call03('message/send', { message: message03('go', 'work') })
     expect(missing.body.error).toMatchObject({ code: -32008, message: expect.stringContaining(uri) })
-    const stream = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: message03('go', 'work') } }), { Authorization: 'Bearer alice' })
+    const stream = await openSse(`${server!.url}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: message03('go', 'work') } }), {
+      Authorization: 'Bearer alice',
+    })
     expect(assertV03Response<any>('message/stream', (await stream.ended)[0]!.data).error).toMatchObject({ code: -32008 })
     const sent = await call03('message/send', { message: message03('go', 'work') }, { headers: { 'X-A2A-Extensions': uri } })
     expect(sent.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })

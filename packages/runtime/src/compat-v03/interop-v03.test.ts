@@ -168,7 +168,7 @@ describe('the official 0.3-era client (@a2a-js/sdk 0.3.14) against compat.v03', 
     expect(card).toMatchObject({ protocolVersion: '0.3.0', name: 'Test agent', url: `${server.url}/a2a` })
   })
 
-  it('does not find another owner\'s task over 0.3', async () => {
+  it("does not find another owner's task over 0.3", async () => {
     const task = asTask03(await alice03.sendMessage(send03('?', { skill: 'ask' })))
     for (const call of [bob03.getTask({ id: task.id }), bob03.cancelTask({ id: task.id }), drain(bob03.resubscribeTask({ id: task.id }))]) {
       // The SDK's message for -32001, on the unary calls and the stream's one error event alike.
@@ -201,14 +201,15 @@ describe('push notifications in the generation of the client that set the config
 
       await alice03.sendMessage(send03('blue', { taskId: task.id }))
       const lastOf = (path: string) => hooks.hitsOf(path).at(-1)?.body
-      await expect.poll(() => [lastOf('/on-send')?.status.state, lastOf('/set-03')?.status.state, lastOf('/set-10')?.statusUpdate?.status.state]).toEqual([
-        'completed',
-        'completed',
-        'TASK_STATE_COMPLETED',
-      ])
+      await expect
+        .poll(() => [lastOf('/on-send')?.status.state, lastOf('/set-03')?.status.state, lastOf('/set-10')?.statusUpdate?.status.state])
+        .toEqual(['completed', 'completed', 'TASK_STATE_COMPLETED'])
 
       // 0.3: the task, as the official 0.3 senders POST it, valid against the v0.3.0 schema.
-      for (const [path, token] of [['/on-send', 'tok-send'], ['/set-03', 'tok-03']] as const) {
+      for (const [path, token] of [
+        ['/on-send', 'tok-send'],
+        ['/set-03', 'tok-03'],
+      ] as const) {
         for (const hit of hooks.hitsOf(path)) {
           assertWireV03('Task', hit.body)
           expect(hit.body).toMatchObject({ kind: 'task', id: task.id, contextId: task.contextId })

@@ -40,7 +40,10 @@ export const V03_METHODS: Readonly<Record<string, V03Method>> = Object.freeze({
       // 0.3 also allowed `{id}` alone: the task's config, when it has exactly one.
       const configs = await listAll(invoke, ref.taskId)
       if (configs.length !== 1) {
-        throw A2AError.invalidParams('pushNotificationConfigId', `is required: task ${String(ref.taskId)} has ${configs.length} push configs; name one (tasks/pushNotificationConfig/list shows their ids)`)
+        throw A2AError.invalidParams(
+          'pushNotificationConfigId',
+          `is required: task ${String(ref.taskId)} has ${configs.length} push configs; name one (tasks/pushNotificationConfig/list shows their ids)`,
+        )
       }
       return pushConfigToV03(configs[0]!)
     },

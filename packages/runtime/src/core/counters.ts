@@ -6,7 +6,7 @@
  * @module
  */
 
-export type Take = { taken: true } | { taken: false; /** Milliseconds until the earliest counted entry expires (Infinity when none is: limit 0). */ retryAfterMs: number }
+export type Take = { taken: true } | { taken: false /** Milliseconds until the earliest counted entry expires (Infinity when none is: limit 0). */; retryAfterMs: number }
 
 export interface LimitCounters {
   /**

@@ -48,9 +48,5 @@ export const tierOf = (record: Viewer): Viewer => ({ owner: record.owner, tenant
 
 /** Whether a caller may see a task recorded with these coordinates. */
 export function canSee(viewer: Viewer, task: Viewer): boolean {
-  return (
-    task.owner === viewer.owner &&
-    task.tenant === viewer.tenant &&
-    (viewer.scope === null || task.scope === viewer.scope)
-  )
+  return task.owner === viewer.owner && task.tenant === viewer.tenant && (viewer.scope === null || task.scope === viewer.scope)
 }

@@ -34,4 +34,3 @@ export class TurnBatch<T> {
     if (this.#items.push(item) === 1) setImmediate(this.#flush)
   }
 }
-

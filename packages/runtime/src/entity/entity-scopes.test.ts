@@ -7,8 +7,7 @@ import { createToolRegistry } from './tool-registry.js'
 // Scopes reach entity data: a narrowed credential sees and calls only the tools its scopes allow,
 // over MCP and through the entity skill alike; a session keeps every tool.
 const READ = ['list', 'get']
-const scopedNotes = () =>
-  createToolRegistry(notesTools().map((tool) => ({ ...tool, scopes: READ.includes(tool.operation) ? ['notes:read', 'notes:write'] : ['notes:write'] })))
+const scopedNotes = () => createToolRegistry(notesTools().map((tool) => ({ ...tool, scopes: READ.includes(tool.operation) ? ['notes:read', 'notes:write'] : ['notes:write'] })))
 
 describe('entity tools under credential scopes', () => {
   let server: TestServer
@@ -67,9 +66,15 @@ describe('entity tools under credential scopes', () => {
     expect((await send({ skill: 'entity.notes', operation: 'list' }, 'reader')).status.state).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('describes the entity skill on the caller\'s extended card with only what it may call', async () => {
+  it("describes the entity skill on the caller's extended card with only what it may call", async () => {
     const skillFor = async (token: string) => (await server.result('GetExtendedAgentCard', {}, { token })).skills.find((skill: any) => skill.id === 'entity.notes')
-    expect((await skillFor('alice')).description.split('\n').slice(1)).toEqual(['list(page, limit, sort, done, title, body, ...)', 'get(id)', 'create(title, body, done, due_at)', 'update(id, title, body, done, due_at)', 'delete(id)'])
+    expect((await skillFor('alice')).description.split('\n').slice(1)).toEqual([
+      'list(page, limit, sort, done, title, body, ...)',
+      'get(id)',
+      'create(title, body, done, due_at)',
+      'update(id, title, body, done, due_at)',
+      'delete(id)',
+    ])
     expect((await skillFor('reader')).description.split('\n').slice(1)).toEqual(['list(page, limit, sort, done, title, body, ...)', 'get(id)'])
     expect(await skillFor('stranger')).toBeUndefined()
   })

@@ -59,7 +59,7 @@ describe('entity skills', () => {
     }
   })
 
-  it('fails the task with the tool\'s refusal text', async () => {
+  it("fails the task with the tool's refusal text", async () => {
     const missing = await send({ skill: 'entity.notes', operation: 'get', arguments: { id: 'n404' } })
     expect(missing.status.state).toBe('TASK_STATE_FAILED')
     expect(statusText(missing)).toBe('note n404 not found')
@@ -73,7 +73,13 @@ describe('entity skills', () => {
     expect(notes).toMatchObject({ name: 'Notes', tags: ['entity', 'notes'], inputModes: ['application/json'], outputModes: ['application/json'] })
     const [first, ...lines] = notes.description.split('\n')
     expect(first).toMatch(/notes records.*skill, operation and arguments:$/)
-    expect(lines).toEqual(['list(page, limit, sort, done, title, body, ...)', 'get(id)', 'create(title, body, done, due_at)', 'update(id, title, body, done, due_at)', 'delete(id)'])
+    expect(lines).toEqual([
+      'list(page, limit, sort, done, title, body, ...)',
+      'get(id)',
+      'create(title, body, done, due_at)',
+      'update(id, title, body, done, due_at)',
+      'delete(id)',
+    ])
     expect(cardJson.skills.map((s: any) => s.id)).toEqual(['entity.notes', 'entity.billing.invoices', 'entity.secrets'])
     expect(cardJson.skills[1]).toMatchObject({ name: 'Invoices (billing)', description: expect.stringContaining('\nlist(page)\nget(id)') })
   })

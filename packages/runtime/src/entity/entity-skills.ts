@@ -37,8 +37,7 @@ export function entitySkillDescriptions(registry: ToolRegistry, principal: Princ
 }
 
 /** The skill id serving an entity's tools. */
-export const entitySkillId = (entity: string, namespace?: string): string =>
-  namespace ? `entity.${namespace}.${entity}` : `entity.${entity}`
+export const entitySkillId = (entity: string, namespace?: string): string => (namespace ? `entity.${namespace}.${entity}` : `entity.${entity}`)
 
 function groupByEntity(tools: readonly EntityTool[]): EntityGroup[] {
   const groups = new Map<string, EntityGroup>()
@@ -69,7 +68,11 @@ function entitySkill(registry: ToolRegistry, group: EntityGroup): Skill {
     handler: async (ctx) => {
       // Only what this caller may call is named; calling another is refused as MCP refuses it.
       const callable = new Set(registry.list(ctx.principal))
-      const operations = [...group.tools].filter(([, tool]) => callable.has(tool)).map(([op]) => op).join(', ') || 'none for this credential'
+      const operations =
+        [...group.tools]
+          .filter(([, tool]) => callable.has(tool))
+          .map(([op]) => op)
+          .join(', ') || 'none for this credential'
       const request = requestPart(ctx.message, group.id)
       const operation = request?.operation
       if (operation === undefined) {
@@ -116,5 +119,4 @@ function requestPart(message: Message, skillId: string): Record<string, unknown>
   return objects.find((data) => data.skill === skillId) ?? objects.find((data) => data.skill === undefined)
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

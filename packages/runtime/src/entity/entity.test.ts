@@ -81,8 +81,11 @@ describe('MCP over Streamable HTTP', () => {
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/Authentication required/) } })
   })
 
-  it('refuses a foreign browser Origin with 403 and admits the request\'s own', async () => {
-    await expect(connect({ Authorization: 'Bearer alice', Origin: 'https://evil.example' })).rejects.toMatchObject({ code: 403, message: expect.stringContaining('may not call this server from a browser') })
+  it("refuses a foreign browser Origin with 403 and admits the request's own", async () => {
+    await expect(connect({ Authorization: 'Bearer alice', Origin: 'https://evil.example' })).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringContaining('may not call this server from a browser'),
+    })
     const own = await connect({ Authorization: 'Bearer alice', Origin: server.url })
     expect((await own.listTools()).tools.length).toBe(7)
   })
@@ -119,10 +122,17 @@ describe('MCP over Streamable HTTP', () => {
   }
 
   it('answers arguments that are not an object with invalid params (-32602) naming them', async () => {
-    for (const [args, kind] of [['null', 'null'], ['[1]', 'an array'], ['"x"', 'string']]) {
+    for (const [args, kind] of [
+      ['null', 'null'],
+      ['[1]', 'an array'],
+      ['"x"', 'string'],
+    ]) {
       const { status, body } = await postMcp(`{"name":"notes_list","arguments":${args}}`)
       expect(status).toBe(200)
-      expect(body).toMatchObject({ id: 7, error: { code: -32602, message: `Invalid params: params.arguments: must be an object holding the tool's arguments (or left out), not ${kind}` } })
+      expect(body).toMatchObject({
+        id: 7,
+        error: { code: -32602, message: `Invalid params: params.arguments: must be an object holding the tool's arguments (or left out), not ${kind}` },
+      })
     }
   })
 

@@ -214,5 +214,4 @@ function parsedAlready(request: IncomingMessage): unknown {
   return request.readableEnded && body !== undefined ? body : undefined
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

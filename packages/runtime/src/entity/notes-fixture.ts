@@ -139,8 +139,7 @@ export const crashingTool: EntityTool = {
 }
 
 /** Notes, billing invoices, and secrets disabled for everyone. */
-export const testRegistry = (): ToolRegistry =>
-  createToolRegistry([...notesTools(), ...invoiceTools(), secretTool], { isEnabled: (tool) => tool.entity !== 'secrets' })
+export const testRegistry = (): ToolRegistry => createToolRegistry([...notesTools(), ...invoiceTools(), secretTool], { isEnabled: (tool) => tool.entity !== 'secrets' })
 
 /** The official MCP SDK client, connected over Streamable HTTP with these request headers. */
 export async function mcpClient(url: URL, headers: Record<string, string>): Promise<Client> {

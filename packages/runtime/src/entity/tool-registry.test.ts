@@ -25,12 +25,10 @@ describe('createToolRegistry', () => {
     expect(() => createToolRegistry([{ ...list!, name: 'has space' }])).toThrow(/Tool name "has space"/)
     expect(() => createToolRegistry([{ ...list!, operation: 'purge' as EntityTool['operation'] }])).toThrow(/operation "purge"/)
     expect(() => createToolRegistry([{ ...list!, inputSchema: { type: 'array' } }])).toThrow(/inputSchema of type "object"/)
-    expect(() => createToolRegistry([{ ...list!, inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }])).toThrow(
-      /notes_list" has an invalid inputSchema/,
-    )
+    expect(() => createToolRegistry([{ ...list!, inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }])).toThrow(/notes_list" has an invalid inputSchema/)
   })
 
-  it('applies schema defaults to a copy, leaving the caller\'s arguments as they were', async () => {
+  it("applies schema defaults to a copy, leaving the caller's arguments as they were", async () => {
     const registry = createToolRegistry(notesTools())
     const args = { sort: 'title' }
     await expect(registry.call('notes_list', args, alice)).resolves.toMatchObject({ page: 1, perPage: 20 })
@@ -61,7 +59,12 @@ describe('createToolRegistry', () => {
       entity: 'things',
       operation: 'get',
       description: 'Get a thing',
-      inputSchema: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string', maxLength: 3 } }, required: ['id'], additionalProperties: false },
+      inputSchema: {
+        type: 'object',
+        properties: { id: { type: 'string', format: 'uuid' }, code: { type: 'string', maxLength: 3 } },
+        required: ['id'],
+        additionalProperties: false,
+      },
       run,
     }
     const registry = createToolRegistry([tool])
@@ -85,7 +88,12 @@ describe('createToolRegistry', () => {
 
   it('treats a throwing isEnabled as disabled, and logs it', async () => {
     const { lines, logger } = capture()
-    const registry = createToolRegistry(notesTools(), { logger, isEnabled: () => { throw new Error('gate broke') } })
+    const registry = createToolRegistry(notesTools(), {
+      logger,
+      isEnabled: () => {
+        throw new Error('gate broke')
+      },
+    })
     expect(await refusal(registry.call('notes_list', {}, alice))).toBe('tool unavailable: notes_list')
     expect(lines).toEqual(['a2a: isEnabled threw for tool notes_list: Error: gate broke'])
   })
@@ -113,8 +121,18 @@ describe('isDateTime', () => {
     }
   })
   it('refuses other shapes and impossible values', () => {
-    for (const value of ['2026-09-01', '2026-09-01 22:43:45Z', '2026-09-01T22:43:45', '2025-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-04-31T00:00:00Z',
-      '2026-01-01T24:00:00Z', '2026-01-01T12:00:60Z', '2026-01-01T00:00:00+24:00', '2026-01-01T00:00:00.Z']) {
+    for (const value of [
+      '2026-09-01',
+      '2026-09-01 22:43:45Z',
+      '2026-09-01T22:43:45',
+      '2025-02-29T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T12:00:60Z',
+      '2026-01-01T00:00:00+24:00',
+      '2026-01-01T00:00:00.Z',
+    ]) {
       expect(isDateTime(value), value).toBe(false)
     }
   })

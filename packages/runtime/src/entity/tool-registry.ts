@@ -42,7 +42,11 @@ export function createToolRegistry(tools: EntityTool[], options: ToolRegistryOpt
     allErrors: false,
     // Annotation keywords other tools read (json-schema-to-typescript's tsType, x-*) must not stop startup.
     strict: false,
-    logger: { log: () => {}, warn: (...parts: unknown[]) => logger.warn(`a2a: tool schema: ${scrub(parts.join(' '))}`), error: (...parts: unknown[]) => logger.error(`a2a: tool schema: ${scrub(parts.join(' '))}`) },
+    logger: {
+      log: () => {},
+      warn: (...parts: unknown[]) => logger.warn(`a2a: tool schema: ${scrub(parts.join(' '))}`),
+      error: (...parts: unknown[]) => logger.error(`a2a: tool schema: ${scrub(parts.join(' '))}`),
+    },
   })
   ajv.addFormat('date-time', isDateTime)
   // A @db.Uuid column refuses anything else, so the schema says so (RFC 9562's textual form).
@@ -145,5 +149,4 @@ function describeError(error: ErrorObject | undefined): string {
   return `${field()} ${error.message ?? 'is invalid'}`
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

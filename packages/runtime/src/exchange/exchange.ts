@@ -37,7 +37,6 @@ import { TrimPacing } from '../run/trim-pacing.js'
 import type { Skill } from '../skills/skill.js'
 import { defineSkill } from '../skills/skill.js'
 import { MemoryStore } from '../store/memory-store.js'
-import type { Store } from '../store/store.js'
 import { capabilityOf } from '../store/capabilities.js'
 import { StreamSeats } from '../stream/stream-seats.js'
 import { TaskEvents } from '../run/task-events.js'
@@ -54,7 +53,6 @@ import { cardToV03, V03_CARD_PATH } from '../compat-v03/card-v03.js'
 import { wantsV03Card } from '../compat-v03/version-v03.js'
 
 export type { ExchangeOptions, ExtendedSkills }
-
 
 const MiB = 1024 * 1024
 
@@ -500,10 +498,12 @@ export class Exchange {
     for (const watcher of [...this.#watchers]) watcher({ shutdown: true })
     const runs = [...this.#core.runs.values()]
     // Then the trims their settling started, and those of runs that settled just before.
-    const settled = Promise.all(runs.map(async (run) => {
-      await run.cut()
-      await run.done
-    })).then(() => Promise.all(this.#core.retaining))
+    const settled = Promise.all(
+      runs.map(async (run) => {
+        await run.cut()
+        await run.done
+      }),
+    ).then(() => Promise.all(this.#core.retaining))
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))
     // The final states are notified too, within the same deadline.
@@ -525,12 +525,13 @@ const isBelow = (pathname: string, base: string): boolean => pathname.startsWith
  * store matches on (`<agent>:` or `<agent>:<tenant>`), so a task id of agent A is unknown on agent
  * B and retention tiers and tenant limits count per agent. Skills still see the caller's own tenant.
  */
-export const agentViewer = (agentId: string) => (principal: Principal): Viewer => {
-  const viewer = viewerOf(principal)
-  return { ...viewer, tenant: `${agentId}:${viewer.tenant ?? ''}` }
-}
+export const agentViewer =
+  (agentId: string) =>
+  (principal: Principal): Viewer => {
+    const viewer = viewerOf(principal)
+    return { ...viewer, tenant: `${agentId}:${viewer.tenant ?? ''}` }
+  }
 
 export function createExchange(options: ExchangeOptions): Exchange {
   return new Exchange(options)
 }
-

@@ -111,14 +111,19 @@ function objectConverter(fields: [string, Encodable][]): Encodable {
   }
 }
 
-const listOf = (convert: Encodable): Encodable => (value) => (Array.isArray(value) ? value.map(convert) : value)
+const listOf =
+  (convert: Encodable): Encodable =>
+  (value) =>
+    Array.isArray(value) ? value.map(convert) : value
 
-const mapOf = (convert: Encodable): Encodable => (value) => {
-  if (value === null || typeof value !== 'object') return value
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value)) out[key] = convert((value as Record<string, unknown>)[key])
-  return out
-}
+const mapOf =
+  (convert: Encodable): Encodable =>
+  (value) => {
+    if (value === null || typeof value !== 'object') return value
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(value)) out[key] = convert((value as Record<string, unknown>)[key])
+    return out
+  }
 
 function enumConverter(type: protobuf.Enum): Encodable {
   return (value) => {

@@ -32,12 +32,14 @@ export function a2aListener(target: Exchange | AgentHost, app?: RequestListener,
   const route = a2aRoutes(target, options)
   const logger = options.logger ?? consoleLogger
   const rest = app ?? notFound
-  const serving = (otherwise: RequestListener): RequestListener => (request, response) => {
-    const serve = route(request)
-    if (!serve) return otherwise(request, response)
-    const served = observes(logger) ? observeRequest(serve, request, response, logger) : serve(request, response)
-    served.catch((error: unknown) => failed(logger, request, response, error))
-  }
+  const serving =
+    (otherwise: RequestListener): RequestListener =>
+    (request, response) => {
+      const serve = route(request)
+      if (!serve) return otherwise(request, response)
+      const served = observes(logger) ? observeRequest(serve, request, response, logger) : serve(request, response)
+      served.catch((error: unknown) => failed(logger, request, response, error))
+    }
   const listener = serving(rest)
   setListenerHalves(listener, { a2a: serving(notFound), app: rest })
   return listener

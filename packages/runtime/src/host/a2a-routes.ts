@@ -111,6 +111,8 @@ const trimmed = (path: string): string => (path.length > 1 && path.endsWith('/')
 /** `<artifactsPath>/<taskId>/<fileId>`: two non-empty segments. */
 function isArtifactPath(path: string, base: string): boolean {
   if (!path.startsWith(`${base}/`)) return false
-  const [taskId, fileId, ...more] = trimmed(path).slice(base.length + 1).split('/')
+  const [taskId, fileId, ...more] = trimmed(path)
+    .slice(base.length + 1)
+    .split('/')
   return Boolean(taskId && fileId) && more.length === 0
 }

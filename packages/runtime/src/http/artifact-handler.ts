@@ -34,9 +34,14 @@ export function createArtifactHandler(options: ArtifactHandlerOptions) {
       return undefined
     })
     if (!principal?.owner) {
-      return sendJson(response, 401, { error: 'Authentication required: send the credentials you call the agent with' }, {
-        'WWW-Authenticate': bearerChallenge(options.publicUrl ?? requestBaseUrl(request)),
-      })
+      return sendJson(
+        response,
+        401,
+        { error: 'Authentication required: send the credentials you call the agent with' },
+        {
+          'WWW-Authenticate': bearerChallenge(options.publicUrl ?? requestBaseUrl(request)),
+        },
+      )
     }
     const [taskId, fileId] = new URL(request.url ?? '/', 'http://localhost').pathname.slice(prefix.length).split('/').map(decodeSegment)
     const record = taskId && fileId ? await options.store.get(taskId) : undefined

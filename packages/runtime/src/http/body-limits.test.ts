@@ -67,7 +67,7 @@ describe('request bodies and slow clients', () => {
     expect(text).toContain('"code":-32001')
   })
 
-  it('cuts a client whose headers never finish with the server\'s own headers timeout', async () => {
+  it("cuts a client whose headers never finish with the server's own headers timeout", async () => {
     const { answer } = rawRequest(server.url, 'POST /a2a HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ')
     const { text, ms } = await answer
     expect(text).toMatch(/^HTTP\/1\.1 408 /)
@@ -142,8 +142,6 @@ describe('createHttpServer', () => {
   it('sets the timeouts explicitly, and refuses a headers timeout longer than the request timeout', () => {
     const server = createHttpServer(() => {})
     expect({ headers: server.headersTimeout, request: server.requestTimeout, keepAlive: server.keepAliveTimeout }).toEqual({ headers: 10_000, request: 60_000, keepAlive: 5_000 })
-    expect(() => createHttpServer(() => {}, { headersTimeoutMs: 20_000, requestTimeoutMs: 10_000 })).toThrow(
-      'headersTimeoutMs (20000) must not exceed requestTimeoutMs (10000)',
-    )
+    expect(() => createHttpServer(() => {}, { headersTimeoutMs: 20_000, requestTimeoutMs: 10_000 })).toThrow('headersTimeoutMs (20000) must not exceed requestTimeoutMs (10000)')
   })
 })

@@ -13,8 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const send = (extensions?: string) =>
-  server.rpc('SendMessage', { message: userMessage('hi') }, extensions === undefined ? {} : { headers: { 'A2A-Extensions': extensions } })
+const send = (extensions?: string) => server.rpc('SendMessage', { message: userMessage('hi') }, extensions === undefined ? {} : { headers: { 'A2A-Extensions': extensions } })
 
 describe('A2A-Extensions', () => {
   it('refuses a request that does not list a required extension with -32008 naming it', async () => {

@@ -84,5 +84,4 @@ function withBacklog(server: Server, backlog: number): Server {
   return server
 }
 
-const definedOnly = <T extends object>(options: T): T =>
-  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T
+const definedOnly = <T extends object>(options: T): T => Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T

@@ -69,10 +69,14 @@ export function observeRequest(
   let span: Span | undefined
   if (tracing) {
     const parent = callerContext(request.headers)
-    span = tracer.startSpan(`${request.method ?? 'GET'} ${path}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': request.method ?? 'GET', 'url.path': path },
-    }, parent)
+    span = tracer.startSpan(
+      `${request.method ?? 'GET'} ${path}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': request.method ?? 'GET', 'url.path': path },
+      },
+      parent,
+    )
     response.once('close', () => endRequest(span!, note, response, path))
     if (logging) response.once('close', () => logRequest(logger, note, request, response, path, started))
     return context.with(withSpan(parent, span), () => serve(request, response))

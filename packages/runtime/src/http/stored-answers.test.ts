@@ -53,7 +53,10 @@ describe('answers show tasks as stored', () => {
   it('answers the repeat of a message with the stored task, byte for byte the answer a GetTask gets', async () => {
     const message = userMessage('again', { skill: 'plain' })
     const first = await server.post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: { message } }), { 'A2A-Version': '1.0', Authorization: 'Bearer alice' })
-    const repeat = await server.post(JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'SendMessage', params: { message } }), { 'A2A-Version': '1.0', Authorization: 'Bearer alice' })
+    const repeat = await server.post(JSON.stringify({ jsonrpc: '2.0', id: 'r', method: 'SendMessage', params: { message } }), {
+      'A2A-Version': '1.0',
+      Authorization: 'Bearer alice',
+    })
     expect(first.body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
     expect(repeat.body).toEqual({ jsonrpc: '2.0', id: 'r', result: first.body.result })
   })

@@ -22,7 +22,12 @@ it('ends every open live feed when the exchange shuts down, so the server can cl
   closers.push(() => new Promise((resolve) => server.close(resolve)))
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const token = new URL((await inbox.createLink({ owner: 'alice', baseUrl: base })).url).searchParams.get('token')!
-  const signIn = await fetch(`${base}/inbox/sign-in`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${token}`, redirect: 'manual' })
+  const signIn = await fetch(`${base}/inbox/sign-in`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `token=${token}`,
+    redirect: 'manual',
+  })
   const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!
   const feed = await fetch(`${base}/inbox/events`, { headers: { cookie } })
   expect(feed.status).toBe(200)

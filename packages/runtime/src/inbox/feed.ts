@@ -89,9 +89,10 @@ export class InboxFeed {
     const { page } = client
     const changed: [InboxAgent, Set<string>][] = []
     for (const agent of await this.agents.usable(page.principal)) {
-      const ids = page.taskId !== undefined
-        ? [page.taskId]
-        : ((await agent.exchange.call(page.principal, 'ListTasks', { statusTimestampAfter: since, pageSize: 50 })) as ListTasksResponse).tasks.map((task) => task.id)
+      const ids =
+        page.taskId !== undefined
+          ? [page.taskId]
+          : ((await agent.exchange.call(page.principal, 'ListTasks', { statusTimestampAfter: since, pageSize: 50 })) as ListTasksResponse).tasks.map((task) => task.id)
       changed.push([agent, new Set(ids)])
     }
     await this.#tell(client, changed)
@@ -138,9 +139,13 @@ export class InboxFeed {
     this.#flushing = undefined
     const changed = [...this.#changed]
     this.#changed.clear()
-    await Promise.all([...this.#clients].map((client) => this.#tell(client, changed).catch((error: unknown) => {
-      this.logger.warn(`a2a inbox: a live update was not sent: ${scrub(error)}`)
-    })))
+    await Promise.all(
+      [...this.#clients].map((client) =>
+        this.#tell(client, changed).catch((error: unknown) => {
+          this.logger.warn(`a2a inbox: a live update was not sent: ${scrub(error)}`)
+        }),
+      ),
+    )
   }
 
   async #tell(client: FeedClient, changed: [InboxAgent, Set<string>][]): Promise<void> {

@@ -29,7 +29,10 @@ const approve = defineSkill({
     await ctx.working()
     await gateOf(ctx.taskId).opened
     await ctx.artifact({ name: 'Payment decision', parts: `Decision: ${ctx.text}` })
-    await ctx.artifact({ name: 'decision.csv', parts: [{ raw: Buffer.from(`task,decision\n${ctx.taskId},${ctx.text}\n`).toString('base64'), mediaType: 'text/csv', filename: 'decision.csv' }] })
+    await ctx.artifact({
+      name: 'decision.csv',
+      parts: [{ raw: Buffer.from(`task,decision\n${ctx.taskId},${ctx.text}\n`).toString('base64'), mediaType: 'text/csv', filename: 'decision.csv' }],
+    })
     await ctx.complete(`Recorded: ${ctx.text}`)
   },
 })
@@ -249,7 +252,7 @@ describe('the inbox in Chromium', { timeout: 180_000 }, () => {
       { key: 'key-bob', owner: 'bob' },
       { key: 'key-alice-acme', owner: 'alice', tenant: 'acme' },
     ]
-    const sessions: (typeof people[number] & Awaited<ReturnType<typeof signedIn>> & { waiting: any; done: any })[] = []
+    const sessions: ((typeof people)[number] & Awaited<ReturnType<typeof signedIn>> & { waiting: any; done: any })[] = []
     for (const person of people) {
       const waiting = await waitingTask(person.key, `probe for ${person.owner} ${person.tenant ?? ''}`)
       const done = await completedTask(person.key, `done for ${person.owner} ${person.tenant ?? ''}`)

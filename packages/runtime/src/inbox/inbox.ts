@@ -55,7 +55,8 @@ const SECURITY_HEADERS = {
   // Not no-referrer: under it a browser sends `Origin: null` with the page's own forms.
   'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 }
 
 export class Inbox {
@@ -72,7 +73,7 @@ export class Inbox {
   constructor(target: Exchange | AgentHost, options: InboxOptions = {}) {
     this.path = (options.path ?? '/inbox').replace(/\/+$/, '')
     if (!this.path.startsWith('/') || this.path.length < 2) throw new Error(`Inbox path "${options.path}" must start with "/" and name a folder, like /inbox`)
-    if (options.tokens === false && !options.resolveSession) throw new Error('An inbox without its built-in sign-in (tokens: false) needs resolveSession, the app\'s own login')
+    if (options.tokens === false && !options.resolveSession) throw new Error("An inbox without its built-in sign-in (tokens: false) needs resolveSession, the app's own login")
     this.#options = options
     this.#logger = options.logger ?? consoleLogger
     const publicOrigin = options.publicUrl === undefined ? undefined : normalizeOrigin(options.publicUrl)
@@ -127,7 +128,13 @@ export class Inbox {
     if (method === 'POST') {
       const form = await this.#form(request)
       if (!form || !this.#sessions.csrfMatches(request, form.get('csrf') ?? undefined)) {
-        return this.#page(request, response, 403, (context) => messagePage(context, 'Refused', 'This form was missing its security token or was sent from an old page. Reload the inbox and send it again.'), signed)
+        return this.#page(
+          request,
+          response,
+          403,
+          (context) => messagePage(context, 'Refused', 'This form was missing its security token or was sent from an old page. Reload the inbox and send it again.'),
+          signed,
+        )
       }
       if (sub === '/sign-out') return this.#signOut(request, response, signed)
       if (segments.length === 3 && segments[0] === 'tasks' && segments[2] === 'answer') return this.#answer(request, response, signed, segments[1]!, form)
@@ -193,9 +200,11 @@ export class Inbox {
       return true
     }
     return this.#page(request, response, 401, (context) =>
-      messagePage(context, 'Sign in to your inbox', this.#tokens
-        ? 'Open a sign-in link to see your tasks. Get one with: npx a2a inbox-link --user <your id>.'
-        : 'Sign in to the app to see your tasks.'),
+      messagePage(
+        context,
+        'Sign in to your inbox',
+        this.#tokens ? 'Open a sign-in link to see your tasks. Get one with: npx a2a inbox-link --user <your id>.' : 'Sign in to the app to see your tasks.',
+      ),
     )
   }
 
@@ -240,7 +249,8 @@ export class Inbox {
     } else if ('url' in part) {
       // Content past the inline cap: the exchange's own file, read as the person.
       const match = /\/artifacts\/([^/]+)\/([^/?#]+)$/.exec(new URL(part.url, 'http://localhost').pathname)
-      const stored = match && decodeSegment(match[1]!) === view.task.id ? await view.agent.exchange.artifactFile(signed.principal, view.task.id, decodeSegment(match[2]!) ?? '') : undefined
+      const stored =
+        match && decodeSegment(match[1]!) === view.task.id ? await view.agent.exchange.artifactFile(signed.principal, view.task.id, decodeSegment(match[2]!) ?? '') : undefined
       if (stored) file = { bytes: stored.bytes, mediaType: stored.mediaType, filename: stored.filename ?? part.filename }
     } else if ('text' in part) {
       file = { bytes: Buffer.from(part.text), mediaType: `${part.mediaType || 'text/plain'}; charset=utf-8`, filename: part.filename }

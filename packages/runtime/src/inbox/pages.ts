@@ -40,7 +40,10 @@ const isWaiting = (task: Task) => task.status.state === 'TASK_STATE_INPUT_REQUIR
 
 /** The text of a message's text parts (data parts as JSON). */
 export const messageText = (message: Message | undefined): string =>
-  (message?.parts ?? []).map((part) => ('text' in part ? part.text : 'data' in part ? JSON.stringify(part.data) : '')).filter(Boolean).join('\n')
+  (message?.parts ?? [])
+    .map((part) => ('text' in part ? part.text : 'data' in part ? JSON.stringify(part.data) : ''))
+    .filter(Boolean)
+    .join('\n')
 
 export async function render(page: Html): Promise<string> {
   return String(await page)
@@ -60,13 +63,15 @@ export function layout(context: PageContext, title: string, body: Html): Html {
 <a class="skip" href="#main">Skip to content</a>
 <header>
 <p class="brand"><a href="${context.path}">Inbox</a></p>
-${context.owner === undefined
-  ? ''
-  : html`<form method="post" action="${context.path}/sign-out" class="sign-out">
+${
+  context.owner === undefined
+    ? ''
+    : html`<form method="post" action="${context.path}/sign-out" class="sign-out">
 <input type="hidden" name="csrf" value="${context.csrf}">
 <span>Signed in as <strong>${context.owner}</strong></span>
 <button type="submit">Sign out</button>
-</form>`}
+</form>`
+}
 </header>
 <main id="main" tabindex="-1"${context.readAt ? html` data-read-at="${context.readAt}"` : ''}>
 ${body}
@@ -121,11 +126,13 @@ ${task.artifacts.map((artifact) => html`<li><a href="${artifactUrl(context.path,
 </ul>`
 }
 
-export const artifactUrl = (path: string, taskId: string, artifactId: string): string =>
-  `${path}/tasks/${encodeURIComponent(taskId)}/artifacts/${encodeURIComponent(artifactId)}`
+export const artifactUrl = (path: string, taskId: string, artifactId: string): string => `${path}/tasks/${encodeURIComponent(taskId)}/artifacts/${encodeURIComponent(artifactId)}`
 
 export function listPage(context: PageContext, waiting: TaskView[], recent: TaskView[]): Html {
-  return layout(context, 'Inbox', html`<h1>Inbox</h1>
+  return layout(
+    context,
+    'Inbox',
+    html`<h1>Inbox</h1>
 <section aria-labelledby="waiting-title">
 <h2 id="waiting-title">Waiting for you</h2>
 <ul id="waiting" class="tasks" data-empty="Nothing is waiting for you.">
@@ -137,7 +144,8 @@ ${waiting.length ? waiting.map((view) => taskItem(context, view)) : html`<li cla
 <ul id="recent" class="tasks" data-empty="No recent tasks.">
 ${recent.length ? recent.map((view) => taskItem(context, view)) : html`<li class="empty">No recent tasks.</li>`}
 </ul>
-</section>`)
+</section>`,
+  )
 }
 
 /** The task's own page: where it stands, the answer form, the whole conversation and the work products. */
@@ -164,10 +172,14 @@ export function taskPage(context: PageContext, view: TaskView, answer?: AnswerSt
 /** An artifact: its text shown, its data as JSON, each file a download link. */
 export function artifactPage(context: PageContext, view: TaskView, artifact: Artifact): Html {
   const base = artifactUrl(context.path, view.task.id, artifact.artifactId)
-  return layout(context, `${artifact.name || 'Work product'} · Inbox`, html`<p><a href="${context.path}/tasks/${view.task.id}">Back to the task</a></p>
+  return layout(
+    context,
+    `${artifact.name || 'Work product'} · Inbox`,
+    html`<p><a href="${context.path}/tasks/${view.task.id}">Back to the task</a></p>
 <h1>${artifact.name || 'Work product'}</h1>
 ${artifact.description ? html`<p>${artifact.description}</p>` : ''}
-${artifact.parts.map((part, index) => partView(part, `${base}/${index}`))}`)
+${artifact.parts.map((part, index) => partView(part, `${base}/${index}`))}`,
+  )
 }
 
 function partView(part: Part, url: string): Html {
@@ -183,12 +195,16 @@ export function messagePage(context: PageContext, title: string, text: string, e
 }
 
 export function signInPage(context: PageContext, token: string): Html {
-  return layout(context, 'Sign in · Inbox', html`<h1>Sign in to your inbox</h1>
+  return layout(
+    context,
+    'Sign in · Inbox',
+    html`<h1>Sign in to your inbox</h1>
 <p>This link signs you in once. Continue to open your inbox.</p>
 <form method="post" action="${context.path}/sign-in">
 <input type="hidden" name="token" value="${token}">
 <button type="submit">Sign in</button>
-</form>`)
+</form>`,
+  )
 }
 
 const stateClass = (state: TaskState) => state.replace('TASK_STATE_', '').toLowerCase().replace('_', '-')

@@ -15,8 +15,7 @@ export interface PrismaInboxTokenClient {
   a2AInboxToken: Delegate<InboxTokenRow>
 }
 
-const recordOf = (row: InboxTokenRow | null, kind: InboxTokenRecord['kind']): InboxTokenRecord | undefined =>
-  row?.kind === kind ? { ...row, kind } : undefined
+const recordOf = (row: InboxTokenRow | null, kind: InboxTokenRecord['kind']): InboxTokenRecord | undefined => (row?.kind === kind ? { ...row, kind } : undefined)
 
 export function prismaInboxTokens(db: PrismaInboxTokenClient): InboxTokens {
   const rows = db.a2AInboxToken

@@ -56,7 +56,7 @@ export interface NewInboxLink {
 /** Stores a one-time link for `owner` and returns its token (shown once) and expiry. */
 export async function mintInboxLink(tokens: InboxTokens, link: NewInboxLink): Promise<{ token: string; expiresAt: Date }> {
   if (!link.owner.trim()) throw new Error('An inbox link needs the user it signs in (its owner)')
-  if (link.tenant !== undefined && !link.tenant.trim()) throw new Error('An inbox link\'s tenant cannot be empty; leave it out for none')
+  if (link.tenant !== undefined && !link.tenant.trim()) throw new Error("An inbox link's tenant cannot be empty; leave it out for none")
   const ttlMs = link.ttlMs ?? LINK_TTL_MS
   if (!(ttlMs > 0)) throw new Error(`An inbox link's lifetime must be a positive number of milliseconds, not ${ttlMs}`)
   const token = newToken()

@@ -133,7 +133,12 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
     async start() {
       if (handle) return
       stopping = false
-      handle = await setup.queue.work({ run, dead: (queued, reason, attempts) => dead(queued, reasonOf(reason), attempts), concurrency, ...(core.agentId === undefined ? {} : { agent: core.agentId }) })
+      handle = await setup.queue.work({
+        run,
+        dead: (queued, reason, attempts) => dead(queued, reasonOf(reason), attempts),
+        concurrency,
+        ...(core.agentId === undefined ? {} : { agent: core.agentId }),
+      })
     },
     async stop() {
       stopping = true

@@ -75,7 +75,8 @@ async function rpc(endpoint: string, method: string, params: unknown): Promise<a
   return body.result
 }
 
-const kindOf = (body: any): string => (body.statusUpdate ? body.statusUpdate.status.state : body.artifactUpdate ? `artifact ${body.artifactUpdate.artifact.artifactId}` : Object.keys(body)[0]!)
+const kindOf = (body: any): string =>
+  body.statusUpdate ? body.statusUpdate.status.state : body.artifactUpdate ? `artifact ${body.artifactUpdate.artifact.artifactId}` : Object.keys(body)[0]!
 
 it('a job survives kill -9 of its worker mid-run: another worker completes it once, each push delivered once', async () => {
   const web = await start('serve')

@@ -191,12 +191,14 @@ describe('jobs on the memory queue', () => {
     startWorker(server)
     const task = await send(server, 'stuck', {})
     await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_FAILED')
-    expect((await server.result('GetTask', { id: task.id })).status.message.parts).toEqual([{ text: 'job "stuck" failed after 2 attempts: the attempt ran past the job\'s timeoutMs (100 ms)' }])
+    expect((await server.result('GetTask', { id: task.id })).status.message.parts).toEqual([
+      { text: 'job "stuck" failed after 2 attempts: the attempt ran past the job\'s timeoutMs (100 ms)' },
+    ])
     expect(aborted).toEqual(['attempt 1', 'attempt 2'])
     expect(queue.pending).toBe(0)
   })
 
-  it('a retry after a throw sees the earlier attempt\'s artifact and does not make it again', async () => {
+  it("a retry after a throw sees the earlier attempt's artifact and does not make it again", async () => {
     const flaky = defineJob({
       name: 'flaky',
       input: z.object({}),
@@ -277,7 +279,11 @@ describe('jobs on the memory queue', () => {
         await ctx.complete()
       },
     })
-    const onJobs = await startTestServer({ skills: [defineSkill({ id: 'start', description: 'enqueues again', handler: (ctx) => ctx.enqueue(again, {}) })], jobs: { queue: new MemoryJobQueue(), jobs: [again] }, logger: quiet })
+    const onJobs = await startTestServer({
+      skills: [defineSkill({ id: 'start', description: 'enqueues again', handler: (ctx) => ctx.enqueue(again, {}) })],
+      jobs: { queue: new MemoryJobQueue(), jobs: [again] },
+      logger: quiet,
+    })
     open.push(onJobs)
     startWorker(onJobs)
     const { task } = await onJobs.result('SendMessage', { message: userMessage('x') })
@@ -288,7 +294,7 @@ describe('jobs on the memory queue', () => {
     expect(() => defineJob({ name: 'bad name', input: z.object({}), run: () => {} })).toThrow(/^Job name "bad name" must start/)
   })
 
-  it('crash window: a job queued whose task kept its dead run\'s lease is taken over once that lease lapses', async () => {
+  it("crash window: a job queued whose task kept its dead run's lease is taken over once that lease lapses", async () => {
     const store = new MemoryStore()
     const finish = defineJob({ name: 'finish', input: z.object({}), run: (ctx) => ctx.complete('finished by the job') })
     const queue = new MemoryJobQueue()
@@ -300,7 +306,18 @@ describe('jobs on the memory queue', () => {
     const lapsesAt = Date.now() + 300
     await store.update(task.id, record.version, { task: { ...record.task, status: { state: 'TASK_STATE_SUBMITTED' } }, lease: { runner: 'dead-replica', until: lapsesAt } })
     const message = record.task.history![0]!
-    await queue.enqueue({ key: `${task.id}/${message.messageId}/finish`, taskId: task.id, job: 'finish', input: {}, messageId: message.messageId, principal: { owner: 'alice' }, baseUrl: server.url }, { retries: 0, backoff: { delayMs: 1, exponential: false }, timeoutMs: 5000 })
+    await queue.enqueue(
+      {
+        key: `${task.id}/${message.messageId}/finish`,
+        taskId: task.id,
+        job: 'finish',
+        input: {},
+        messageId: message.messageId,
+        principal: { owner: 'alice' },
+        baseUrl: server.url,
+      },
+      { retries: 0, backoff: { delayMs: 1, exponential: false }, timeoutMs: 5000 },
+    )
     startWorker(server)
     await expect.poll(() => stateOf(server, task.id)).toBe('TASK_STATE_COMPLETED')
     expect(Date.now()).toBeGreaterThanOrEqual(lapsesAt)

@@ -43,7 +43,11 @@ function queue(options: { expireGraceMs?: number } = {}): MysqlJobQueue {
 }
 
 async function serve(jobs: Job[], on: MysqlJobQueue): Promise<TestServer> {
-  const skill = defineSkill({ id: 'enqueue', description: 'hands its work to the job its text names', handler: (ctx) => ctx.enqueue(jobs.find((job) => job.name === ctx.text)!, {}) })
+  const skill = defineSkill({
+    id: 'enqueue',
+    description: 'hands its work to the job its text names',
+    handler: (ctx) => ctx.enqueue(jobs.find((job) => job.name === ctx.text)!, {}),
+  })
   const server = await startTestServer({ skills: [skill], store: new PrismaStore(database.db), jobs: { queue: on, jobs }, logger: quiet })
   open.push(() => server.close())
   const worker = server.exchange.jobWorker({ concurrency: 1, handOverPollMs: 20 })

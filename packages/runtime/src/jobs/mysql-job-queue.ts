@@ -92,7 +92,10 @@ export class MysqlJobQueue implements JobQueue {
 
   constructor(options: MysqlJobQueueOptions) {
     if (!options?.pool && !options?.url) throw new Error("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL, e.g. mysql://root@127.0.0.1:3306/invoices)")
-    if (!options.pool && !URL_SCHEME.test(options.url!)) throw new Error(`MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(options.url).split('//')[0], 20))}`)
+    if (!options.pool && !URL_SCHEME.test(options.url!))
+      throw new Error(
+        `MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(options.url).split('//')[0], 20))}`,
+      )
     this.#options = options
     this.#ownPool = !options.pool
     // The driver reads mariadb:// URLs only; BIGINT columns (times in ms) as numbers, not BigInt.
@@ -200,7 +203,10 @@ export class MysqlJobQueue implements JobQueue {
       await connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
       await connection.beginTransaction()
       const [row] = (await connection.query(
-        { sql: `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_jobs WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`, bigIntAsNumber: true },
+        {
+          sql: `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_jobs WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          bigIntAsNumber: true,
+        },
         [agent],
       )) as Row[]
       let claimed: { row: Row; dead?: string } | undefined
@@ -208,7 +214,11 @@ export class MysqlJobQueue implements JobQueue {
         await connection.query(`UPDATE a2a_jobs SET run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [grace, this.#worker, row.id])
         claimed = { row, dead: 'its worker stopped during the last attempt' }
       } else if (row) {
-        await connection.query(`UPDATE a2a_jobs SET state = 'active', attempts = attempts + 1, run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [row.timeout_ms + grace, this.#worker, row.id])
+        await connection.query(`UPDATE a2a_jobs SET state = 'active', attempts = attempts + 1, run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [
+          row.timeout_ms + grace,
+          this.#worker,
+          row.id,
+        ])
         claimed = { row: { ...row, attempts: row.attempts + 1 } }
       }
       await connection.commit()

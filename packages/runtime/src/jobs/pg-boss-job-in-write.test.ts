@@ -76,7 +76,15 @@ async function pausedTask(): Promise<{ record: TaskRecord; queued: QueuedJob }> 
   const { task } = await server.result('SendMessage', { message: userMessage('hello', { skill: 'ask' }) })
   const record = (await store.get(task.id))!
   const messageId = `m-${task.id}`
-  const queued: QueuedJob = { key: `${task.id}/${messageId}/statement`, taskId: task.id, job: 'statement', input: { month: 'May' }, messageId, principal: { owner: 'alice' }, baseUrl: 'http://127.0.0.1' }
+  const queued: QueuedJob = {
+    key: `${task.id}/${messageId}/statement`,
+    taskId: task.id,
+    job: 'statement',
+    input: { month: 'May' },
+    messageId,
+    principal: { owner: 'alice' },
+    baseUrl: 'http://127.0.0.1',
+  }
   return { record, queued }
 }
 

@@ -90,5 +90,7 @@ it('an enqueue of the same key stores one job', async () => {
   } finally {
     await client.end()
   }
-  expect(() => new PgBossJobQueue({ schema: 'Bad-Schema', connectionString: database.url })).toThrow('PgBossJobQueue schema "Bad-Schema" must be a lower-case SQL identifier like a2a_jobs')
+  expect(() => new PgBossJobQueue({ schema: 'Bad-Schema', connectionString: database.url })).toThrow(
+    'PgBossJobQueue schema "Bad-Schema" must be a lower-case SQL identifier like a2a_jobs',
+  )
 })

@@ -33,7 +33,8 @@ export interface PgBossJobQueueOptions {
 }
 
 /** The queue and the dead-letter queue of an agent's jobs (each hosted agent has its own, and its own worker). */
-const queuesOf = (agent: string | undefined) => (agent === undefined ? { queue: 'a2a-jobs', dead: 'a2a-jobs-dead' } : { queue: `a2a-jobs-${agent}`, dead: `a2a-jobs-dead-${agent}` })
+const queuesOf = (agent: string | undefined) =>
+  agent === undefined ? { queue: 'a2a-jobs', dead: 'a2a-jobs-dead' } : { queue: `a2a-jobs-${agent}`, dead: `a2a-jobs-dead-${agent}` }
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 /** pg-boss 10 refuses a job that expires past this (its attorney.js). */
 const MAX_EXPIRATION_HOURS = 24

@@ -28,7 +28,11 @@ function queueOn(file: string): SqliteJobQueue {
 }
 
 async function serve(jobs: Job[], queue: SqliteJobQueue, store = new MemoryStore()): Promise<TestServer> {
-  const skill = defineSkill({ id: 'enqueue', description: 'hands its work to the job its text names', handler: (ctx) => ctx.enqueue(jobs.find((job) => job.name === ctx.text)!, {}) })
+  const skill = defineSkill({
+    id: 'enqueue',
+    description: 'hands its work to the job its text names',
+    handler: (ctx) => ctx.enqueue(jobs.find((job) => job.name === ctx.text)!, {}),
+  })
   const server = await startTestServer({ skills: [skill], store, jobs: { queue, jobs }, logger: quiet })
   open.push(() => server.close())
   return server

@@ -84,7 +84,8 @@ function open(file: string): Connection {
     throw new Error('SqliteJobQueue needs the better-sqlite3 package: npm install better-sqlite3', { cause: error })
   }
   const path = file.replace(/^file:/, '')
-  if (path === '' || path.startsWith(':memory:')) throw new Error(`SqliteJobQueue needs a file, not ${JSON.stringify(file)}: its jobs must outlive the process (use MemoryJobQueue otherwise)`)
+  if (path === '' || path.startsWith(':memory:'))
+    throw new Error(`SqliteJobQueue needs a file, not ${JSON.stringify(file)}: its jobs must outlive the process (use MemoryJobQueue otherwise)`)
   const db = new Database(path, { timeout: 5000 })
   db.pragma('journal_mode = WAL')
   db.exec(SCHEMA)
@@ -105,9 +106,7 @@ export class SqliteJobQueue implements JobQueue {
     this.#db = open(options.file)
     const prepare = (sql: string) => this.#db.prepare(sql)
     this.#statements = {
-      insert: prepare(
-        `INSERT OR IGNORE INTO a2a_job (key, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
+      insert: prepare(`INSERT OR IGNORE INTO a2a_job (key, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       // Waiting and due, or active past its expiry (its worker stopped).
       due: prepare(`SELECT * FROM a2a_job WHERE agent = ? AND state IN ('waiting', 'active') AND run_at <= ? ORDER BY run_at LIMIT 1`),
       claim: prepare(`UPDATE a2a_job SET state = 'active', attempts = attempts + 1, run_at = ?, worker = ?, updated_at = ? WHERE key = ?`),

@@ -111,25 +111,23 @@ describe('method table', () => {
     }
   })
 
-  it.each([
-    'CreateTaskPushNotificationConfig',
-    'GetTaskPushNotificationConfig',
-    'ListTaskPushNotificationConfigs',
-    'DeleteTaskPushNotificationConfig',
-  ])('%s answers -32003 while push is off', async (method) => {
-    const quiet = await startTestServer({ check: wireCheck, skills: [echo], pushNotifications: false })
-    try {
-      const reply = await quiet.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
-      expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
-      const send = await quiet.rpc('SendMessage', { message: userMessage('x'), configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } })
-      expect(send.body.error.code).toBe(-32003)
-      expect((await quiet.result('ListTasks')).totalSize).toBe(0)
-      const card = (await (await fetch(`${quiet.url}/.well-known/agent-card.json`)).json()) as any
-      expect(card.capabilities.pushNotifications).toBe(false)
-    } finally {
-      await quiet.close()
-    }
-  })
+  it.each(['CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig'])(
+    '%s answers -32003 while push is off',
+    async (method) => {
+      const quiet = await startTestServer({ check: wireCheck, skills: [echo], pushNotifications: false })
+      try {
+        const reply = await quiet.rpc(method, { taskId: 'x', id: 'y', url: 'https://example.com' })
+        expect(reply.body.error).toMatchObject({ code: -32003, data: [{ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' }] })
+        const send = await quiet.rpc('SendMessage', { message: userMessage('x'), configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } })
+        expect(send.body.error.code).toBe(-32003)
+        expect((await quiet.result('ListTasks')).totalSize).toBe(0)
+        const card = (await (await fetch(`${quiet.url}/.well-known/agent-card.json`)).json()) as any
+        expect(card.capabilities.pushNotifications).toBe(false)
+      } finally {
+        await quiet.close()
+      }
+    },
+  )
 
   it('GetExtendedAgentCard answers -32007 when no extended card is configured', async () => {
     expect((await server.rpc('GetExtendedAgentCard')).body.error).toMatchObject({ code: -32007, data: [{ reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED' }] })

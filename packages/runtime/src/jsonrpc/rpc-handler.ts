@@ -29,11 +29,13 @@ export interface RpcHttpOptions extends GateOptions {
 }
 
 /** A transport refusal: an HTTP status with a JSON-RPC error body for clients that read it (`id` once the envelope named one). */
-export const rpcRefuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}, id: JsonRpcId = null) => {
-  noteOutcome(requestNote(response), { error })
-  sendJson(response, status, rpcError(id, error), headers)
-  return undefined
-}
+export const rpcRefuser =
+  (response: ServerResponse) =>
+  (status: number, error: A2AError, headers: Record<string, string> = {}, id: JsonRpcId = null) => {
+    noteOutcome(requestNote(response), { error })
+    sendJson(response, status, rpcError(id, error), headers)
+    return undefined
+  }
 
 export async function handleRpc(options: RpcHttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const note = noteBinding(response, 'jsonrpc')

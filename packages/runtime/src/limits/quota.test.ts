@@ -123,7 +123,7 @@ describe('occupied tasks per tenant', () => {
 })
 
 describe('concurrent streams per API key', () => {
-  it.each(EVERY_BINDING)('refuses a key its next stream at the cap, while the owner\'s other key still streams (%s)', async (under) => {
+  it.each(EVERY_BINDING)("refuses a key its next stream at the cap, while the owner's other key still streams (%s)", async (under) => {
     await start(under, { skills: [hold], tokens, maxStreamsPerKey: 1 })
     const first = await client.stream('SendStreamingMessage', { message: userMessage('go', { skill: 'hold' }) }, { token: 'alice' })
     expect(first.status).toBe(ok())

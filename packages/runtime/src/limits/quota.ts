@@ -53,7 +53,9 @@ export class Quota {
       if (!take.taken) {
         throw new HttpRefusal(
           429,
-          A2AError.unsupported(`Too many tasks running at once: at most ${occupiedPerTenant} per ${viewer.tenant === null ? 'owner' : 'tenant'}; retry when one of them finishes or asks for input`),
+          A2AError.unsupported(
+            `Too many tasks running at once: at most ${occupiedPerTenant} per ${viewer.tenant === null ? 'owner' : 'tenant'}; retry when one of them finishes or asks for input`,
+          ),
         )
       }
       taken.push([key, taskId])
@@ -67,11 +69,9 @@ export class Quota {
       if (!take.taken) {
         await undo()
         const seconds = Math.max(1, Math.ceil(take.retryAfterMs / 1000))
-        throw new HttpRefusal(
-          429,
-          A2AError.unsupported(`Too many new tasks: at most ${turnsPerHour} per hour per ${key.split(' ')[1]}; the next one fits in ${seconds} s`),
-          { 'Retry-After': String(seconds) },
-        )
+        throw new HttpRefusal(429, A2AError.unsupported(`Too many new tasks: at most ${turnsPerHour} per hour per ${key.split(' ')[1]}; the next one fits in ${seconds} s`), {
+          'Retry-After': String(seconds),
+        })
       }
       taken.push([key, taskId])
     }

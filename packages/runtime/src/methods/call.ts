@@ -29,8 +29,6 @@ export function createCall(core: ExchangeCore, methods: Record<string, MethodHan
 
 /** -32601, with a pointer to the v1.0 name when a v0.x slash method was sent. */
 export function unknownMethod(method: string, known: readonly string[]): A2AError {
-  const hint = method.includes('/')
-    ? `v0.x method names are not served; this server speaks A2A 1.0, whose methods are ${known.join(', ')}`
-    : `Methods: ${known.join(', ')}`
+  const hint = method.includes('/') ? `v0.x method names are not served; this server speaks A2A 1.0, whose methods are ${known.join(', ')}` : `Methods: ${known.join(', ')}`
   return A2AError.methodNotFound(method, hint)
 }

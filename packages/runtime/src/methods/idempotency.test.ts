@@ -55,7 +55,13 @@ describe.each([
   let opened: { store?: Store; close: () => Promise<void> }
   beforeAll(async () => {
     opened = await open()
-    server = await startTestServer({ check: wireCheck, skills: [counted, ask, held], allowPrivatePush: true, maxConcurrentRunsPerOwner: -1, ...(opened.store ? { store: opened.store } : {}) })
+    server = await startTestServer({
+      check: wireCheck,
+      skills: [counted, ask, held],
+      allowPrivatePush: true,
+      maxConcurrentRunsPerOwner: -1,
+      ...(opened.store ? { store: opened.store } : {}),
+    })
     // A loopback receiver, so push delivery has somewhere real to go.
     receiver = createServer((request, response) => {
       request.resume()
@@ -85,7 +91,7 @@ describe.each([
     expect(runs).toBe(1)
   })
 
-  it('answers a repeat with its task while the owner\'s one run slot is taken, by that very task', async () => {
+  it("answers a repeat with its task while the owner's one run slot is taken, by that very task", async () => {
     // Another replica with a run cap: there the repeat is looked for before a slot is taken.
     const capped = await startTestServer({ check: wireCheck, skills: [counted, held], maxConcurrentRunsPerOwner: 1, ...(opened.store ? { store: opened.store } : {}) })
     let release!: () => void

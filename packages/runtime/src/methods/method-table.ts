@@ -6,12 +6,7 @@
  */
 import { GetExtendedAgentCard } from './extended-card.js'
 import type { Method, MethodHandler, MethodOptions } from './method.js'
-import {
-  CreateTaskPushNotificationConfig,
-  DeleteTaskPushNotificationConfig,
-  GetTaskPushNotificationConfig,
-  ListTaskPushNotificationConfigs,
-} from './push-configs.js'
+import { CreateTaskPushNotificationConfig, DeleteTaskPushNotificationConfig, GetTaskPushNotificationConfig, ListTaskPushNotificationConfigs } from './push-configs.js'
 import { SendMessage } from './send-message.js'
 import { SendStreamingMessage, SubscribeToTask } from './streaming.js'
 import { CancelTask, GetTask, ListTasks } from './task-queries.js'

@@ -12,14 +12,7 @@ import type { PushConfigRecord, Store } from '../store/store.js'
 import { TaskEvents } from '../run/task-events.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { parseParams, sendMessageParams } from '../wire/params.js'
-import {
-  attachPushConfig,
-  checkSendPushConfig,
-  createPushConfig,
-  deletePushConfig,
-  getPushConfig,
-  listPushConfigs,
-} from './push-configs.js'
+import { attachPushConfig, checkSendPushConfig, createPushConfig, deletePushConfig, getPushConfig, listPushConfigs } from './push-configs.js'
 import { createPushConfigParams, listPushConfigsParams, pushConfigRefParams } from '../push/push-params.js'
 
 const quiet = { warn: () => {}, error: () => {} }
@@ -95,9 +88,13 @@ describe('createPushConfig', () => {
     expect((await createPushConfig(core, alice, { taskId: 't1', id: '', url: HOOK }, guarded)).id).toMatch(/^[0-9a-f-]{36}$/)
   })
 
-  it('answers -32001 for another owner\'s, another scope set\'s or an unknown task, before looking at the URL', async () => {
+  it("answers -32001 for another owner's, another scope set's or an unknown task, before looking at the URL", async () => {
     const core = await withTask()
-    for (const [caller, taskId] of [[bob, 't1'], [aliceScoped, 't1'], [alice, 'nope']] as const) {
+    for (const [caller, taskId] of [
+      [bob, 't1'],
+      [aliceScoped, 't1'],
+      [alice, 'nope'],
+    ] as const) {
       // A refused URL would be -32602; the task check comes first so nothing leaks.
       const error = await failure(createPushConfig(core, caller, { taskId, url: 'http://127.0.0.1/' }, guarded))
       expect(error.code).toBe(-32001)
@@ -120,7 +117,7 @@ describe('createPushConfig', () => {
     await expect(createPushConfig(core, alice, { taskId: 't1', url: 'http://127.0.0.1:8080/hook' }, open)).resolves.toMatchObject({ taskId: 't1' })
   })
 
-  it('bounds each field\'s length', async () => {
+  it("bounds each field's length", async () => {
     const core = await withTask()
     const error = await failure(createPushConfig(core, alice, { taskId: 't1', url: HOOK, token: 'x'.repeat(4097) }, guarded))
     expect(error.metadata).toEqual({ field: 'params.token' })
@@ -250,7 +247,7 @@ describe('SendMessage push config', () => {
 })
 
 describe('retention', () => {
-  it('deletes the push configs of the tasks it trims, through the store\'s trimmer or through list and delete', async () => {
+  it("deletes the push configs of the tasks it trims, through the store's trimmer or through list and delete", async () => {
     for (const withTrimmer of [true, false]) {
       const inner = new MemoryStore()
       // The same store without its trimmer (old style: flags, no optional members): retention then lists the tier and deletes.

@@ -49,24 +49,16 @@ const noPush = () =>
 export const CreateTaskPushNotificationConfig: Method = ({ push }) =>
   push ? (core, caller, raw) => createPushConfig(core, caller, parse(core, createPushConfigParams, raw), push) : noPush
 
-export const GetTaskPushNotificationConfig: Method = ({ push }) =>
-  push ? (core, caller, raw) => getPushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush
+export const GetTaskPushNotificationConfig: Method = ({ push }) => (push ? (core, caller, raw) => getPushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush)
 
-export const ListTaskPushNotificationConfigs: Method = ({ push }) =>
-  push ? (core, caller, raw) => listPushConfigs(core, caller, parse(core, listPushConfigsParams, raw)) : noPush
+export const ListTaskPushNotificationConfigs: Method = ({ push }) => (push ? (core, caller, raw) => listPushConfigs(core, caller, parse(core, listPushConfigsParams, raw)) : noPush)
 
-export const DeleteTaskPushNotificationConfig: Method = ({ push }) =>
-  push ? (core, caller, raw) => deletePushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush
+export const DeleteTaskPushNotificationConfig: Method = ({ push }) => (push ? (core, caller, raw) => deletePushConfig(core, caller, parse(core, pushConfigRefParams, raw)) : noPush)
 
 // Configs live as long as their task and every byte is the caller's; bound each field.
 const MAX_LENGTH = { id: 256, url: 4096, token: 4096, 'authentication.scheme': 64, 'authentication.credentials': 8192 }
 
-export async function createPushConfig(
-  core: ExchangeCore,
-  caller: Caller,
-  params: CreatePushConfigParams,
-  options: PushConfigOptions,
-): Promise<TaskPushNotificationConfig> {
+export async function createPushConfig(core: ExchangeCore, caller: Caller, params: CreatePushConfigParams, options: PushConfigOptions): Promise<TaskPushNotificationConfig> {
   const task = await findVisible(core, caller.viewer, params.taskId)
   const checked = await checkPushConfig(params, options, 'params')
   return storePushConfig(core, task, checked, options, caller.generation)

@@ -14,17 +14,9 @@ import type { AcceptHooks } from './send-message.js'
 import { toWireTask } from '../run/to-wire.js'
 
 const samePushConfig = (held: PushConfigRecord, sent: CheckedPushConfig): boolean =>
-  (sent.id === undefined || sent.id === held.id) &&
-  held.url === sent.url &&
-  held.token === sent.token &&
-  isDeepStrictEqual(held.authentication, sent.authentication)
+  (sent.id === undefined || sent.id === held.id) && held.url === sent.url && held.token === sent.token && isDeepStrictEqual(held.authentication, sent.authentication)
 
-export async function pushOnSend(
-  core: ExchangeCore,
-  caller: Caller,
-  params: SendMessageParams,
-  push: PushConfigOptions | undefined,
-): Promise<AcceptHooks['attachPush']> {
+export async function pushOnSend(core: ExchangeCore, caller: Caller, params: SendMessageParams, push: PushConfigOptions | undefined): Promise<AcceptHooks['attachPush']> {
   if (!params.configuration?.taskPushNotificationConfig) return undefined
   if (!push) {
     throw new A2AError(

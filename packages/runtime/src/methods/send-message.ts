@@ -35,12 +35,14 @@ import { toWireTask } from '../run/to-wire.js'
 /** A send's hooks when it has none: one object for all of them (acceptMessage only reads it). */
 const NO_HOOKS: AcceptHooks = Object.freeze({})
 
-export const SendMessage: Method = ({ push }) => async (core, caller, raw) => {
-  const params = parse(core, sendMessageParams, raw)
-  // Awaited only for a config to check: each await is a turn of the microtask queue.
-  const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, caller, params, push) : undefined
-  return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
-}
+export const SendMessage: Method =
+  ({ push }) =>
+  async (core, caller, raw) => {
+    const params = parse(core, sendMessageParams, raw)
+    // Awaited only for a config to check: each await is a turn of the microtask queue.
+    const attachPush = params.configuration?.taskPushNotificationConfig ? await pushOnSend(core, caller, params, push) : undefined
+    return answerSend(core, await acceptMessage(core, caller, params, attachPush ? { attachPush } : NO_HOOKS), params)
+  }
 
 export interface AcceptHooks {
   /** Sees the task the moment it is created or resumed, before its run starts (streams subscribe here). */
@@ -125,8 +127,7 @@ function isRepeatOf(message: Message, record: TaskRecord): boolean {
  * Whether `sent` is `stored` as JSON carries it: an in-process message may hold values with a
  * toJSON (a Date), stored as what that makes (its ISO text), and the task id hashes that too.
  */
-const sameOnTheWire = (sent: unknown, stored: unknown): boolean =>
-  isDeepStrictEqual(sent, stored) || isDeepStrictEqual(JSON.parse(JSON.stringify(sent)), stored)
+const sameOnTheWire = (sent: unknown, stored: unknown): boolean => isDeepStrictEqual(sent, stored) || isDeepStrictEqual(JSON.parse(JSON.stringify(sent)), stored)
 
 /** Waits for the run unless the caller asked to return immediately, then shapes the answer. */
 export async function answerSend(core: ExchangeCore, record: TaskRecord, params: SendMessageParams): Promise<SendMessageResponse> {
@@ -147,7 +148,10 @@ export async function answerSend(core: ExchangeCore, record: TaskRecord, params:
     // settled), or an error while it stays unsettled; the sweep settles it when its lease expires.
     final = (await core.store.get(record.id).catch(() => undefined)) ?? final
     if (run && final.task.status.state === 'TASK_STATE_SUBMITTED') {
-      throw A2AError.unavailable(`Task ${record.id} could not be started: the agent's database is unreachable. Send the same message again (same messageId) in ${RETRY_AFTER_SECONDS} s`, RETRY_AFTER_SECONDS)
+      throw A2AError.unavailable(
+        `Task ${record.id} could not be started: the agent's database is unreachable. Send the same message again (same messageId) in ${RETRY_AFTER_SECONDS} s`,
+        RETRY_AFTER_SECONDS,
+      )
     }
   }
   if (final.repliedWithMessage && final.task.status.message) return { message: final.task.status.message }
@@ -162,9 +166,11 @@ class MessageIdTakenError extends Error {
 }
 
 /** Inserts a new task unless the owner's tasks hold its message id (capability acceptOnce). */
-const insertUnlessAccepted = (core: ExchangeCore) => async (record: TaskRecord): Promise<void> => {
-  if (!(await capabilityOf(core.store, 'acceptOnce')!.createUnlessAccepted(record))) throw new MessageIdTakenError(record)
-}
+const insertUnlessAccepted =
+  (core: ExchangeCore) =>
+  async (record: TaskRecord): Promise<void> => {
+    if (!(await capabilityOf(core.store, 'acceptOnce')!.createUnlessAccepted(record))) throw new MessageIdTakenError(record)
+  }
 
 /** `claims`: the task is inserted only while its message id is free (no repeat was looked for). */
 async function start(core: ExchangeCore, caller: Caller, params: SendMessageParams, hooks: AcceptHooks, claims: boolean): Promise<TaskRecord> {
@@ -291,10 +297,7 @@ async function claimNewTask(store: Store, record: TaskRecord, unlessAccepted: bo
 async function resume(core: ExchangeCore, caller: Caller, message: Message, taskId: string, hooks: AcceptHooks): Promise<TaskRecord> {
   const record = await findVisible(core, caller.viewer, taskId)
   if (message.contextId !== undefined && message.contextId !== record.contextId) {
-    throw A2AError.invalidParams(
-      'params.message.contextId',
-      `does not match the contextId "${record.contextId}" of task ${taskId}; send that one or omit contextId`,
-    )
+    throw A2AError.invalidParams('params.message.contextId', `does not match the contextId "${record.contextId}" of task ${taskId}; send that one or omit contextId`)
   }
   if (answersAnsweredQuestion(record)) {
     // Its question was answered a moment ago (by the calling agent, or a person in the inbox):
@@ -372,8 +375,7 @@ async function joinAnswer(core: ExchangeCore, caller: Caller, record: TaskRecord
 }
 
 /** A task working again after an answer to its question (it has taken more than its first message). */
-const answersAnsweredQuestion = (record: TaskRecord): boolean =>
-  record.messageIds.length > 1 && !isTerminal(record.task.status.state) && !isPaused(record.task.status.state)
+const answersAnsweredQuestion = (record: TaskRecord): boolean => record.messageIds.length > 1 && !isTerminal(record.task.status.state) && !isPaused(record.task.status.state)
 
 /** Only a paused task takes a message. */
 function refuseUnless(record: TaskRecord): void {

@@ -29,8 +29,7 @@ export class StreamReply {
   constructor(readonly start: (sink: EventSink) => void) {}
 }
 
-const noStreaming = () =>
-  Promise.reject(A2AError.unsupported('Streaming is not enabled on this agent (capabilities.streaming is false); call SendMessage and poll GetTask'))
+const noStreaming = () => Promise.reject(A2AError.unsupported('Streaming is not enabled on this agent (capabilities.streaming is false); call SendMessage and poll GetTask'))
 
 export const SendStreamingMessage: Method = ({ streaming, push }) =>
   streaming
@@ -153,13 +152,7 @@ class StreamSeat implements SeatHolder, StreamCloseListener, Rechecker {
   }
 }
 
-function reply(
-  caller: Caller,
-  stream: TaskStream,
-  options: StreamingOptions,
-  seat: StreamSeat,
-  turn: Pick<FollowOptions, 'until' | 'directReply' | 'historyLength'>,
-): StreamReply {
+function reply(caller: Caller, stream: TaskStream, options: StreamingOptions, seat: StreamSeat, turn: Pick<FollowOptions, 'until' | 'directReply' | 'historyLength'>): StreamReply {
   return new StreamReply((sink) => {
     seat.bind(sink)
     const follow: FollowOptions = {

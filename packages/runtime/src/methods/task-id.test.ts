@@ -19,7 +19,11 @@ describe('taskIdOf', () => {
   it('hashes the RFC 8785 canonical form, the same bytes as the canonicalize package builds', () => {
     const messages = [
       message({}),
-      message({ contextId: 'c', parts: [{ text: 'hé"\\\n😀\u001f' }, { raw: 'AAAA', mediaType: 'x/y' }], metadata: { z: 1, a: [1.5, -0, 1e21, true, null, { y: undefined, b: 'x' }], é: 2, B: {} } }),
+      message({
+        contextId: 'c',
+        parts: [{ text: 'hé"\\\n😀\u001f' }, { raw: 'AAAA', mediaType: 'x/y' }],
+        metadata: { z: 1, a: [1.5, -0, 1e21, true, null, { y: undefined, b: 'x' }], é: 2, B: {} },
+      }),
       message({ parts: [{ text: 'x'.repeat(1 << 20) }, { text: 'y'.repeat(5000) }, { data: { key: 'z'.repeat(10_000) } }] }),
       // Many short strings: the one-call hash of small messages gives way to the streaming one midway.
       message({ parts: Array.from({ length: 100 }, (_, i) => ({ text: `part ${i} `.repeat(10) })) }),

@@ -18,8 +18,7 @@ const fail = defineSkill({ id: 'fail', description: 'fails', handler: (ctx) => c
 let server: TestServer
 afterEach(() => server?.close())
 
-const send = async (skill: string, extra: Record<string, unknown> = {}) =>
-  (await server.result('SendMessage', { message: userMessage(skill, { skill, ...extra }) })).task
+const send = async (skill: string, extra: Record<string, unknown> = {}) => (await server.result('SendMessage', { message: userMessage(skill, { skill, ...extra }) })).task
 
 describe('ListTasks', () => {
   it('lists newest status first, with totalSize and an opaque cursor that walks every task once', async () => {

@@ -111,7 +111,13 @@ const FIRST_BATCH = 1
  * tasks reads little more than it answers. A page ending early carries the store's own cursor for
  * where it ended.
  */
-async function pageWithinBytes(pageSize: number, budget: number, pageToken: string | undefined, fetchPage: FetchPage, toWire: (record: TaskRecord) => Task): Promise<ListTasksResponse> {
+async function pageWithinBytes(
+  pageSize: number,
+  budget: number,
+  pageToken: string | undefined,
+  fetchPage: FetchPage,
+  toWire: (record: TaskRecord) => Task,
+): Promise<ListTasksResponse> {
   const tasks: Task[] = []
   let bytes = 0
   let total: number | undefined

@@ -47,7 +47,10 @@ it('creates a declared extension in one migration, the next `migrate dev` in syn
     url.pathname = `/${name}`
     await writeFile(join(app, 'prisma.config.ts'), `import { prismaConfig } from '${prismaConfigModule}'\n\nexport default prismaConfig({ defaultUrl: '${url.href}' })\n`)
     const migrateDev = (migration: string, ...flags: string[]) =>
-      run(process.execPath, [prisma, 'migrate', 'dev', '--name', migration, '--skip-generate', '--skip-seed', ...flags], { cwd: app, env: { ...process.env, DATABASE_URL: url.href } })
+      run(process.execPath, [prisma, 'migrate', 'dev', '--name', migration, '--skip-generate', '--skip-seed', ...flags], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: url.href },
+      })
 
     const first = await migrateDev('members')
     expect(first.stdout).toContain('members')

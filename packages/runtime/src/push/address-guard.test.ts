@@ -106,9 +106,7 @@ describe('checkPushUrl refuses internal targets', () => {
   // /etc/hosts name that maps to loopback (e.g. a container's own hostname, or ip6-localhost).
   const hostsName = loopbackNameFromEtcHosts()
   it.skipIf(!hostsName)(`refuses ${hostsName ?? '(no /etc/hosts loopback alias)'} resolved by the system`, async () => {
-    await expect(checkPushUrl(`http://${hostsName}/hook`, { allowPrivate: false })).rejects.toThrow(
-      /resolves to (127\.\d+\.\d+\.\d+|::1), which is loopback/,
-    )
+    await expect(checkPushUrl(`http://${hostsName}/hook`, { allowPrivate: false })).rejects.toThrow(/resolves to (127\.\d+\.\d+\.\d+|::1), which is loopback/)
   })
 
   it('reports the WHATWG-normalized host for odd IPv4 spellings', async () => {
@@ -119,13 +117,10 @@ describe('checkPushUrl refuses internal targets', () => {
 })
 
 describe('checkPushUrl accepts public targets', () => {
-  it.each(['https://93.184.215.14/hook', 'https://[2606:4700:4700::1111]/x', 'http://public.test:8080/a?b=c'])(
-    '%s',
-    async (url) => {
-      const parsed = await checkPushUrl(url, refuse)
-      expect(parsed.href).toBe(new URL(url).href)
-    },
-  )
+  it.each(['https://93.184.215.14/hook', 'https://[2606:4700:4700::1111]/x', 'http://public.test:8080/a?b=c'])('%s', async (url) => {
+    const parsed = await checkPushUrl(url, refuse)
+    expect(parsed.href).toBe(new URL(url).href)
+  })
 
   it('lets internal targets through with allowPrivate, without a lookup', async () => {
     const failing: HostLookup = () => Promise.reject(new Error('must not be called'))

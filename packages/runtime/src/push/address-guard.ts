@@ -34,8 +34,7 @@ const LOOKUP_TIMEOUT_MS = 5000
 export const PUSH_FIX = 'use a public https URL, or set allowPrivatePush for development and tests'
 
 // Every address the system resolver returns, in its order, so all of them can be checked.
-export const systemLookup: HostLookup = async (host) =>
-  (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
+export const systemLookup: HostLookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
 
 const REASONS: Record<string, string> = {
   unspecified: 'unspecified',
@@ -99,11 +98,15 @@ function classifyV6(addr: ipaddr.IPv6): string | undefined {
     const label = REASONS[range] ?? `special-purpose (${range})`
     // Name the embedded IPv4 address when it is itself internal: that is the likely attack.
     const embedded =
-      range === 'rfc6145' ? v4(p[6]!, p[7]!)
-      : range === 'rfc6052' && p[2] === 0 ? v4(p[6]!, p[7]!) // 64:ff9b::/96 only, not the /48
-      : range === '6to4' ? v4(p[1]!, p[2]!)
-      : range === 'teredo' ? v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff) // client address is stored inverted
-      : undefined
+      range === 'rfc6145'
+        ? v4(p[6]!, p[7]!)
+        : range === 'rfc6052' && p[2] === 0
+          ? v4(p[6]!, p[7]!) // 64:ff9b::/96 only, not the /48
+          : range === '6to4'
+            ? v4(p[1]!, p[2]!)
+            : range === 'teredo'
+              ? v4(p[6]! ^ 0xffff, p[7]! ^ 0xffff) // client address is stored inverted
+              : undefined
     const inner = embedded && classifyV4(embedded)
     return inner ? `${label} embedding ${embedded.toString()} (${inner})` : label
   }
@@ -139,15 +142,13 @@ export function parsePushUrl(raw: string): URL {
     throw new PushUrlError(`push URL ${JSON.stringify(scrub(raw, 200))} is not an absolute URL; ${PUSH_FIX}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new PushUrlError(
-      `push URL host ${url.host || '(none)'} uses scheme ${url.protocol} which is not http or https; ${PUSH_FIX}`,
-    )
+    throw new PushUrlError(`push URL host ${url.host || '(none)'} uses scheme ${url.protocol} which is not http or https; ${PUSH_FIX}`)
   }
   if (url.username !== '' || url.password !== '') {
     // Userinfo would go out as Basic auth and sit in stored configs and logs in clear.
     throw new PushUrlError(
       `push URL host ${url.host} carries userinfo (user:pass@), which would leak as Basic auth and into ` +
-        'stored configs; remove it and put credentials in the push config\'s authentication',
+        "stored configs; remove it and put credentials in the push config's authentication",
     )
   }
   return url
@@ -177,9 +178,7 @@ export async function checkPushUrl(url: string, options: CheckPushUrlOptions): P
     addresses = await withTimeout((options.lookup ?? systemLookup)(host), options.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS)
   } catch (error) {
     const code = (error as { code?: unknown }).code
-    throw new PushUrlError(
-      `push URL host ${host} does not resolve (${typeof code === 'string' ? code : scrub(error, 120)}); ${PUSH_FIX}`,
-    )
+    throw new PushUrlError(`push URL host ${host} does not resolve (${typeof code === 'string' ? code : scrub(error, 120)}); ${PUSH_FIX}`)
   }
   if (addresses.length === 0) throw new PushUrlError(`push URL host ${host} resolves to no address; ${PUSH_FIX}`)
   for (const address of addresses) {

@@ -17,12 +17,7 @@ export interface PendingEvent {
   lastWord: boolean
 }
 
-const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-])
+const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'])
 const INTERRUPTED: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'])
 
 function stateOf(body: StreamResponse): TaskState | undefined {

@@ -133,7 +133,7 @@ describe('PushDispatcher', () => {
     expect(logger.lines).toEqual([])
   })
 
-  it('sends a 0.3 config the task in the 0.3 shape: as stored, or the event\'s own; nothing when it is gone', async () => {
+  it("sends a 0.3 config the task in the 0.3 shape: as stored, or the event's own; nothing when it is gone", async () => {
     const receiver = await startReceiver()
     const { store, logger, dispatcher } = makeDispatcher()
     await store.create(makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }))
@@ -180,7 +180,6 @@ describe('PushDispatcher', () => {
     for (const path of paths) {
       expect(receiver.versions(path), path).toEqual(versions)
       expect(maxOpen.get(`${receiver.base}${path}`), path).toBe(1)
-
     }
     expect(logger.lines).toEqual([])
   })
@@ -247,7 +246,9 @@ describe('PushDispatcher', () => {
     await dispatcher.notify(event('t2', 1)) // waits: both rooms taken
     await dispatcher.notify(event('t3', 1)) // refused
     expect(logger.lines).toHaveLength(1)
-    expect(logger.lines[0]).toMatch(/^warn a2a: push notification for task t3 version 1 dropped for 1 config\(s\) \(c1\): too many configs waiting \(1 deliveries in flight, 2 configs waiting\)/)
+    expect(logger.lines[0]).toMatch(
+      /^warn a2a: push notification for task t3 version 1 dropped for 1 config\(s\) \(c1\): too many configs waiting \(1 deliveries in flight, 2 configs waiting\)/,
+    )
     await dispatcher.notify(event('t3', 2, 'TASK_STATE_COMPLETED'))
     await dispatcher.notify(event('t4', 1, 'TASK_STATE_INPUT_REQUIRED'))
     await dispatcher.notify(event('t5', 1, 'TASK_STATE_FAILED'))
@@ -261,7 +262,7 @@ describe('PushDispatcher', () => {
     const hung = await startReceiver()
     hung.hold = () => true
     const healthy = await startReceiver()
-        const { store, logger, dispatcher } = makeDispatcher({ maxInFlightPerOwner: 4, maxWaitingConfigsPerOwner: 8, maxWaitingConfigsPerReceiver: 4 })
+    const { store, logger, dispatcher } = makeDispatcher({ maxInFlightPerOwner: 4, maxWaitingConfigsPerOwner: 8, maxWaitingConfigsPerReceiver: 4 })
     const tasks = Array.from({ length: 20 }, (_, i) => `t${i}`)
     const healthyPaths: string[] = []
     for (const t of tasks) {
@@ -287,7 +288,7 @@ describe('PushDispatcher', () => {
     expect(hungVersions.every((versions) => versions.at(-1) === 2)).toBe(true)
   })
 
-  it('keeps other owners apart from one owner\'s hung receiver, and holds the process to maxInFlight', async () => {
+  it("keeps other owners apart from one owner's hung receiver, and holds the process to maxInFlight", async () => {
     const receiver = await startReceiver()
     receiver.hold = (path) => path.startsWith('/alice/')
     const { store, dispatcher } = makeDispatcher({ maxInFlight: 6 })

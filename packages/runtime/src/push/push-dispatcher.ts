@@ -184,7 +184,19 @@ export class PushDispatcher implements PushDelivery {
       return outcome
     }
     if (!state) {
-      state = { key, owner: config.owner, receiver, taskId: config.taskId, configId: config.id, target, version: event.version, pending: [], busy: false, ready: false, coalesced: false }
+      state = {
+        key,
+        owner: config.owner,
+        receiver,
+        taskId: config.taskId,
+        configId: config.id,
+        target,
+        version: event.version,
+        pending: [],
+        busy: false,
+        ready: false,
+        coalesced: false,
+      }
       this.#configs.set(key, state)
     } else if (state.receiver !== receiver) {
       // The config now points elsewhere; only an idle config can move.
@@ -273,9 +285,7 @@ export class PushDispatcher implements PushDelivery {
       })
       // Promise.resolve().then: a deliver that throws synchronously fails this delivery only.
       const target = state.target
-      const attempt = Promise.resolve().then(() =>
-        this.#deliver(target, event.body, { allowPrivate: this.#allowPrivate, timeoutMs: this.#timeoutMs }),
-      )
+      const attempt = Promise.resolve().then(() => this.#deliver(target, event.body, { allowPrivate: this.#allowPrivate, timeoutMs: this.#timeoutMs }))
       const { status } = await Promise.race([attempt, guard])
       if (status < 200 || status > 299) this.#log('warn', `a2a: ${where} failed: receiver answered HTTP ${status}`)
     } catch (error) {

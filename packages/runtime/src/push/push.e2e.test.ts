@@ -51,7 +51,7 @@ const taskIdOf = (body: any): string => body.task?.id ?? body.statusUpdate?.task
 const kinds = () => deliveries.map((d) => Object.keys(d.body)[0])
 
 describe('push delivery', () => {
-  it('POSTs every StreamResponse of the task in order, with the config\'s token and credentials', async () => {
+  it("POSTs every StreamResponse of the task in order, with the config's token and credentials", async () => {
     await start()
     const config = { url: hookUrl, token: 'tok-1', authentication: { scheme: 'Bearer', credentials: 'secret' } }
     const { task } = await server.result('SendMessage', { message: userMessage('go', { skill: 'work' }), configuration: { taskPushNotificationConfig: config } })
@@ -66,7 +66,7 @@ describe('push delivery', () => {
     }
   })
 
-  it('delivers a resumed task\'s events to a config created after the task', async () => {
+  it("delivers a resumed task's events to a config created after the task", async () => {
     await start()
     const { task } = await server.result('SendMessage', { message: userMessage('q', { skill: 'ask' }) })
     const created = await server.result('CreateTaskPushNotificationConfig', { taskId: task.id, id: 'mine', url: hookUrl })
@@ -178,7 +178,7 @@ describe('push configs over JSON-RPC', () => {
     expect(ids).toEqual(['c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9', 'c10'])
   })
 
-  it('deletes a trimmed task\'s configs with it', async () => {
+  it("deletes a trimmed task's configs with it", async () => {
     const store = new MemoryStore()
     await start({ store, settledTaskRetention: 1 })
     const { task: first } = await server.result('SendMessage', { message: userMessage('q', { skill: 'ask' }) })

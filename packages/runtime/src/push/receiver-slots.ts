@@ -65,20 +65,12 @@ export class ReceiverSlots<Waiting> {
   }
 
   canStart(receiver: Receiver<Waiting>): boolean {
-    return (
-      this.#inFlight < this.#max.inFlight &&
-      receiver.owner.inFlight < this.#max.ownerInFlight &&
-      receiver.inFlight < this.#max.receiverInFlight
-    )
+    return this.#inFlight < this.#max.inFlight && receiver.owner.inFlight < this.#max.ownerInFlight && receiver.inFlight < this.#max.receiverInFlight
   }
 
   /** Room for one more waiting config at every level. */
   hasRoom(receiver: Receiver<Waiting>): boolean {
-    return (
-      this.#waiting < this.#max.waiting &&
-      receiver.owner.waiting < this.#max.ownerWaiting &&
-      receiver.waiting < this.#max.receiverWaiting
-    )
+    return this.#waiting < this.#max.waiting && receiver.owner.waiting < this.#max.ownerWaiting && receiver.waiting < this.#max.receiverWaiting
   }
 
   /** A delivery to `receiver` starts (+1) or ends (-1). */

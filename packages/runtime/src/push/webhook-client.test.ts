@@ -88,9 +88,7 @@ describe('deliverWebhook', () => {
   it('refuses the same loopback URL without allowPrivate, sending nothing', async () => {
     const receiver = await startReceiver(ok)
     for (const host of ['127.0.0.1', 'localhost']) {
-      await expect(
-        deliverWebhook({ url: `http://${host}:${receiver.port}/hook` }, event, { allowPrivate: false }),
-      ).rejects.toThrow(/push delivery refused: host .* is loopback/)
+      await expect(deliverWebhook({ url: `http://${host}:${receiver.port}/hook` }, event, { allowPrivate: false })).rejects.toThrow(/push delivery refused: host .* is loopback/)
     }
     expect(receiver.connections).toBe(0)
   })
@@ -146,9 +144,7 @@ describe('deliverWebhook', () => {
 
   it('does not follow a redirect', async () => {
     const elsewhere = await startReceiver(ok)
-    const redirector = await startReceiver((_req, res) =>
-      res.writeHead(302, { Location: `http://127.0.0.1:${elsewhere.port}/next` }).end(),
-    )
+    const redirector = await startReceiver((_req, res) => res.writeHead(302, { Location: `http://127.0.0.1:${elsewhere.port}/next` }).end())
     const result = await deliverWebhook({ url: `http://127.0.0.1:${redirector.port}/` }, event, {
       allowPrivate: true,
     })
@@ -159,9 +155,7 @@ describe('deliverWebhook', () => {
 
   it('resolves with a non-2xx status', async () => {
     const receiver = await startReceiver((_req, res) => res.writeHead(503).end('down'))
-    await expect(
-      deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true }),
-    ).resolves.toEqual({ status: 503 })
+    await expect(deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true })).resolves.toEqual({ status: 503 })
   })
 
   it('stops reading a large response body and still reports the status', async () => {
@@ -169,17 +163,13 @@ describe('deliverWebhook', () => {
       res.writeHead(200)
       res.end(Buffer.alloc(4 * 1024 * 1024, 'x'))
     })
-    await expect(
-      deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true }),
-    ).resolves.toEqual({ status: 200 })
+    await expect(deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true })).resolves.toEqual({ status: 200 })
   })
 
   it('rejects after timeoutMs when the receiver never answers', async () => {
     const receiver = await startReceiver(() => {})
     const started = Date.now()
-    await expect(
-      deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true, timeoutMs: 200 }),
-    ).rejects.toThrow(/timed out after 200 ms/)
+    await expect(deliverWebhook({ url: `http://127.0.0.1:${receiver.port}/` }, event, { allowPrivate: true, timeoutMs: 200 })).rejects.toThrow(/timed out after 200 ms/)
     const elapsed = Date.now() - started
     expect(elapsed).toBeGreaterThanOrEqual(190)
     expect(elapsed).toBeLessThan(2_000)
@@ -190,9 +180,7 @@ describe('deliverWebhook', () => {
     const receiver = await startReceiver(ok)
     const port = receiver.port
     await cleanups.pop()!()
-    await expect(deliverWebhook({ url: `http://127.0.0.1:${port}/` }, event, { allowPrivate: true })).rejects.toThrow(
-      /push delivery to 127\.0\.0\.1:\d+ failed: .*ECONNREFUSED/,
-    )
+    await expect(deliverWebhook({ url: `http://127.0.0.1:${port}/` }, event, { allowPrivate: true })).rejects.toThrow(/push delivery to 127\.0\.0\.1:\d+ failed: .*ECONNREFUSED/)
   })
 
   it('ignores HTTP_PROXY / HTTPS_PROXY', async () => {
@@ -220,11 +208,7 @@ describe('deliverWebhook', () => {
   })
 
   it('refuses non-http schemes and userinfo before dialling', async () => {
-    await expect(deliverWebhook({ url: 'file:///etc/passwd' }, event, { allowPrivate: true })).rejects.toThrow(
-      /scheme file:/,
-    )
-    await expect(
-      deliverWebhook({ url: 'http://a:b@127.0.0.1:9/' }, event, { allowPrivate: true }),
-    ).rejects.toThrow(/userinfo/)
+    await expect(deliverWebhook({ url: 'file:///etc/passwd' }, event, { allowPrivate: true })).rejects.toThrow(/scheme file:/)
+    await expect(deliverWebhook({ url: 'http://a:b@127.0.0.1:9/' }, event, { allowPrivate: true })).rejects.toThrow(/userinfo/)
   })
 })

@@ -14,16 +14,7 @@ import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { scrub } from '../log/logger.js'
 import { childSpan, injectTraceContext, recordingParent, SpanKind } from '../trace/tracing.js'
-import {
-  PUSH_FIX,
-  PushUrlError,
-  bareHost,
-  isForbiddenAddress,
-  isLocalhostName,
-  parsePushUrl,
-  systemLookup,
-  type HostLookup,
-} from './address-guard.js'
+import { PUSH_FIX, PushUrlError, bareHost, isForbiddenAddress, isLocalhostName, parsePushUrl, systemLookup, type HostLookup } from './address-guard.js'
 
 export interface WebhookTarget {
   url: string
@@ -69,19 +60,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024
  * response (3xx included: redirects are not followed); rejects on a refused address, a network
  * error or the timeout.
  */
-export async function deliverWebhook(
-  target: WebhookTarget,
-  body: unknown,
-  options: DeliverOptions,
-): Promise<{ status: number }> {
+export async function deliverWebhook(target: WebhookTarget, body: unknown, options: DeliverOptions): Promise<{ status: number }> {
   const url = parsePushUrl(target.url)
   const host = bareHost(url)
   if (!options.allowPrivate) {
     // A literal IP never reaches `lookup` (node:net dials it directly), so check it here.
-    const reason =
-      isIP(host) !== 0 ? isForbiddenAddress(host)
-      : isLocalhostName(host) ? 'loopback (a localhost name)'
-      : undefined
+    const reason = isIP(host) !== 0 ? isForbiddenAddress(host) : isLocalhostName(host) ? 'loopback (a localhost name)' : undefined
     if (reason) throw new PushUrlError(`push delivery refused: host ${url.hostname} is ${reason}; ${PUSH_FIX}`)
   }
   const payload = Buffer.from(JSON.stringify(body) ?? 'null')
@@ -99,10 +83,15 @@ export async function deliverWebhook(
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
   const attributes = { 'http.request.method': 'POST', 'server.address': host, 'server.port': Number(url.port || (url.protocol === 'https:' ? 443 : 80)) }
   // The receiver gets the run's trace context, this delivery's span as the parent.
-  return childSpan('push delivery', attributes, () => {
-    injectTraceContext(headers)
-    return post(send, url, host, headers, payload, timeoutMs, options)
-  }, SpanKind.CLIENT)
+  return childSpan(
+    'push delivery',
+    attributes,
+    () => {
+      injectTraceContext(headers)
+      return post(send, url, host, headers, payload, timeoutMs, options)
+    },
+    SpanKind.CLIENT,
+  )
 }
 
 function post(
@@ -142,11 +131,7 @@ function post(
       req.destroy()
     }, timeoutMs)
     req.on('error', (error) => {
-      settle(
-        error instanceof PushUrlError
-          ? error
-          : new Error(`push delivery to ${url.host} failed: ${scrub(error, 200)}`, { cause: error }),
-      )
+      settle(error instanceof PushUrlError ? error : new Error(`push delivery to ${url.host} failed: ${scrub(error, 200)}`, { cause: error }))
     })
     req.end(payload)
   })
@@ -181,16 +166,12 @@ export function guardedLookup(allowPrivate: boolean, resolveHost: HostLookup): L
           for (const address of addresses) {
             const reason = isForbiddenAddress(address)
             if (reason) {
-              return new PushUrlError(
-                `push delivery refused: host ${hostname} resolves to ${address}, which is ${reason}; ${PUSH_FIX}`,
-              )
+              return new PushUrlError(`push delivery refused: host ${hostname} resolves to ${address}, which is ${reason}; ${PUSH_FIX}`)
             }
           }
         }
         const want = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family
-        const entries = addresses
-          .map((address) => ({ address, family: isIP(address) }))
-          .filter((entry) => entry.family !== 0 && (!want || entry.family === want))
+        const entries = addresses.map((address) => ({ address, family: isIP(address) })).filter((entry) => entry.family !== 0 && (!want || entry.family === want))
         if (entries.length === 0) {
           return Object.assign(new Error(`push delivery: host ${hostname} resolves to no usable address`), {
             code: 'ENOTFOUND',

@@ -59,7 +59,9 @@ const status = (code: number, name: string, reason?: string) => ({
     code,
     status: name,
     message: expect.any(String),
-    details: reason ? expect.arrayContaining([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' })]) : expect.any(Array),
+    details: reason
+      ? expect.arrayContaining([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' })])
+      : expect.any(Array),
   }),
 })
 
@@ -98,9 +100,7 @@ describe('HTTP+JSON routes', () => {
     const big = await rest('GET', '/tasks?pageSize=500')
     expect(big.status).toBe(400)
     expect(big.body).toEqual(status(400, 'INVALID_ARGUMENT'))
-    expect(big.body.error.details).toEqual([
-      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'pageSize', description: 'must be 1..100' }] },
-    ])
+    expect(big.body.error.details).toEqual([{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'pageSize', description: 'must be 1..100' }] }])
     const twice = await rest('GET', '/tasks?pageSize=1&pageSize=2')
     expect(twice.body.error.details[0].fieldViolations[0].field).toBe('pageSize')
     expect((await rest('GET', '/tasks?includeArtifacts=yes')).body.error.details[0].fieldViolations[0].field).toBe('includeArtifacts')

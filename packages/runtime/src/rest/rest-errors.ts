@@ -52,11 +52,13 @@ export interface RestErrorBody {
  */
 export function restErrorBody(error: A2AError, status = restStatus(error)): RestErrorBody {
   const code = status === restStatus(error) ? MAPPING[error.reason][1] : (CODE_OF_STATUS[status] ?? MAPPING[error.reason][1])
-  const details = error.details().map((detail) =>
-    Array.isArray(detail.fieldViolations)
-      ? { ...detail, fieldViolations: (detail.fieldViolations as { field: string; description: string }[]).map((v) => ({ ...v, field: unprefixed(v.field) })) }
-      : detail,
-  )
+  const details = error
+    .details()
+    .map((detail) =>
+      Array.isArray(detail.fieldViolations)
+        ? { ...detail, fieldViolations: (detail.fieldViolations as { field: string; description: string }[]).map((v) => ({ ...v, field: unprefixed(v.field) })) }
+        : detail,
+    )
   return { error: { code: status, status: code, message: unprefixed(error.message), details } }
 }
 

@@ -31,11 +31,13 @@ const restFraming: SseFraming = {
 }
 
 /** A refusal as a `google.rpc.Status` body under `status`. */
-export const restRefuser = (response: ServerResponse) => (status: number, error: A2AError, headers: Record<string, string> = {}) => {
-  noteOutcome(requestNote(response), { error })
-  sendJson(response, status, restErrorBody(error, status), headers)
-  return undefined
-}
+export const restRefuser =
+  (response: ServerResponse) =>
+  (status: number, error: A2AError, headers: Record<string, string> = {}) => {
+    noteOutcome(requestNote(response), { error })
+    sendJson(response, status, restErrorBody(error, status), headers)
+    return undefined
+  }
 
 /** Serves one request whose path below the binding's base is `pathname` (query excluded). */
 export async function handleRest(options: RestHttpOptions, request: IncomingMessage, response: ServerResponse, pathname: string): Promise<void> {
@@ -79,8 +81,7 @@ export async function handleRest(options: RestHttpOptions, request: IncomingMess
 const NO_QUERY = new URLSearchParams()
 const queryOf = (url: string | undefined): URLSearchParams => (url?.includes('?') ? new URL(url, 'http://localhost').searchParams : NO_QUERY)
 
-const hasBody = (request: IncomingMessage): boolean =>
-  Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+const hasBody = (request: IncomingMessage): boolean => Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
 
 /** The request message: one JSON object, refused like a JSON-RPC envelope when a top-level key repeats (`repeated`, from the admitting scan). */
 function decodeBody(text: string, method: string, repeated: string | undefined): Record<string, unknown> {

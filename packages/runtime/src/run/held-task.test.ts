@@ -24,7 +24,11 @@ afterEach(async () => {
   server = undefined
 })
 
-const echo = defineSkill({ id: 'echo', description: 'an artifact, then completes', handler: (ctx) => ctx.artifact({ name: 'echo', parts: ctx.text }).then(() => ctx.complete('done')) })
+const echo = defineSkill({
+  id: 'echo',
+  description: 'an artifact, then completes',
+  handler: (ctx) => ctx.artifact({ name: 'echo', parts: ctx.text }).then(() => ctx.complete('done')),
+})
 
 const ioFirst = defineSkill({
   id: 'io-first',
@@ -153,7 +157,7 @@ describe.each(stores)('on %s', (_, makeStore) => {
     expect(resumed.status).toMatchObject({ state: 'TASK_STATE_COMPLETED', message: { parts: [{ text: 'hi ann' }] } })
   })
 
-  it('a resumed task\'s writes within its run\'s first turn are one update after the resuming one', async () => {
+  it("a resumed task's writes within its run's first turn are one update after the resuming one", async () => {
     const { store, writes, calls } = await start([askThenEcho])
     const paused = await send('ask-echo')
     const resumed = (await server!.result('SendMessage', { message: userMessage('ann', { taskId: paused.id }) })).task
@@ -243,7 +247,7 @@ describe('on a store replicas share', () => {
     expect(writes()).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
   })
 
-  it('a cancel stored by another writer within the run\'s first turn wins over the merged writes: they are refused, and the sender gets the cancel', async () => {
+  it("a cancel stored by another writer within the run's first turn wins over the merged writes: they are refused, and the sender gets the cancel", async () => {
     const { store, writes } = recordCalls(new MemoryStore(), { shared: true })
     // Another replica's cancel, as it lands in the store (MemoryStore answers within the turn).
     const canceledElsewhere = defineSkill({
@@ -342,11 +346,11 @@ describe('on PostgresStore, shared by replicas', () => {
     expect((await rows<{ taskId: string }>(`SELECT "taskId" FROM "A2ATaskMessage"`)).map((row) => row.taskId)).toEqual([task.id])
   })
 
-  it('with insertBeforeRun, a new task is stored before its handler starts, and a quick run\'s writes are one update', async () => {
+  it("with insertBeforeRun, a new task is stored before its handler starts, and a quick run's writes are one update", async () => {
     let seen: TaskRecord | undefined
     const looks = defineSkill({
       id: 'looks',
-      description: 'reads its own task from the other replica\'s store, then completes',
+      description: "reads its own task from the other replica's store, then completes",
       handler: async (ctx) => {
         seen = await b.store.get(ctx.taskId)
         await ctx.complete('done')
@@ -358,11 +362,14 @@ describe('on PostgresStore, shared by replicas', () => {
     expect(seen?.task.status.state).toBe('TASK_STATE_SUBMITTED')
     a.calls.length = 0
     const task = await sendTo(a.server, 'echo')
-    expect(a.calls.filter((call) => call === 'claim' || call.startsWith('create') || call.startsWith('update'))).toEqual(['create TASK_STATE_SUBMITTED', 'update TASK_STATE_COMPLETED'])
+    expect(a.calls.filter((call) => call === 'claim' || call.startsWith('create') || call.startsWith('update'))).toEqual([
+      'create TASK_STATE_SUBMITTED',
+      'update TASK_STATE_COMPLETED',
+    ])
     expect(await b.store.get(task.id)).toMatchObject({ version: 3, task: { status: { state: 'TASK_STATE_COMPLETED' } } })
   })
 
-  it('a handler that waits on I/O is inserted at its first turn\'s end, then each write as it comes, each event kept', async () => {
+  it("a handler that waits on I/O is inserted at its first turn's end, then each write as it comes, each event kept", async () => {
     const a = await replica()
     const task = await sendTo(a.server, 'io-first')
     expect(task.status.state).toBe('TASK_STATE_COMPLETED')
@@ -373,7 +380,7 @@ describe('on PostgresStore, shared by replicas', () => {
     ])
   })
 
-  it('a resumed task\'s first-turn writes are one update after the resuming one, each event kept under its own version', async () => {
+  it("a resumed task's first-turn writes are one update after the resuming one, each event kept under its own version", async () => {
     const a = await replica([askThenEcho])
     const b = await replica([askThenEcho])
     const paused = await sendTo(a.server, 'ask-echo')
@@ -459,7 +466,9 @@ describe('on PostgresStore, shared by replicas', () => {
     const { id, status } = await sendBehindLock(a.server, b.server, async (id, locker) => {
       // B's cancel keeps its event too: it waits with A's update.
       canceled = b.server.rpc('CancelTask', { id })
-      await expect.poll(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"A2ATaskEvent"'::regclass AND NOT granted`)).rows[0].n).toBeGreaterThanOrEqual(2)
+      await expect
+        .poll(async () => (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = '"A2ATaskEvent"'::regclass AND NOT granted`)).rows[0].n)
+        .toBeGreaterThanOrEqual(2)
     })
     const cancel = await canceled!
     const stored = await b.store.get(id)

@@ -47,7 +47,10 @@ describe('run leases', () => {
     // The start-up sweep: nothing waits for a lease to pass for tasks already expired.
     await expect.poll(() => stateOf('expired'), { timeout: LEASE_MS / 2 }).toMatchObject({ state: 'TASK_STATE_FAILED' })
     expect(await stateOf('expired')).toMatchObject({ message: { role: 'ROLE_AGENT', parts: [{ text: expect.stringMatching(/^The agent stopped while working on this task/) }] } })
-    expect(await stateOf('queued')).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: expect.stringMatching(/^The agent stopped before it could start on this task/) }] } })
+    expect(await stateOf('queued')).toMatchObject({
+      state: 'TASK_STATE_FAILED',
+      message: { parts: [{ text: expect.stringMatching(/^The agent stopped before it could start on this task/) }] },
+    })
     expect((await stateOf('leaseless')).state).toBe('TASK_STATE_FAILED')
     expect((await stateOf('soon')).state).toBe('TASK_STATE_WORKING')
     await expect.poll(() => stateOf('soon'), { timeout: 4000 }).toMatchObject({ state: 'TASK_STATE_FAILED' })

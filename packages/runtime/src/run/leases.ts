@@ -123,7 +123,9 @@ export class RunLeases {
     if (!('written' in outcome) || !event) return
     // The stopped run's place in the owner's agent-wide run count goes with it.
     if (record.lease) core.slots.releaseShared(record.owner, record.id, record.lease.runner)
-    core.logger.warn(`a2a: task ${outcome.written.id} was left ${record.task.status.state} by a stopped run (${record.lease ? `replica ${scrub(record.lease.runner, 64)}` : 'no lease'}); settled FAILED`)
+    core.logger.warn(
+      `a2a: task ${outcome.written.id} was left ${record.task.status.state} by a stopped run (${record.lease ? `replica ${scrub(record.lease.runner, 64)}` : 'no lease'}); settled FAILED`,
+    )
     core.events.publish({ taskId: outcome.written.id, version: outcome.written.version, response: event })
     await retain(core, outcome.written)
   }

@@ -29,7 +29,11 @@ afterEach(async () => {
 afterAll(() => database?.close())
 
 const done = defineSkill({ id: 'done', description: 'completes at once', handler: (ctx) => ctx.complete('done') })
-const held = defineSkill({ id: 'held', description: 'works until the server shuts down', handler: (ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())) })
+const held = defineSkill({
+  id: 'held',
+  description: 'works until the server shuts down',
+  handler: (ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())),
+})
 
 async function start(): Promise<void> {
   await database.clear()
@@ -52,7 +56,7 @@ async function lockRow(taskId: string): Promise<pg.Client> {
 const trimsWaiting = async (): Promise<number> => (await lockWaiters(database.url, 'WITH "doomed"')).length
 
 describe('the retention trim after a run settles (PostgresStore)', () => {
-  it('does not hold up the blocking send\'s answer, and lands once its delete can', async () => {
+  it("does not hold up the blocking send's answer, and lands once its delete can", async () => {
     await start()
     const first = await send('done')
     locker = await lockRow(first.id)

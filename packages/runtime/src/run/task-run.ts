@@ -179,7 +179,11 @@ export class TaskRun extends RunWrites {
     const written = await this.changeTask((current) =>
       isTerminal(current.task.status.state)
         ? null
-        : { ...changesOf(withStatus(current.task, 'TASK_STATE_WORKING', content === undefined ? undefined : agentMessage(current.task, content)), false), lease, ...(job ? { job } : {}) },
+        : {
+            ...changesOf(withStatus(current.task, 'TASK_STATE_WORKING', content === undefined ? undefined : agentMessage(current.task, content)), false),
+            lease,
+            ...(job ? { job } : {}),
+          },
     )
     if (!written) {
       this.canceled(this.latest)

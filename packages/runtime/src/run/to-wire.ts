@@ -26,4 +26,3 @@ export function toWireTask(record: TaskRecord, view: TaskView = {}): Task {
   if (text !== undefined && (history === undefined || out.history?.length === history.length) && out.artifacts === artifacts) rememberText(out, text)
   return out
 }
-

@@ -71,8 +71,8 @@ export function withHealthRoutes(listener: RequestListener, readiness: Readiness
       return sendJson(response, 405, { error: `${path} answers GET (or HEAD)` }, { ...headers, Allow: 'GET, HEAD' })
     }
     if (path === HEALTH_PATH) return sendJson(response, 200, { status: 'ok' }, headers)
-    void readiness.reason().then((reason) =>
-      reason === undefined ? sendJson(response, 200, { status: 'ready' }, headers) : sendJson(response, 503, { status: 'not ready', reason }, headers),
-    )
+    void readiness
+      .reason()
+      .then((reason) => (reason === undefined ? sendJson(response, 200, { status: 'ready' }, headers) : sendJson(response, 503, { status: 'not ready', reason }, headers)))
   }
 }

@@ -73,7 +73,15 @@ function start(role: string): AppProcess {
 const status = async (base: string, path: string, init?: RequestInit) => (await fetch(`${base}${path}`, init)).status
 const rpc = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify(body) })
 const sendWithPush = (path: string) =>
-  rpc({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { role: 'ROLE_USER', messageId: `m-${path}`, parts: [{ text: 'hi' }] }, configuration: { taskPushNotificationConfig: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}` } } } })
+  rpc({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: { role: 'ROLE_USER', messageId: `m-${path}`, parts: [{ text: 'hi' }] },
+      configuration: { taskPushNotificationConfig: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}` } },
+    },
+  })
 const kinds = (path: string) => hits.filter((hit) => hit.path === path).map((hit) => Object.keys(hit.body)[0])
 const finalState = (path: string) => {
   const body = hits.filter((hit) => hit.path === path).at(-1)?.body
@@ -81,7 +89,7 @@ const finalState = (path: string) => {
 }
 const stateOf = async (id: string) => (await store.get(id))?.task.status.state
 
-it('web, agent and worker on one database: each serves its part, and the background work is the worker\'s', async () => {
+it("web, agent and worker on one database: each serves its part, and the background work is the worker's", async () => {
   const [web, agent, worker] = [start('web'), start('agent'), start('worker')]
   const [webUrl, agentUrl, workerUrl] = await Promise.all([web.url, agent.url, worker.url])
   for (const app of [web, agent, worker]) expect(app.stderr()).toBe('')
@@ -106,7 +114,11 @@ it('web, agent and worker on one database: each serves its part, and the backgro
   expect(await worker.exited).toBe(0)
   const second = await fetch(`${agentUrl}/a2a`, sendWithPush('/second'))
   expect(((await second.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
-  const left = { ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }), skill: 'done', lease: { runner: 'gone', until: Date.now() - 60_000 } }
+  const left = {
+    ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }),
+    skill: 'done',
+    lease: { runner: 'gone', until: Date.now() - 60_000 },
+  }
   await store.create(left)
   // Nor by an agent or web process started after it was left: no start-up sweep either.
   const late = [start('agent'), start('web')]

@@ -51,10 +51,14 @@ const start = (role: string | undefined, build: () => ServedApp, env: Record<str
 const status = async (path: string) => (await fetch(`${serving!.url.replace('localhost', '127.0.0.1')}${path}`)).status
 
 /** A WORKING task whose process stopped: its lease expired a minute ago. */
-const stranded = (id: string) => ({ ...makeRecord({ id, state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }), skill: 'echo', lease: { runner: 'gone', until: Date.now() - 60_000 } })
+const stranded = (id: string) => ({
+  ...makeRecord({ id, state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }),
+  skill: 'echo',
+  lease: { runner: 'gone', until: Date.now() - 60_000 },
+})
 
 describe('roles', () => {
-  it('agent: the card, the bindings and health; the app\'s own routes 404; no background work', async () => {
+  it("agent: the card, the bindings and health; the app's own routes 404; no background work", async () => {
     const { build, calls, store } = app()
     serving = await start('agent', build)
     expect(serving.role).toBe('agent')
@@ -72,7 +76,7 @@ describe('roles', () => {
     expect(calls).toEqual(['stop'])
   })
 
-  it('web: the app\'s routes and health; no A2A route, no sweep', async () => {
+  it("web: the app's routes and health; no A2A route, no sweep", async () => {
     const { build, calls, store } = app()
     serving = await start('web', build)
     expect(await status('/hello')).toBe(200)
@@ -86,7 +90,7 @@ describe('roles', () => {
     expect(calls).toEqual([])
   })
 
-  it('worker: health only; it sweeps stopped runs and starts the app\'s background services, stopping them at shutdown', async () => {
+  it("worker: health only; it sweeps stopped runs and starts the app's background services, stopping them at shutdown", async () => {
     const { build, calls, store } = app()
     serving = await start('worker', build)
     expect(await status('/hello')).toBe(404)
@@ -115,7 +119,7 @@ describe('roles', () => {
     expect(calls).toEqual(['stop', 'stop', 'start'])
   })
 
-  it('an exchange made outside serve() sweeps by itself; with background: \'manual\' once its service starts', async () => {
+  it("an exchange made outside serve() sweeps by itself; with background: 'manual' once its service starts", async () => {
     const store = new MemoryStore()
     await store.create(stranded('auto'))
     const auto = createExchange({ skills: [echo], card, resolvePrincipal, store, runLeaseMs: LEASE_MS })

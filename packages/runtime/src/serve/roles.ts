@@ -29,6 +29,7 @@ export function roleListener(listener: RequestListener, role: ProcessRole): Requ
   if (role === 'all') return listener
   if (role === 'worker') return notFound
   const halves = listenerHalves(listener)
-  if (!halves) throw new Error(`A2A_ROLE=${role} needs the listener a2aListener() made (it tells the A2A routes from the app's); return that as \`listener\`, or run with A2A_ROLE=all`)
+  if (!halves)
+    throw new Error(`A2A_ROLE=${role} needs the listener a2aListener() made (it tells the A2A routes from the app's); return that as \`listener\`, or run with A2A_ROLE=all`)
   return role === 'agent' ? halves.a2a : halves.app
 }

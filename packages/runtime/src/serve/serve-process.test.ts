@@ -55,7 +55,12 @@ it('exits 1 with one line naming npm run db:migrate when the SQLite file lacks t
 it('logs JSON in production; SIGTERM answers /readyz 503 first, then stops and exits 0', async () => {
   const app = start({ DATABASE_URL: database.url, NODE_ENV: 'production', SHUTDOWN_DRAIN_MS: '2000' })
   await expect.poll(() => app.stdout().includes('sqlite-app on '), { timeout: 30_000 }).toBe(true)
-  const lines = () => app.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>)
+  const lines = () =>
+    app
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
   const url = String(lines()[0]!.url).replace('localhost', '127.0.0.1')
   expect(lines()[0]).toMatchObject({ level: 30, msg: expect.stringMatching(/^sqlite-app on http:\/\/localhost:\d+\/a2a$/) })
   expect((await fetch(`${url}/readyz`)).status).toBe(200)
@@ -69,15 +74,31 @@ it('logs JSON in production; SIGTERM answers /readyz 503 first, then stops and e
   expect(lines().find((line) => line.msg === 'request')).toMatchObject({ binding: 'jsonrpc', method: 'SendMessage', status: 200 })
 
   app.child.kill('SIGTERM')
-  await expect.poll(async () => (await fetch(`${url}/readyz`).then((response) => response.status, () => 0)), { timeout: 10_000 }).toBe(503)
+  await expect
+    .poll(
+      async () =>
+        await fetch(`${url}/readyz`).then(
+          (response) => response.status,
+          () => 0,
+        ),
+      { timeout: 10_000 },
+    )
+    .toBe(503)
   expect(await fetch(`${url}/readyz`).then((response) => response.json())).toEqual({ status: 'not ready', reason: 'shutting down' })
   expect(await app.exited).toBe(0)
   expect(lines().map((line) => line.msg)).toEqual(expect.arrayContaining(['signal received', 'shutting down: /readyz answers 503', 'stopped']))
   expect(app.stderr()).toBe('')
 }, 60_000)
 
-it('OTEL_TRACES_EXPORTER starts the Node SDK: the spans of a request continue the caller\'s trace', async () => {
-  const app = start({ DATABASE_URL: database.url, NODE_ENV: 'production', OTEL_TRACES_EXPORTER: 'console', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'sqlite-app-test' })
+it("OTEL_TRACES_EXPORTER starts the Node SDK: the spans of a request continue the caller's trace", async () => {
+  const app = start({
+    DATABASE_URL: database.url,
+    NODE_ENV: 'production',
+    OTEL_TRACES_EXPORTER: 'console',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+    OTEL_SERVICE_NAME: 'sqlite-app-test',
+  })
   // The console exporter prints spans as objects between the JSON log lines.
   await expect.poll(() => /"url":"http:\/\/localhost:\d+"/.test(app.stdout()), { timeout: 30_000 }).toBe(true)
   const url = /"url":"(http:\/\/localhost:\d+)"/.exec(app.stdout())![1]!.replace('localhost', '127.0.0.1')

@@ -18,9 +18,13 @@ import { serve, StartupError, type ServedApp, type Serving } from './serve.js'
 const SECRET_TOKEN = 'tok-3c8f0e1d9a'
 const SECRET_TEXT = 'the quarterly numbers are 42'
 
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => {
-  await ctx.artifact({ parts: ctx.text })
-} })
+const echo = defineSkill({
+  id: 'echo',
+  description: 'echo',
+  handler: async (ctx) => {
+    await ctx.artifact({ parts: ctx.text })
+  },
+})
 const card = { name: 'Served', description: 'served', version: '0.0.0' }
 const resolvePrincipal = tokenResolver({ [SECRET_TOKEN]: { owner: 'alice' } })
 
@@ -55,9 +59,17 @@ describe('health routes', () => {
     const { logger } = capture()
     let reachable = true
     const exchange = createExchange({ skills: [echo], card, resolvePrincipal })
-    serving = await start(() => ({ listener: a2aListener(exchange), exchange, check: async () => {
-      if (!reachable) throw new Error('database unreachable: connect ECONNREFUSED 127.0.0.1:5432')
-    } }), logger, { drainDelayMs: 300 })
+    serving = await start(
+      () => ({
+        listener: a2aListener(exchange),
+        exchange,
+        check: async () => {
+          if (!reachable) throw new Error('database unreachable: connect ECONNREFUSED 127.0.0.1:5432')
+        },
+      }),
+      logger,
+      { drainDelayMs: 300 },
+    )
     const get = async (path: string) => {
       const response = await fetch(`${serving!.url.replace('localhost', '127.0.0.1')}${path}`)
       return { status: response.status, body: await response.json(), cache: response.headers.get('cache-control') }
@@ -119,7 +131,13 @@ describe('request logs', () => {
   it("an agent host's lines name the agent; its own warnings go through the same logger", async () => {
     const { logger, lines, raw } = capture()
     serving = await start(() => {
-      const host = createAgentHost({ resolvePrincipal, agents: [{ id: 'main', skills: [echo], card }, { id: 'helper', skills: [echo], card }] })
+      const host = createAgentHost({
+        resolvePrincipal,
+        agents: [
+          { id: 'main', skills: [echo], card },
+          { id: 'helper', skills: [echo], card },
+        ],
+      })
       return { listener: a2aListener(host), exchange: host }
     }, logger)
     const base = serving.url.replace('localhost', '127.0.0.1')

@@ -87,8 +87,7 @@ export function defineJob<Schema extends ZodType>(definition: JobDefinition<Sche
 }
 
 /** The pause before retry `retry` (1 = the first), without jitter. */
-export const backoffMs = (job: Pick<Job, 'backoff'>, retry: number): number =>
-  job.backoff.exponential ? job.backoff.delayMs * 2 ** (retry - 1) : job.backoff.delayMs
+export const backoffMs = (job: Pick<Job, 'backoff'>, retry: number): number => (job.backoff.exponential ? job.backoff.delayMs * 2 ** (retry - 1) : job.backoff.delayMs)
 
 /**
  * How long a job may still take from now, with `attemptsLeft` attempts to go: what the task's lease

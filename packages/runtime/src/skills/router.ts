@@ -19,8 +19,7 @@ export function routeMessage(message: Message, skills: ReadonlyMap<string, Skill
   }
   if (skills.size === 1) return { skill: skills.values().next().value! }
   return {
-    rejection:
-      'this message names no skill: set message.metadata.skill, or send a data part with a "skill" key; the agent card lists the skills you can call',
+    rejection: 'this message names no skill: set message.metadata.skill, or send a data part with a "skill" key; the agent card lists the skills you can call',
   }
 }
 
@@ -33,5 +32,4 @@ function askedSkill(message: Message): unknown {
   return undefined
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -160,7 +160,6 @@ export interface Capabilities {
 
 export type CapabilityName = keyof Capabilities
 
-
 /** Each capability's members, as a lookup checks them: methods, or objects. */
 const MEMBERS: { readonly [K in CapabilityName]: readonly (readonly [member: string, kind: 'function' | 'object'])[] } = {
   filtersTenant: [],
@@ -223,19 +222,26 @@ function resolve(store: Declaring): ReadonlySet<CapabilityName> {
   if (!Array.isArray(declared)) {
     // Old style: flags for the markers, optional members for the rest.
     const flags = (declared ?? {}) as CapabilityFlags
-    return new Set(CAPABILITY_NAMES.filter((name) => (FLAGS.has(name) ? flags[name as keyof CapabilityFlags] === true : MEMBERS[name].every(([member, kind]) => has(store, member, kind)))))
+    return new Set(
+      CAPABILITY_NAMES.filter((name) => (FLAGS.has(name) ? flags[name as keyof CapabilityFlags] === true : MEMBERS[name].every(([member, kind]) => has(store, member, kind)))),
+    )
   }
   const storeName = store.constructor?.name && store.constructor !== Object ? store.constructor.name : 'the store'
   const names = new Set<CapabilityName>()
   for (const name of declared as readonly string[]) {
-    if (!(name in MEMBERS)) throw new TypeError(`${storeName} declares ${JSON.stringify(name)}, which is not a store capability; declare only these: ${CAPABILITY_NAMES.join(', ')}`)
+    if (!(name in MEMBERS))
+      throw new TypeError(`${storeName} declares ${JSON.stringify(name)}, which is not a store capability; declare only these: ${CAPABILITY_NAMES.join(', ')}`)
     const missing = MEMBERS[name as CapabilityName].filter(([member, kind]) => !has(store, member, kind)).map(([member, kind]) => (kind === 'function' ? `${member}()` : member))
-    if (missing.length > 0) throw new TypeError(`${storeName} declares the capability ${name} but has no ${missing.join(' or ')}: implement ${missing.length > 1 ? 'them' : 'it'}, or leave ${name} out of its capabilities`)
+    if (missing.length > 0)
+      throw new TypeError(
+        `${storeName} declares the capability ${name} but has no ${missing.join(' or ')}: implement ${missing.length > 1 ? 'them' : 'it'}, or leave ${name} out of its capabilities`,
+      )
     names.add(name as CapabilityName)
   }
   for (const name of names) {
     const needed = NEEDS[name]
-    if (needed && !names.has(needed)) throw new TypeError(`${storeName} declares the capability ${name} without ${needed}, which it qualifies: declare ${needed} too, or leave ${name} out`)
+    if (needed && !names.has(needed))
+      throw new TypeError(`${storeName} declares the capability ${name} without ${needed}, which it qualifies: declare ${needed} too, or leave ${name} out`)
   }
   return names
 }

@@ -64,7 +64,7 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
         })
       },
       acceptOnce: () => {
-        it('createUnlessAccepted stores a record unless one of the owner\'s records holds one of its message ids', async () => {
+        it("createUnlessAccepted stores a record unless one of the owner's records holds one of its message ids", async () => {
           const first = makeRecord({ id: 't1', messageIds: ['m1'] })
           expect(await the('acceptOnce').createUnlessAccepted(first)).toBe(true)
           expect(await store.get('t1')).toEqual(first)
@@ -112,7 +112,7 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
           expect(await store.get('released')).toEqual(record)
         })
 
-        it('with unlessAccepted a claim is refused for a message id one of the owner\'s tasks accepted, and only the owner\'s', async () => {
+        it("with unlessAccepted a claim is refused for a message id one of the owner's tasks accepted, and only the owner's", async () => {
           await store.create(makeRecord({ id: 'first', messageIds: ['m1'] }))
           expect(await the('claims').claimNewTask(makeRecord({ id: 'second', messageIds: ['m1'] }), true)).toBeUndefined()
           expect(await store.get('second')).toBeUndefined()
@@ -152,7 +152,9 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
           const before = makeRecord({ id: 't1', state: 'TASK_STATE_SUBMITTED', messageIds: ['m1'] })
           await seed(store, [before, makeRecord({ id: 't2' })])
           const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
-          const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({ statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } } }))
+          const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({
+            statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } },
+          }))
           const artifact = { artifactUpdate: { taskId: 't1', contextId: before.contextId, artifact: task.artifacts![0]! } }
           await store.update('t1', 1, { task, events: [events[0]!, artifact, events[1]!] })
           await store.update('t1', 4, { task, event: events[1]! })
@@ -171,7 +173,7 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
         })
       },
       leases: () => {
-        it('keeps a run\'s lease: written on create and by update, dropped by update with null, moved by renewLeases without a version', async () => {
+        it("keeps a run's lease: written on create and by update, dropped by update with null, moved by renewLeases without a version", async () => {
           const leased = { ...makeRecord({ id: 'l1', state: 'TASK_STATE_WORKING' }), lease: { runner: 'replica-a', until: T0 + 30_000 } }
           await store.create(leased)
           expect(await store.get('l1')).toEqual(leased)
@@ -218,7 +220,8 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
           await seed(store, [held, bare])
           await store.putPushConfig(makePushConfig('t1', 'c1'))
           const event = (record: typeof held) => ({ statusUpdate: { taskId: record.id, contextId: record.contextId, status: { state: 'TASK_STATE_WORKING' as const } } })
-          for (const record of [held, bare]) await store.update(record.id, 1, { task: nextTask(record, 'TASK_STATE_WORKING', T0 + 1000), events: [event(record), event(record), event(record)] })
+          for (const record of [held, bare])
+            await store.update(record.id, 1, { task: nextTask(record, 'TASK_STATE_WORKING', T0 + 1000), events: [event(record), event(record), event(record)] })
           expect([2, 3, 4].map((version) => the('pushHints').noPushConfigsFor('t1', version))).toEqual([false, false, false])
           expect([2, 3, 4].map((version) => the('pushHints').noPushConfigsFor('t2', version))).toEqual([true, true, true])
         })
@@ -239,7 +242,18 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
       },
       jobRows: () => {
         it('writesJobRow resolves false for a job queued on another database', async () => {
-          const job = { schema: 'a2a_jobs', database: 'another-database', queue: 'a2a-jobs', id: '00000000-0000-5000-8000-000000000000', data: {}, retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, deadLetter: 'a2a-jobs-dead' }
+          const job = {
+            schema: 'a2a_jobs',
+            database: 'another-database',
+            queue: 'a2a-jobs',
+            id: '00000000-0000-5000-8000-000000000000',
+            data: {},
+            retryLimit: 0,
+            retryDelay: 0,
+            retryBackoff: false,
+            expireInSeconds: 60,
+            deadLetter: 'a2a-jobs-dead',
+          }
           expect(await the('jobRows').writesJobRow(job)).toBe(false)
         })
       },
@@ -272,7 +286,10 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
 
         it('trimSettled breaks status-time ties by id, keeping the higher id', async () => {
           const tier = { owner: 'alice', tenant: null, scope: 'read' }
-          await seed(store, ['tie-a', 'tie-c', 'tie-b'].map((id) => makeRecord({ id, ...tier, time: T0 + 1000 })))
+          await seed(
+            store,
+            ['tie-a', 'tie-c', 'tie-b'].map((id) => makeRecord({ id, ...tier, time: T0 + 1000 })),
+          )
           expect(await f.sortedIds(the('trims').trimSettled(tier, 1))).toEqual(['tie-a', 'tie-b'])
           expect(await store.get('tie-c')).toBeDefined()
         })
@@ -281,7 +298,10 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
         it('one trim removes every settled task past the bound, however far past it the tier ran', async () => {
           // Paced, a tier runs up to ⌊bound / 8⌋ - 1 past its bound between trims: the trim takes them all.
           const tier = f.TRIM_TIER
-          await seed(store, Array.from({ length: 12 }, (_, i) => makeRecord({ id: `done-${String(i).padStart(2, '0')}`, ...tier, time: T0 + i })))
+          await seed(
+            store,
+            Array.from({ length: 12 }, (_, i) => makeRecord({ id: `done-${String(i).padStart(2, '0')}`, ...tier, time: T0 + i })),
+          )
           const trimmed = await the('trims').trimSettled(tier, 2)
           expect([...trimmed].sort()).toEqual(Array.from({ length: 10 }, (_, i) => `done-${String(i).padStart(2, '0')}`))
           expect(ids(await store.list({ owner: tier.owner, pageSize: 100 }))).toEqual(['done-11', 'done-10'])
@@ -335,352 +355,363 @@ export function describeStoreConformance(name: string, makeStore: () => Store | 
         })
       }
 
-        it('is ready to serve once ready() resolves, when it has one', async () => {
-          await store.ready?.()
-          await store.create(makeRecord({ id: 'ready' }))
-          expect((await store.get('ready'))?.id).toBe('ready')
-        })
+      it('is ready to serve once ready() resolves, when it has one', async () => {
+        await store.ready?.()
+        await store.create(makeRecord({ id: 'ready' }))
+        expect((await store.get('ready'))?.id).toBe('ready')
+      })
 
-        it('create then get returns an equal record that is a copy', async () => {
-          const record = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', messageIds: ['m1', 'm2'] })
-          const snapshot = structuredClone(record)
+      it('create then get returns an equal record that is a copy', async () => {
+        const record = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', messageIds: ['m1', 'm2'] })
+        const snapshot = structuredClone(record)
+        await store.create(record)
+        // Neither the object passed in nor the one handed out is kept by reference.
+        record.task.status.state = 'TASK_STATE_FAILED'
+        record.messageIds.push('m3')
+        const got = await store.get('t1')
+        expect(got).toEqual(snapshot)
+        got!.task.history!.push({ messageId: 'x', role: 'ROLE_AGENT', parts: [] })
+        got!.messageIds.length = 0
+        expect(await store.get('t1')).toEqual(snapshot)
+      })
+
+      it('create keeps a message id that repeats within the record, found once by it', async () => {
+        const record = makeRecord({ id: 't1', messageIds: ['m1', 'm2', 'm1'] })
+        await store.create(record)
+        expect(await store.get('t1')).toEqual(record)
+        expect(await store.findByMessageId('alice', 'm1')).toEqual([record])
+      })
+
+      it('create rejects a duplicate id and keeps the stored record', async () => {
+        const first = makeRecord({ id: 't1' })
+        await store.create(first)
+        await expect(store.create(makeRecord({ id: 't1', owner: 'bob', contextId: 'ctx-2' }))).rejects.toThrow()
+        expect(await store.get('t1')).toEqual(first)
+        expect(await store.findByMessageId('bob', 'msg-t1')).toEqual([])
+      })
+
+      it("lookups made together answer each its own: copies of one task, each owner's message id, the unknown ones empty", async () => {
+        const [a, b] = [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2', owner: 'bob', messageIds: ['m1', 'm2'] })]
+        await seed(store, [a, b])
+        const [first, second, other, none] = await Promise.all([store.get('t1'), store.get('t1'), store.get('t2'), store.get('nope')])
+        expect([first, second, other, none]).toEqual([a, a, b, undefined])
+        first!.task.status.state = 'TASK_STATE_FAILED'
+        first!.messageIds.push('x')
+        expect(second).toEqual(a)
+        const found = await Promise.all([
+          store.findByMessageId('alice', 'm1'),
+          store.findByMessageId('bob', 'm1'),
+          store.findByMessageId('bob', 'm2'),
+          store.findByMessageId('alice', 'm2'),
+          store.findByMessageId('bob', 'm1'),
+        ])
+        expect(found.map(ids)).toEqual([['t1'], ['t2'], ['t2'], [], ['t2']])
+        found[1]![0]!.task.status.state = 'TASK_STATE_FAILED'
+        expect(found[4]).toEqual([b])
+      })
+
+      it('writes made together fail alone: a duplicate create beside creates and updates that land', async () => {
+        const [first, second] = [makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), makeRecord({ id: 't2', state: 'TASK_STATE_WORKING' })]
+        await seed(store, [first, second])
+        const outcomes = await Promise.allSettled([
+          store.update('t1', 1, { task: nextTask(first, 'TASK_STATE_COMPLETED', T0 + 1000) }),
+          store.create(makeRecord({ id: 't1', messageIds: ['dup'] })),
+          store.create(makeRecord({ id: 't3', messageIds: ['m3'] })),
+          store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_COMPLETED', T0 + 1000) }),
+          store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_FAILED', T0 + 1000) }),
+        ])
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'])
+        const [updated, , , raced, lost] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined))
+        expect(updated).toMatchObject({ version: 2 })
+        // Two writers on one version: exactly one lands.
+        expect([raced, lost].filter(Boolean)).toHaveLength(1)
+        expect((await store.get('t1'))?.task.status.state).toBe('TASK_STATE_COMPLETED')
+        expect(await store.get('t3')).toEqual(makeRecord({ id: 't3', messageIds: ['m3'] }))
+        expect(ids(await store.findByMessageId('alice', 'dup'))).toEqual([])
+        expect(ids(await store.findByMessageId('alice', 'm3'))).toEqual(['t3'])
+      })
+
+      it('get of an unknown id is undefined', async () => {
+        expect(await store.get('nope')).toBeUndefined()
+      })
+
+      it('update writes the task body and bumps the version, never the coordinates', async () => {
+        const before = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1'], repliedWithMessage: true })
+        await store.create(before)
+        const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
+        const next = await store.update('t1', 1, f.sneakyChanges(task))
+        expect(next).toMatchObject({ version: 2, task, messageIds: ['m1'], repliedWithMessage: true })
+        expect(next!.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
+        expect(f.coordinates(next!)).toEqual(f.coordinates(before))
+        expect(await store.get('t1')).toEqual(next)
+        expect(await store.get('other')).toBeUndefined()
+        const third = await store.update('t1', 2, { task, messageIds: ['m1', 'm2'], repliedWithMessage: false })
+        expect(third).toMatchObject({ version: 3, messageIds: ['m1', 'm2'], repliedWithMessage: false })
+        expect(third!.updatedAt).toBeGreaterThanOrEqual(next!.updatedAt)
+        expect(f.coordinates(third!)).toEqual(f.coordinates(before))
+      })
+
+      it('an update carrying several events makes a version per event', async () => {
+        const before = makeRecord({ id: 't1', state: 'TASK_STATE_SUBMITTED', messageIds: ['m1'] })
+        const bare = makeRecord({ id: 't2', state: 'TASK_STATE_SUBMITTED' })
+        await seed(store, [before, bare])
+        const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
+        const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({
+          statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } },
+        }))
+        const artifact = { artifactUpdate: { taskId: 't1', contextId: before.contextId, artifact: task.artifacts![0]! } }
+        const written = await store.update('t1', 1, { task, events: [events[0]!, artifact, events[1]!] })
+        expect(written).toMatchObject({ version: 4, task })
+        expect(await store.get('t1')).toEqual(written)
+        // The version it expected is gone: a write expecting 1 (or any of the skipped ones) is refused.
+        for (const version of [1, 2, 3]) expect(await store.update('t1', version, { task, event: events[1]! })).toBeUndefined()
+        expect(await store.update('t1', 4, { task, event: events[1]! })).toMatchObject({ version: 5 })
+        expect(await store.update('t2', 1, { task: nextTask(bare, 'TASK_STATE_WORKING', T0 + 1000), events: [events[0]!, events[0]!] })).toMatchObject({ version: 3 })
+      })
+
+      it('update never moves updatedAt back, and dates a task without a status timestamp by it', async () => {
+        // Written by a host whose clock ran a day ahead of this one.
+        const ahead = Date.now() + 86_400_000
+        const record = { ...makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), createdAt: ahead, updatedAt: ahead }
+        await store.create(record)
+        const { timestamp: _, ...status } = nextTask(record, 'TASK_STATE_COMPLETED', T0).status
+        const next = await store.update('t1', 1, { task: { ...record.task, status } })
+        expect(next?.updatedAt).toBe(ahead)
+        expect(ids(await store.list({ owner: 'alice', statusAfter: ahead, pageSize: 10 }))).toEqual(['t1'])
+        expect(ids(await store.list({ owner: 'alice', statusAfter: ahead + 1, pageSize: 10 }))).toEqual([])
+      })
+
+      it('update returns and stores copies', async () => {
+        const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
+        await store.create(record)
+        const task = nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000)
+        const next = (await store.update('t1', 1, { task, messageIds: ['m1'] }))!
+        const stored = structuredClone(next)
+        task.status.state = 'TASK_STATE_FAILED'
+        next.messageIds.push('m2')
+        expect(await store.get('t1')).toEqual(stored)
+      })
+
+      it('update with a stale or future expectedVersion is undefined and changes nothing', async () => {
+        const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
+        await store.create(record)
+        const v2 = await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_INPUT_REQUIRED', T0 + 1000) })
+        expect(v2?.version).toBe(2)
+        const other = nextTask(record, 'TASK_STATE_FAILED', T0 + 2000)
+        expect(await store.update('t1', 1, { task: other, messageIds: ['x'] })).toBeUndefined()
+        expect(await store.update('t1', 3, { task: other })).toBeUndefined()
+        expect(await store.get('t1')).toEqual(v2)
+      })
+
+      it('update of an unknown id is undefined and creates nothing', async () => {
+        expect(await store.update('ghost', 1, { task: makeRecord({ id: 'ghost' }).task })).toBeUndefined()
+        expect(await store.get('ghost')).toBeUndefined()
+      })
+
+      for (const kind of f.UNENCODABLE_KINDS) {
+        it(`update rejects a task that cannot be JSON-encoded (${kind}) and keeps task and version`, async () => {
+          const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
           await store.create(record)
-          // Neither the object passed in nor the one handed out is kept by reference.
-          record.task.status.state = 'TASK_STATE_FAILED'
-          record.messageIds.push('m3')
-          const got = await store.get('t1')
-          expect(got).toEqual(snapshot)
-          got!.task.history!.push({ messageId: 'x', role: 'ROLE_AGENT', parts: [] })
-          got!.messageIds.length = 0
-          expect(await store.get('t1')).toEqual(snapshot)
+          await expect(store.update('t1', 1, { task: f.unencodableTask(record, kind), messageIds: ['x'] })).rejects.toThrow(NotJsonEncodableError)
+          expect(await store.get('t1')).toEqual(record)
+          // The version did not move: a write expecting version 1 still lands.
+          expect((await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1) }))?.version).toBe(2)
         })
 
-        it('create keeps a message id that repeats within the record, found once by it', async () => {
-          const record = makeRecord({ id: 't1', messageIds: ['m1', 'm2', 'm1'] })
+        it(`create rejects a task that cannot be JSON-encoded (${kind}) and stores nothing`, async () => {
+          const record = makeRecord({ id: 't1' })
+          await expect(store.create({ ...record, task: f.unencodableTask(record, kind) })).rejects.toThrow(NotJsonEncodableError)
+          expect(await store.get('t1')).toBeUndefined()
+          expect((await store.list({ owner: 'alice', pageSize: 10 })).total).toBe(0)
           await store.create(record)
           expect(await store.get('t1')).toEqual(record)
-          expect(await store.findByMessageId('alice', 'm1')).toEqual([record])
         })
+      }
 
-        it('create rejects a duplicate id and keeps the stored record', async () => {
-          const first = makeRecord({ id: 't1' })
-          await store.create(first)
-          await expect(store.create(makeRecord({ id: 't1', owner: 'bob', contextId: 'ctx-2' }))).rejects.toThrow()
-          expect(await store.get('t1')).toEqual(first)
-          expect(await store.findByMessageId('bob', 'msg-t1')).toEqual([])
-        })
+      it("list returns only the owner's records, newest status first, ties by id descending", async () => {
+        const { records, order } = f.orderingFixture()
+        await seed(store, records)
+        const page = await store.list({ owner: 'alice', pageSize: 100 })
+        expect(ids(page)).toEqual(order)
+        expect(page.total).toBe(order.length)
+        expect(page.nextCursor).toBeUndefined()
+        await f.expectCases(store, [
+          [{ owner: 'bob' }, ['bob-1']],
+          [{ owner: 'carol' }, []],
+        ])
+      })
 
-        it('lookups made together answer each its own: copies of one task, each owner\'s message id, the unknown ones empty', async () => {
-          const [a, b] = [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2', owner: 'bob', messageIds: ['m1', 'm2'] })]
-          await seed(store, [a, b])
-          const [first, second, other, none] = await Promise.all([store.get('t1'), store.get('t1'), store.get('t2'), store.get('nope')])
-          expect([first, second, other, none]).toEqual([a, a, b, undefined])
-          first!.task.status.state = 'TASK_STATE_FAILED'
-          first!.messageIds.push('x')
-          expect(second).toEqual(a)
-          const found = await Promise.all([
-            store.findByMessageId('alice', 'm1'),
-            store.findByMessageId('bob', 'm1'),
-            store.findByMessageId('bob', 'm2'),
-            store.findByMessageId('alice', 'm2'),
-            store.findByMessageId('bob', 'm1'),
-          ])
-          expect(found.map(ids)).toEqual([['t1'], ['t2'], ['t2'], [], ['t2']])
-          found[1]![0]!.task.status.state = 'TASK_STATE_FAILED'
-          expect(found[4]).toEqual([b])
-        })
+      it('list counts every match in total and respects pageSize', async () => {
+        const { records, order } = f.orderingFixture()
+        await seed(store, records)
+        const page = await store.list({ owner: 'alice', pageSize: 2 })
+        expect(ids(page)).toEqual(order.slice(0, 2))
+        expect(page.total).toBe(order.length)
+        expect(page.nextCursor).toEqual(expect.any(String))
+      })
 
-        it('writes made together fail alone: a duplicate create beside creates and updates that land', async () => {
-          const [first, second] = [makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), makeRecord({ id: 't2', state: 'TASK_STATE_WORKING' })]
-          await seed(store, [first, second])
-          const outcomes = await Promise.allSettled([
-            store.update('t1', 1, { task: nextTask(first, 'TASK_STATE_COMPLETED', T0 + 1000) }),
-            store.create(makeRecord({ id: 't1', messageIds: ['dup'] })),
-            store.create(makeRecord({ id: 't3', messageIds: ['m3'] })),
-            store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_COMPLETED', T0 + 1000) }),
-            store.update('t2', 1, { task: nextTask(second, 'TASK_STATE_FAILED', T0 + 1000) }),
-          ])
-          expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled'])
-          const [updated, , , raced, lost] = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : undefined))
-          expect(updated).toMatchObject({ version: 2 })
-          // Two writers on one version: exactly one lands.
-          expect([raced, lost].filter(Boolean)).toHaveLength(1)
-          expect((await store.get('t1'))?.task.status.state).toBe('TASK_STATE_COMPLETED')
-          expect(await store.get('t3')).toEqual(makeRecord({ id: 't3', messageIds: ['m3'] }))
-          expect(ids(await store.findByMessageId('alice', 'dup'))).toEqual([])
-          expect(ids(await store.findByMessageId('alice', 'm3'))).toEqual(['t3'])
-        })
-
-        it('get of an unknown id is undefined', async () => {
-          expect(await store.get('nope')).toBeUndefined()
-        })
-
-        it('update writes the task body and bumps the version, never the coordinates', async () => {
-          const before = makeRecord({ id: 't1', tenant: 'acme', scope: 'read', state: 'TASK_STATE_WORKING', messageIds: ['m1'], repliedWithMessage: true })
-          await store.create(before)
-          const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
-          const next = await store.update('t1', 1, f.sneakyChanges(task))
-          expect(next).toMatchObject({ version: 2, task, messageIds: ['m1'], repliedWithMessage: true })
-          expect(next!.updatedAt).toBeGreaterThanOrEqual(before.updatedAt)
-          expect(f.coordinates(next!)).toEqual(f.coordinates(before))
-          expect(await store.get('t1')).toEqual(next)
-          expect(await store.get('other')).toBeUndefined()
-          const third = await store.update('t1', 2, { task, messageIds: ['m1', 'm2'], repliedWithMessage: false })
-          expect(third).toMatchObject({ version: 3, messageIds: ['m1', 'm2'], repliedWithMessage: false })
-          expect(third!.updatedAt).toBeGreaterThanOrEqual(next!.updatedAt)
-          expect(f.coordinates(third!)).toEqual(f.coordinates(before))
-        })
-
-        it('an update carrying several events makes a version per event', async () => {
-          const before = makeRecord({ id: 't1', state: 'TASK_STATE_SUBMITTED', messageIds: ['m1'] })
-          const bare = makeRecord({ id: 't2', state: 'TASK_STATE_SUBMITTED' })
-          await seed(store, [before, bare])
-          const task = nextTask(before, 'TASK_STATE_COMPLETED', T0 + 5000)
-          const events = (['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'] as const).map((state) => ({ statusUpdate: { taskId: 't1', contextId: before.contextId, status: { state } } }))
-          const artifact = { artifactUpdate: { taskId: 't1', contextId: before.contextId, artifact: task.artifacts![0]! } }
-          const written = await store.update('t1', 1, { task, events: [events[0]!, artifact, events[1]!] })
-          expect(written).toMatchObject({ version: 4, task })
-          expect(await store.get('t1')).toEqual(written)
-          // The version it expected is gone: a write expecting 1 (or any of the skipped ones) is refused.
-          for (const version of [1, 2, 3]) expect(await store.update('t1', version, { task, event: events[1]! })).toBeUndefined()
-          expect(await store.update('t1', 4, { task, event: events[1]! })).toMatchObject({ version: 5 })
-          expect(await store.update('t2', 1, { task: nextTask(bare, 'TASK_STATE_WORKING', T0 + 1000), events: [events[0]!, events[0]!] })).toMatchObject({ version: 3 })
-        })
-
-        it('update never moves updatedAt back, and dates a task without a status timestamp by it', async () => {
-          // Written by a host whose clock ran a day ahead of this one.
-          const ahead = Date.now() + 86_400_000
-          const record = { ...makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' }), createdAt: ahead, updatedAt: ahead }
-          await store.create(record)
-          const { timestamp: _, ...status } = nextTask(record, 'TASK_STATE_COMPLETED', T0).status
-          const next = await store.update('t1', 1, { task: { ...record.task, status } })
-          expect(next?.updatedAt).toBe(ahead)
-          expect(ids(await store.list({ owner: 'alice', statusAfter: ahead, pageSize: 10 }))).toEqual(['t1'])
-          expect(ids(await store.list({ owner: 'alice', statusAfter: ahead + 1, pageSize: 10 }))).toEqual([])
-        })
-
-        it('update returns and stores copies', async () => {
-          const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
-          await store.create(record)
-          const task = nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1000)
-          const next = (await store.update('t1', 1, { task, messageIds: ['m1'] }))!
-          const stored = structuredClone(next)
-          task.status.state = 'TASK_STATE_FAILED'
-          next.messageIds.push('m2')
-          expect(await store.get('t1')).toEqual(stored)
-        })
-
-        it('update with a stale or future expectedVersion is undefined and changes nothing', async () => {
-          const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
-          await store.create(record)
-          const v2 = await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_INPUT_REQUIRED', T0 + 1000) })
-          expect(v2?.version).toBe(2)
-          const other = nextTask(record, 'TASK_STATE_FAILED', T0 + 2000)
-          expect(await store.update('t1', 1, { task: other, messageIds: ['x'] })).toBeUndefined()
-          expect(await store.update('t1', 3, { task: other })).toBeUndefined()
-          expect(await store.get('t1')).toEqual(v2)
-        })
-
-        it('update of an unknown id is undefined and creates nothing', async () => {
-          expect(await store.update('ghost', 1, { task: makeRecord({ id: 'ghost' }).task })).toBeUndefined()
-          expect(await store.get('ghost')).toBeUndefined()
-        })
-
-        for (const kind of f.UNENCODABLE_KINDS) {
-          it(`update rejects a task that cannot be JSON-encoded (${kind}) and keeps task and version`, async () => {
-            const record = makeRecord({ id: 't1', state: 'TASK_STATE_WORKING' })
-            await store.create(record)
-            await expect(store.update('t1', 1, { task: f.unencodableTask(record, kind), messageIds: ['x'] })).rejects.toThrow(NotJsonEncodableError)
-            expect(await store.get('t1')).toEqual(record)
-            // The version did not move: a write expecting version 1 still lands.
-            expect((await store.update('t1', 1, { task: nextTask(record, 'TASK_STATE_COMPLETED', T0 + 1) }))?.version).toBe(2)
-          })
-
-          it(`create rejects a task that cannot be JSON-encoded (${kind}) and stores nothing`, async () => {
-            const record = makeRecord({ id: 't1' })
-            await expect(store.create({ ...record, task: f.unencodableTask(record, kind) })).rejects.toThrow(NotJsonEncodableError)
-            expect(await store.get('t1')).toBeUndefined()
-            expect((await store.list({ owner: 'alice', pageSize: 10 })).total).toBe(0)
-            await store.create(record)
-            expect(await store.get('t1')).toEqual(record)
-          })
+      it('paging with nextCursor walks every record exactly once, for any page size', async () => {
+        const { records, order } = f.orderingFixture()
+        await seed(store, records)
+        for (const pageSize of [1, 2, 3, 6, 7, 8, 100]) {
+          const pages = await f.walk(store, { owner: 'alice', pageSize })
+          expect(pages.flatMap(ids), `pageSize ${pageSize}`).toEqual(order)
+          // No empty trailing page: the cursor is absent exactly when nothing follows.
+          expect(pages).toHaveLength(Math.ceil(order.length / pageSize))
+          for (const page of pages) expect(page.total).toBe(order.length)
+          expect(pages.at(-1)!.nextCursor).toBeUndefined()
         }
+      })
 
-        it('list returns only the owner\'s records, newest status first, ties by id descending', async () => {
-          const { records, order } = f.orderingFixture()
-          await seed(store, records)
-          const page = await store.list({ owner: 'alice', pageSize: 100 })
-          expect(ids(page)).toEqual(order)
-          expect(page.total).toBe(order.length)
-          expect(page.nextCursor).toBeUndefined()
-          await f.expectCases(store, [[{ owner: 'bob' }, ['bob-1']], [{ owner: 'carol' }, []]])
-        })
+      it('list filters by contextId, several states and statusAfter (inclusive)', async () => {
+        await seed(store, f.filterFixture())
+        await f.expectCases(store, f.filterCases)
+      })
 
-        it('list counts every match in total and respects pageSize', async () => {
-          const { records, order } = f.orderingFixture()
-          await seed(store, records)
-          const page = await store.list({ owner: 'alice', pageSize: 2 })
-          expect(ids(page)).toEqual(order.slice(0, 2))
-          expect(page.total).toBe(order.length)
-          expect(page.nextCursor).toEqual(expect.any(String))
-        })
+      it('list rejects a cursor it did not issue with InvalidCursorError', async () => {
+        await seed(store, f.orderingFixture().records)
+        const issued = (await store.list({ owner: 'alice', pageSize: 2 })).nextCursor!
+        for (const cursor of f.forgedCursors(issued)) {
+          await expect(store.list({ owner: 'alice', pageSize: 2, cursor }), JSON.stringify(cursor)).rejects.toBeInstanceOf(InvalidCursorError)
+        }
+      })
 
-        it('paging with nextCursor walks every record exactly once, for any page size', async () => {
-          const { records, order } = f.orderingFixture()
-          await seed(store, records)
-          for (const pageSize of [1, 2, 3, 6, 7, 8, 100]) {
-            const pages = await f.walk(store, { owner: 'alice', pageSize })
-            expect(pages.flatMap(ids), `pageSize ${pageSize}`).toEqual(order)
-            // No empty trailing page: the cursor is absent exactly when nothing follows.
-            expect(pages).toHaveLength(Math.ceil(order.length / pageSize))
-            for (const page of pages) expect(page.total).toBe(order.length)
-            expect(pages.at(-1)!.nextCursor).toBeUndefined()
-          }
-        })
+      it('delete removes a record; deleting an absent id does not throw', async () => {
+        await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2' })])
+        await store.delete('t1')
+        expect(await store.get('t1')).toBeUndefined()
+        await f.expectCases(store, [[{}, ['t2']]])
+        expect(await store.findByMessageId('alice', 'm1')).toEqual([])
+        await expect(store.delete('t1')).resolves.toBeUndefined()
+        await expect(store.delete('never-existed')).resolves.toBeUndefined()
+        expect(await store.get('t2')).toBeDefined()
+      })
 
-        it('list filters by contextId, several states and statusAfter (inclusive)', async () => {
-          await seed(store, f.filterFixture())
-          await f.expectCases(store, f.filterCases)
-        })
+      it("findByMessageId returns only that owner's records holding the message id", async () => {
+        const r3 = makeRecord({ id: 't3', messageIds: ['m2'] })
+        await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }), r3])
+        expect(ids(await store.findByMessageId('alice', 'm1'))).toEqual(['t1'])
+        expect(ids(await store.findByMessageId('bob', 'm1'))).toEqual(['b1'])
+        expect(await store.findByMessageId('alice', 'm-none')).toEqual([])
+        expect(await store.findByMessageId('carol', 'm1')).toEqual([])
+        // An update that accepts a second message makes the task findable by it too.
+        await store.update('t3', 1, { task: r3.task, messageIds: ['m2', 'm1'] })
+        expect(ids(await store.findByMessageId('alice', 'm1')).sort()).toEqual(['t1', 't3'])
+        expect(await store.findByMessageId('alice', 'm2')).toMatchObject([{ id: 't3', version: 2, messageIds: ['m2', 'm1'] }])
+        expect(await store.findByMessageId('bob', 'm2')).toEqual([])
+      })
 
-        it('list rejects a cursor it did not issue with InvalidCursorError', async () => {
-          await seed(store, f.orderingFixture().records)
-          const issued = (await store.list({ owner: 'alice', pageSize: 2 })).nextCursor!
-          for (const cursor of f.forgedCursors(issued)) {
-            await expect(store.list({ owner: 'alice', pageSize: 2, cursor }), JSON.stringify(cursor)).rejects.toBeInstanceOf(InvalidCursorError)
-          }
-        })
+      it('putPushConfig then get and list return equal copies; unknown ids are undefined or empty', async () => {
+        await seed(store, [makeRecord({ id: 't1' })])
+        const config = makePushConfig('t1', 'c1', 0, { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
+        const snapshot = structuredClone(config)
+        await store.putPushConfig(config)
+        // Neither the object passed in nor the ones handed out are kept by reference.
+        config.url = 'https://evil.example.com/'
+        config.authentication!.credentials = 'changed'
+        const got = await store.getPushConfig('t1', 'c1')
+        expect(got).toEqual(snapshot)
+        got!.authentication!.scheme = 'Basic'
+        got!.token = 'x'
+        const listed = await store.listPushConfigs('t1')
+        expect(listed).toEqual([snapshot])
+        listed[0]!.authentication!.credentials = 'y'
+        listed.length = 0
+        expect(await store.listPushConfigs('t1')).toEqual([snapshot])
+        expect(await store.getPushConfig('t1', 'c2')).toBeUndefined()
+        expect(await store.getPushConfig('t2', 'c1')).toBeUndefined()
+        expect(await store.listPushConfigs('t2')).toEqual([])
+      })
 
-        it('delete removes a record; deleting an absent id does not throw', async () => {
-          await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 't2' })])
-          await store.delete('t1')
-          expect(await store.get('t1')).toBeUndefined()
-          await f.expectCases(store, [[{}, ['t2']]])
-          expect(await store.findByMessageId('alice', 'm1')).toEqual([])
-          await expect(store.delete('t1')).resolves.toBeUndefined()
-          await expect(store.delete('never-existed')).resolves.toBeUndefined()
-          expect(await store.get('t2')).toBeDefined()
-        })
+      it('a config without token or authentication reads back without them', async () => {
+        await seed(store, [makeRecord({ id: 't1' })])
+        await store.putPushConfig(makePushConfig('t1', 'c1'))
+        const got = await store.getPushConfig('t1', 'c1')
+        expect(got).toEqual(makePushConfig('t1', 'c1'))
+        expect(got?.token).toBeUndefined()
+        expect(got?.authentication).toBeUndefined()
+      })
 
-        it('findByMessageId returns only that owner\'s records holding the message id', async () => {
-          const r3 = makeRecord({ id: 't3', messageIds: ['m2'] })
-          await seed(store, [makeRecord({ id: 't1', messageIds: ['m1'] }), makeRecord({ id: 'b1', owner: 'bob', messageIds: ['m1'] }), r3])
-          expect(ids(await store.findByMessageId('alice', 'm1'))).toEqual(['t1'])
-          expect(ids(await store.findByMessageId('bob', 'm1'))).toEqual(['b1'])
-          expect(await store.findByMessageId('alice', 'm-none')).toEqual([])
-          expect(await store.findByMessageId('carol', 'm1')).toEqual([])
-          // An update that accepts a second message makes the task findable by it too.
-          await store.update('t3', 1, { task: r3.task, messageIds: ['m2', 'm1'] })
-          expect(ids(await store.findByMessageId('alice', 'm1')).sort()).toEqual(['t1', 't3'])
-          expect(await store.findByMessageId('alice', 'm2')).toMatchObject([{ id: 't3', version: 2, messageIds: ['m2', 'm1'] }])
-          expect(await store.findByMessageId('bob', 'm2')).toEqual([])
-        })
+      it("keeps the generation a config was set in, with and without authentication, and its replacement's", async () => {
+        await seed(store, [makeRecord({ id: 't1' })])
+        const bare = makePushConfig('t1', 'c1', 0, { generation: '0.3' })
+        const authenticated = makePushConfig('t1', 'c2', 1, { generation: '0.3', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
+        await store.putPushConfig(bare)
+        await store.putPushConfig(authenticated)
+        expect(await store.getPushConfig('t1', 'c1')).toEqual(bare)
+        expect(await store.listPushConfigs('t1')).toEqual([bare, authenticated])
+        // Set again over 1.0, it is a 1.0 config.
+        const replaced = makePushConfig('t1', 'c2', 2, { authentication: { scheme: 'Bearer' } })
+        await store.putPushConfig(replaced)
+        expect(await store.getPushConfig('t1', 'c2')).toEqual(replaced)
+      })
 
-        it('putPushConfig then get and list return equal copies; unknown ids are undefined or empty', async () => {
-          await seed(store, [makeRecord({ id: 't1' })])
-          const config = makePushConfig('t1', 'c1', 0, { token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
-          const snapshot = structuredClone(config)
-          await store.putPushConfig(config)
-          // Neither the object passed in nor the ones handed out are kept by reference.
-          config.url = 'https://evil.example.com/'
-          config.authentication!.credentials = 'changed'
-          const got = await store.getPushConfig('t1', 'c1')
-          expect(got).toEqual(snapshot)
-          got!.authentication!.scheme = 'Basic'
-          got!.token = 'x'
-          const listed = await store.listPushConfigs('t1')
-          expect(listed).toEqual([snapshot])
-          listed[0]!.authentication!.credentials = 'y'
-          listed.length = 0
-          expect(await store.listPushConfigs('t1')).toEqual([snapshot])
-          expect(await store.getPushConfig('t1', 'c2')).toBeUndefined()
-          expect(await store.getPushConfig('t2', 'c1')).toBeUndefined()
-          expect(await store.listPushConfigs('t2')).toEqual([])
-        })
+      it('putPushConfig replaces the config with the same (taskId, id) and keeps the others', async () => {
+        await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
+        await store.putPushConfig(makePushConfig('t1', 'c1', 0, { token: 'old', authentication: { scheme: 'Bearer' } }))
+        await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+        // The same config id on another task is another config.
+        await store.putPushConfig(makePushConfig('t2', 'c1', 2))
+        const replacement = makePushConfig('t1', 'c1', 5, { url: 'https://other.example.com/hook' })
+        await store.putPushConfig(replacement)
+        expect(await store.getPushConfig('t1', 'c1')).toEqual(replacement)
+        expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2', 'c1'])
+        expect(await store.listPushConfigs('t2')).toEqual([makePushConfig('t2', 'c1', 2)])
+      })
 
-        it('a config without token or authentication reads back without them', async () => {
-          await seed(store, [makeRecord({ id: 't1' })])
-          await store.putPushConfig(makePushConfig('t1', 'c1'))
-          const got = await store.getPushConfig('t1', 'c1')
-          expect(got).toEqual(makePushConfig('t1', 'c1'))
-          expect(got?.token).toBeUndefined()
-          expect(got?.authentication).toBeUndefined()
-        })
+      it('listPushConfigs is oldest first by createdAt, ties by id', async () => {
+        await seed(store, [makeRecord({ id: 't1' })])
+        for (const [id, at] of [
+          ['c-d', 30],
+          ['c-b', 10],
+          ['c-c', 10],
+          ['c-a', 20],
+          ['c-e', 0],
+        ] as const) {
+          await store.putPushConfig(makePushConfig('t1', id, at))
+        }
+        expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c-e', 'c-b', 'c-c', 'c-a', 'c-d'])
+      })
 
-        it('keeps the generation a config was set in, with and without authentication, and its replacement\'s', async () => {
-          await seed(store, [makeRecord({ id: 't1' })])
-          const bare = makePushConfig('t1', 'c1', 0, { generation: '0.3' })
-          const authenticated = makePushConfig('t1', 'c2', 1, { generation: '0.3', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'secret' } })
-          await store.putPushConfig(bare)
-          await store.putPushConfig(authenticated)
-          expect(await store.getPushConfig('t1', 'c1')).toEqual(bare)
-          expect(await store.listPushConfigs('t1')).toEqual([bare, authenticated])
-          // Set again over 1.0, it is a 1.0 config.
-          const replaced = makePushConfig('t1', 'c2', 2, { authentication: { scheme: 'Bearer' } })
-          await store.putPushConfig(replaced)
-          expect(await store.getPushConfig('t1', 'c2')).toEqual(replaced)
-        })
+      it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
+        await seed(store, [makeRecord({ id: 't1' })])
+        await store.putPushConfig(makePushConfig('t1', 'c1'))
+        await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+        await store.deletePushConfig('t1', 'c1')
+        expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
+        expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
+        await expect(store.deletePushConfig('t1', 'c1')).resolves.toBeUndefined()
+        await expect(store.deletePushConfig('t1', 'never')).resolves.toBeUndefined()
+        await expect(store.deletePushConfig('no-task', 'c2')).resolves.toBeUndefined()
+        expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
+      })
 
-        it('putPushConfig replaces the config with the same (taskId, id) and keeps the others', async () => {
-          await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
-          await store.putPushConfig(makePushConfig('t1', 'c1', 0, { token: 'old', authentication: { scheme: 'Bearer' } }))
-          await store.putPushConfig(makePushConfig('t1', 'c2', 1))
-          // The same config id on another task is another config.
-          await store.putPushConfig(makePushConfig('t2', 'c1', 2))
-          const replacement = makePushConfig('t1', 'c1', 5, { url: 'https://other.example.com/hook' })
-          await store.putPushConfig(replacement)
-          expect(await store.getPushConfig('t1', 'c1')).toEqual(replacement)
-          expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2', 'c1'])
-          expect(await store.listPushConfigs('t2')).toEqual([makePushConfig('t2', 'c1', 2)])
-        })
+      it('deleting a task deletes its push configs, and only its own', async () => {
+        await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
+        await store.putPushConfig(makePushConfig('t1', 'c1'))
+        await store.putPushConfig(makePushConfig('t1', 'c2', 1))
+        await store.putPushConfig(makePushConfig('t2', 'c1'))
+        await store.delete('t1')
+        expect(await store.listPushConfigs('t1')).toEqual([])
+        expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
+        expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1'])
+      })
 
-        it('listPushConfigs is oldest first by createdAt, ties by id', async () => {
-          await seed(store, [makeRecord({ id: 't1' })])
-          for (const [id, at] of [['c-d', 30], ['c-b', 10], ['c-c', 10], ['c-a', 20], ['c-e', 0]] as const) {
-            await store.putPushConfig(makePushConfig('t1', id, at))
-          }
-          expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c-e', 'c-b', 'c-c', 'c-a', 'c-d'])
-        })
-
-        it('deletePushConfig removes one config; deleting an absent one does not throw', async () => {
-          await seed(store, [makeRecord({ id: 't1' })])
-          await store.putPushConfig(makePushConfig('t1', 'c1'))
-          await store.putPushConfig(makePushConfig('t1', 'c2', 1))
-          await store.deletePushConfig('t1', 'c1')
-          expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
-          expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
-          await expect(store.deletePushConfig('t1', 'c1')).resolves.toBeUndefined()
-          await expect(store.deletePushConfig('t1', 'never')).resolves.toBeUndefined()
-          await expect(store.deletePushConfig('no-task', 'c2')).resolves.toBeUndefined()
-          expect(configIds(await store.listPushConfigs('t1'))).toEqual(['c2'])
-        })
-
-        it('deleting a task deletes its push configs, and only its own', async () => {
-          await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' })])
-          await store.putPushConfig(makePushConfig('t1', 'c1'))
-          await store.putPushConfig(makePushConfig('t1', 'c2', 1))
-          await store.putPushConfig(makePushConfig('t2', 'c1'))
-          await store.delete('t1')
-          expect(await store.listPushConfigs('t1')).toEqual([])
-          expect(await store.getPushConfig('t1', 'c1')).toBeUndefined()
-          expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1'])
-        })
-
-        it('deletePushConfigsOfTasks removes every config of the given tasks only', async () => {
-          await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' }), makeRecord({ id: 't3' })])
-          for (const task of ['t1', 't2', 't3']) {
-            await store.putPushConfig(makePushConfig(task, 'c1'))
-            await store.putPushConfig(makePushConfig(task, 'c2', 1))
-          }
-          await store.deletePushConfigsOfTasks(['t1', 't3', 'no-such-task'])
-          expect(await store.listPushConfigs('t1')).toEqual([])
-          expect(await store.listPushConfigs('t3')).toEqual([])
-          expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1', 'c2'])
-          // The tasks themselves stay: this deletes configs, not tasks.
-          expect(await store.get('t1')).toBeDefined()
-          await expect(store.deletePushConfigsOfTasks([])).resolves.toBeUndefined()
-          await expect(store.deletePushConfigsOfTasks(['t1'])).resolves.toBeUndefined()
-        })
+      it('deletePushConfigsOfTasks removes every config of the given tasks only', async () => {
+        await seed(store, [makeRecord({ id: 't1' }), makeRecord({ id: 't2' }), makeRecord({ id: 't3' })])
+        for (const task of ['t1', 't2', 't3']) {
+          await store.putPushConfig(makePushConfig(task, 'c1'))
+          await store.putPushConfig(makePushConfig(task, 'c2', 1))
+        }
+        await store.deletePushConfigsOfTasks(['t1', 't3', 'no-such-task'])
+        expect(await store.listPushConfigs('t1')).toEqual([])
+        expect(await store.listPushConfigs('t3')).toEqual([])
+        expect(configIds(await store.listPushConfigs('t2'))).toEqual(['c1', 'c2'])
+        // The tasks themselves stay: this deletes configs, not tasks.
+        expect(await store.get('t1')).toBeDefined()
+        await expect(store.deletePushConfigsOfTasks([])).resolves.toBeUndefined()
+        await expect(store.deletePushConfigsOfTasks(['t1'])).resolves.toBeUndefined()
+      })
     })
 
     for (const capability of CAPABILITY_NAMES) {

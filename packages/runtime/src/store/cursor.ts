@@ -9,8 +9,7 @@ export interface Keyset {
   id: string
 }
 
-export const encodeCursor = (key: Keyset): string =>
-  Buffer.from(JSON.stringify([key.time, key.id])).toString('base64url')
+export const encodeCursor = (key: Keyset): string => Buffer.from(JSON.stringify([key.time, key.id])).toString('base64url')
 
 export function decodeCursor(cursor: string): Keyset {
   try {
@@ -27,8 +26,7 @@ export function decodeCursor(cursor: string): Keyset {
 }
 
 /** Newest first, ties by id descending. */
-export const compareNewestFirst = (a: Keyset, b: Keyset): number =>
-  b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+export const compareNewestFirst = (a: Keyset, b: Keyset): number => b.time - a.time || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
 
 /** True when `key` sorts strictly after the cursor position. */
 export const isAfter = (key: Keyset, cursor: Keyset): boolean => compareNewestFirst(cursor, key) < 0

@@ -61,7 +61,6 @@ class PlainStore implements Store {
 
 describeStoreConformance('MemoryStore without capabilities', () => new PlainStore())
 
-
 describe('MemoryStore message index', () => {
   it('answers every task holding a message id, per owner, as tasks holding it come and go', async () => {
     const store = new MemoryStore()

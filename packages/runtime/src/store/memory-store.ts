@@ -246,7 +246,10 @@ export class MemoryStore implements Store {
     const is = after && isTerminal(after.state)
     if (was && !(is && before.time === after!.time)) {
       const list = this.#settled.get(before.tier)!
-      list.splice(list.findIndex((key) => key.id === before.meta.id), 1)
+      list.splice(
+        list.findIndex((key) => key.id === before.meta.id),
+        1,
+      )
     }
     if (is && !(was && before!.time === after.time)) {
       const tier = after.tier

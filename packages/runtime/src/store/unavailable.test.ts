@@ -12,13 +12,13 @@ describe('isStoreUnavailable', () => {
     ['57P01 admin shutdown', serverError('57P01', 'terminating connection due to administrator command')],
     ['class 08', serverError('08006', 'connection failure')],
     ['a reset socket', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
-    ['node-postgres\'s dropped connection', new Error('Connection terminated unexpectedly')],
+    ["node-postgres's dropped connection", new Error('Connection terminated unexpectedly')],
     ['a database closed to connections', serverError('55000', 'database "app" is not currently accepting connections')],
     // @prisma/adapter-pg throws this class (from its dependency @prisma/driver-adapter-utils); the storm's one -32603 on PrismaStore: the adapter's error carries the kind as a plain object.
-    ['@prisma/adapter-pg\'s ConnectionClosed', new DriverAdapterError({ kind: 'ConnectionClosed' })],
-    ['Prisma\'s P1001', Object.assign(new Error('Can\'t reach database server'), { code: 'P1001' })],
+    ["@prisma/adapter-pg's ConnectionClosed", new DriverAdapterError({ kind: 'ConnectionClosed' })],
+    ["Prisma's P1001", Object.assign(new Error("Can't reach database server"), { code: 'P1001' })],
     ['SQLITE_BUSY', new Database.SqliteError('database is locked', 'SQLITE_BUSY')],
-    ['SQLITE_BUSY through Prisma\'s adapter', Object.assign(new Error('busy'), { cause: { originalCode: 'SQLITE_BUSY' } })],
+    ["SQLITE_BUSY through Prisma's adapter", Object.assign(new Error('busy'), { cause: { originalCode: 'SQLITE_BUSY' } })],
   ])('takes %s for a database out of reach: the request may be sent again', (_name, error) => {
     expect(isStoreUnavailable(error)).toBe(true)
   })

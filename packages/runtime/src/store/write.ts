@@ -18,11 +18,7 @@ export type WriteOutcome =
  * freshly read record when the version moved. `decide` returns null to write nothing; it must not
  * change the record it is given (build the next task as a new object), so a failed write changes nothing.
  */
-export async function writeTask(
-  store: Store,
-  record: TaskRecord,
-  decide: (current: TaskRecord) => TaskChanges | null,
-): Promise<WriteOutcome> {
+export async function writeTask(store: Store, record: TaskRecord, decide: (current: TaskRecord) => TaskChanges | null): Promise<WriteOutcome> {
   let current = record
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const changes = decide(current)

@@ -91,7 +91,7 @@ describe('SendStreamingMessage', () => {
     await reply.ended
   })
 
-  it("keeps the connection only when the client asks to: Connection: close ends the socket with the stream", async () => {
+  it('keeps the connection only when the client asks to: Connection: close ends the socket with the stream', async () => {
     await start()
     release.open()
     const { port } = new URL(server.url)
@@ -191,12 +191,10 @@ describe('seats', () => {
     expect(server.exchange.activeRuns).toBe(2)
     expect((await server.stream('SendStreamingMessage', { message: userMessage('b', { skill: 'ask' }) }, { token: 'bob' })).status).toBe(200)
     open[0]!.close()
-    await expect
-      .poll(async () => (await server.stream('SendStreamingMessage', { message: userMessage('again', { skill: 'ask' }) })).status)
-      .toBe(200)
+    await expect.poll(async () => (await server.stream('SendStreamingMessage', { message: userMessage('again', { skill: 'ask' }) })).status).toBe(200)
   })
 
-  it('can evict the owner\'s oldest stream instead', async () => {
+  it("can evict the owner's oldest stream instead", async () => {
     await start({ maxStreamSeatsPerOwner: 1, streamSeatOverflow: 'evict-oldest' })
     const oldest = await server.stream('SendStreamingMessage', { message: userMessage('1', { skill: 'count' }) })
     await oldest.next()
@@ -210,7 +208,10 @@ describe('seats', () => {
 
 describe('re-resolving the caller at each keep-alive', () => {
   it('ends the stream of a caller whose tenant changed, or who lost access', async () => {
-    const table = new Map<string, Principal>([['alice', { owner: 'alice' }], ['carol', { owner: 'carol' }]])
+    const table = new Map<string, Principal>([
+      ['alice', { owner: 'alice' }],
+      ['carol', { owner: 'carol' }],
+    ])
     await start({
       streamKeepAliveMs: 40,
       resolvePrincipal: (request) => table.get(/Bearer (\S+)/.exec(request.headers.authorization ?? '')?.[1] ?? ''),

@@ -149,7 +149,14 @@ export class TaskStream implements TaskEventListener, KeepAliveMember, StreamClo
     sink.onClose(this)
     const snapshot = this.#snapshot
     if (snapshot) this.#start(snapshot, options)
-    else void this.core.store.get(this.taskId).then((current) => this.#start(current, options), () => this.#start(null, options)).catch((error: unknown) => this.broke(error))
+    else
+      void this.core.store
+        .get(this.taskId)
+        .then(
+          (current) => this.#start(current, options),
+          () => this.#start(null, options),
+        )
+        .catch((error: unknown) => this.broke(error))
   }
 
   #start(current: TaskRecord | null | undefined, options: FollowOptions): void {

@@ -25,15 +25,11 @@ export interface ApiKeyApp<K extends string> extends TestApp<K> {
  * Serves `tools` over A2A (`/a2a`) and MCP (`/mcp`) on a free loopback port to one API key per
  * entry of `keys`, made in `db`; `tokens` holds each key under its entry's name.
  */
-export async function serveToApiKeys<K extends string>(
-  db: PrismaApiKeyClient & RawClient,
-  tools: readonly EntityTool[],
-  keys: Record<K, NewApiKey>,
-): Promise<ApiKeyApp<K>> {
+export async function serveToApiKeys<K extends string>(db: PrismaApiKeyClient & RawClient, tools: readonly EntityTool[], keys: Record<K, NewApiKey>): Promise<ApiKeyApp<K>> {
   const entries = Object.entries(keys) as [K, NewApiKey][]
   const made = await Promise.all(entries.map(async ([name, key]) => [name, (await createApiKey(db, key)).key] as const))
   const exchange = createExchange({
-    card: { name: 'Entity tools', description: 'The app\'s entity tools, to API keys', version: '0.0.0' },
+    card: { name: 'Entity tools', description: "The app's entity tools, to API keys", version: '0.0.0' },
     tools: createToolRegistry([...tools]),
     resolvePrincipal: apiKeyResolver(db),
   })

@@ -104,29 +104,33 @@ export function bindingClient(binding: Binding, endpoints: BindingEndpoints, che
 
 type Request = (method: string, params: Record<string, unknown>) => { url: string; init: RequestInit }
 
-const rpcRequest = (endpoint: string): Request => (method, params) => ({
-  url: endpoint,
-  init: { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }) },
-})
+const rpcRequest =
+  (endpoint: string): Request =>
+  (method, params) => ({
+    url: endpoint,
+    init: { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }) },
+  })
 
 /** The method's route with its path fields filled in; the other fields go to the body or query. */
-const restRequest = (base: string): Request => (method, params) => {
-  const route = ROUTES.find((r) => r.method === method)
-  if (!route) return { url: `${base}/no-route-for/${method}`, init: { method: 'POST' } }
-  const rest = { ...params }
-  const path = route.pattern.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = String(rest[name] ?? '')
-    delete rest[name]
-    return encodeURIComponent(value)
-  })
-  const verb = route.verbs[0]!
-  const sendsBody = route.body === 'required' || (route.body === 'optional' && Object.keys(rest).length > 0)
-  if (sendsBody) return { url: `${base}/${path}`, init: { method: verb, body: JSON.stringify(rest) } }
-  const query = new URLSearchParams()
-  for (const [key, value] of Object.entries(rest)) if (value !== undefined) query.set(key, String(value))
-  const search = query.size ? `?${query}` : ''
-  return { url: `${base}/${path}${search}`, init: { method: verb } }
-}
+const restRequest =
+  (base: string): Request =>
+  (method, params) => {
+    const route = ROUTES.find((r) => r.method === method)
+    if (!route) return { url: `${base}/no-route-for/${method}`, init: { method: 'POST' } }
+    const rest = { ...params }
+    const path = route.pattern.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = String(rest[name] ?? '')
+      delete rest[name]
+      return encodeURIComponent(value)
+    })
+    const verb = route.verbs[0]!
+    const sendsBody = route.body === 'required' || (route.body === 'optional' && Object.keys(rest).length > 0)
+    if (sendsBody) return { url: `${base}/${path}`, init: { method: verb, body: JSON.stringify(rest) } }
+    const query = new URLSearchParams()
+    for (const [key, value] of Object.entries(rest)) if (value !== undefined) query.set(key, String(value))
+    const search = query.size ? `?${query}` : ''
+    return { url: `${base}/${path}${search}`, init: { method: verb } }
+  }
 
 async function readReply(binding: Binding, response: Response): Promise<WireReply> {
   const text = await response.text()

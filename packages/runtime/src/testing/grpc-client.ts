@@ -43,13 +43,8 @@ export function grpcBindingClient(address: string, token: string, check?: WireCh
     return new Promise((resolve) => {
       const headers = new Headers()
       const serialize = (raw ? (bytes: Buffer) => bytes : shape.requestSerialize) as (value: unknown) => Buffer
-      const call = client.makeUnaryRequest<unknown, unknown>(
-        shape.path,
-        serialize,
-        shape.responseDeserialize,
-        request,
-        metadataFor(options),
-        (error, result) => resolve(error ? errorReply(error, headers) : { status: 0, headers, body: result, result, error: undefined }),
+      const call = client.makeUnaryRequest<unknown, unknown>(shape.path, serialize, shape.responseDeserialize, request, metadataFor(options), (error, result) =>
+        resolve(error ? errorReply(error, headers) : { status: 0, headers, body: result, result, error: undefined }),
       )
       call.on('metadata', (metadata: Metadata) => copyInto(headers, metadata))
     })

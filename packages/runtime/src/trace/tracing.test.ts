@@ -33,17 +33,29 @@ const CALLER_SPAN = '00f067aa0ba902b7'
 const traceparent = (traceId: string, spanId: string) => `00-${traceId}-${spanId}-01`
 
 let hold = gate()
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => {
-  await ctx.artifact({ parts: ctx.text })
-} })
-const slow = defineSkill({ id: 'slow', description: 'waits', handler: async (ctx) => {
-  await hold.opened
-  await ctx.complete('done')
-} })
-const ask = defineSkill({ id: 'ask', description: 'asks once', handler: async (ctx) => {
-  if (ctx.text === 'start') return ctx.requireInput('which one?')
-  await ctx.complete(`got ${ctx.text}`)
-} })
+const echo = defineSkill({
+  id: 'echo',
+  description: 'echo',
+  handler: async (ctx) => {
+    await ctx.artifact({ parts: ctx.text })
+  },
+})
+const slow = defineSkill({
+  id: 'slow',
+  description: 'waits',
+  handler: async (ctx) => {
+    await hold.opened
+    await ctx.complete('done')
+  },
+})
+const ask = defineSkill({
+  id: 'ask',
+  description: 'asks once',
+  handler: async (ctx) => {
+    if (ctx.text === 'start') return ctx.requireInput('which one?')
+    await ctx.complete(`got ${ctx.text}`)
+  },
+})
 
 let database: TestDatabase
 let store: SqliteStore
@@ -115,7 +127,7 @@ async function spansWhen(condition: (spans: ReadableSpan[]) => boolean): Promise
 }
 
 describe('a SendMessage through the multi-agent host', () => {
-  it('request → method → run → store statements → push delivery in the caller\'s trace, sent on to the receiver', async () => {
+  it("request → method → run → store statements → push delivery in the caller's trace, sent on to the receiver", async () => {
     const result = (await client('main').result(
       'SendMessage',
       { message: userMessage('hello'), configuration: { taskPushNotificationConfig: { url: pushUrl, token: 'push-secret' } } },
@@ -127,7 +139,13 @@ describe('a SendMessage through the multi-agent host', () => {
     const [request] = spans.filter((span) => span.kind === SpanKind.SERVER)
     expect(request!.name).toBe('POST /a2a/main')
     expect(parentOf(request!)).toBe(CALLER_SPAN)
-    expect(request!.attributes).toMatchObject({ 'http.response.status_code': 200, 'a2a.binding': 'jsonrpc', 'a2a.agent': 'main', 'a2a.method': 'SendMessage', 'a2a.task_id': result.task.id })
+    expect(request!.attributes).toMatchObject({
+      'http.response.status_code': 200,
+      'a2a.binding': 'jsonrpc',
+      'a2a.agent': 'main',
+      'a2a.method': 'SendMessage',
+      'a2a.task_id': result.task.id,
+    })
 
     const [method] = byName(spans, 'A2A SendMessage')
     expect(parentOf(method!)).toBe(idOf(request!))
@@ -161,10 +179,14 @@ describe('a SendMessage through the multi-agent host', () => {
 })
 
 describe('runs that outlive their request', () => {
-  it('a run answered at once stays the child of its request\'s method span until it ends', async () => {
+  it("a run answered at once stays the child of its request's method span until it ends", async () => {
     hold = gate()
     const trace2 = '0af7651916cd43dd8448eb211c80319c'
-    await client('slow').result('SendMessage', { message: userMessage('go'), configuration: { returnImmediately: true } }, { headers: { traceparent: traceparent(trace2, CALLER_SPAN) } })
+    await client('slow').result(
+      'SendMessage',
+      { message: userMessage('go'), configuration: { returnImmediately: true } },
+      { headers: { traceparent: traceparent(trace2, CALLER_SPAN) } },
+    )
     const answered = await spansWhen((all) => byName(all, 'A2A SendMessage').length > 0 && all.some((span) => span.kind === SpanKind.SERVER))
     expect(byName(answered, 'run slow')).toEqual([])
     hold.open()
@@ -175,15 +197,24 @@ describe('runs that outlive their request', () => {
     expect(run!.attributes['a2a.task_state']).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('an INPUT_REQUIRED task resumed by a second caller runs on in that caller\'s trace', async () => {
+  it("an INPUT_REQUIRED task resumed by a second caller runs on in that caller's trace", async () => {
     const first = '11111111111111111111111111111111'
     const second = '22222222222222222222222222222222'
-    const asked = (await client('ask').result('SendMessage', { message: userMessage('start') }, { headers: { traceparent: traceparent(first, CALLER_SPAN) } })) as { task: { id: string; contextId: string; status: { state: string } } }
+    const asked = (await client('ask').result('SendMessage', { message: userMessage('start') }, { headers: { traceparent: traceparent(first, CALLER_SPAN) } })) as {
+      task: { id: string; contextId: string; status: { state: string } }
+    }
     expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
-    await client('ask').result('SendMessage', { message: userMessage('blue', { taskId: asked.task.id, contextId: asked.task.contextId }) }, { headers: { traceparent: traceparent(second, CALLER_SPAN) } })
+    await client('ask').result(
+      'SendMessage',
+      { message: userMessage('blue', { taskId: asked.task.id, contextId: asked.task.contextId }) },
+      { headers: { traceparent: traceparent(second, CALLER_SPAN) } },
+    )
     const spans = await spansWhen((all) => byName(all, 'run ask').length === 2)
     const runs = byName(spans, 'run ask').map((run) => [run.spanContext().traceId, run.attributes['a2a.task_state']])
-    expect(runs).toEqual([[first, 'TASK_STATE_INPUT_REQUIRED'], [second, 'TASK_STATE_COMPLETED']])
+    expect(runs).toEqual([
+      [first, 'TASK_STATE_INPUT_REQUIRED'],
+      [second, 'TASK_STATE_COMPLETED'],
+    ])
   })
 })
 

@@ -5,18 +5,7 @@
  * under a span that records, so an untraced request allocates nothing for tracing.
  * @module
  */
-import {
-  context,
-  propagation,
-  ProxyTracerProvider,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-} from '@opentelemetry/api'
+import { context, propagation, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api'
 
 export { context, SpanKind, type Context, type Span }
 
@@ -67,9 +56,7 @@ export function traceCarrier(): Record<string, string> | null {
  */
 export function continuedSpan<T>(name: string, carrier: Record<string, string> | null | undefined, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   if (!carrier || !tracingOn()) return work()
-  return context.with(propagation.extract(ROOT_CONTEXT, carrier), () =>
-    tracer.startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes }, (span) => settleSpan(span, work())),
-  )
+  return context.with(propagation.extract(ROOT_CONTEXT, carrier), () => tracer.startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes }, (span) => settleSpan(span, work())))
 }
 
 /** Marks `span` failed with `error`'s name and message (never a stack, never a body). */
@@ -89,9 +76,7 @@ export function childSpan<T>(name: string, attributes: Attributes, work: () => P
 
 /** An A2A method's span (`A2A SendMessage`), the active one while `work` runs. */
 export function methodSpan<T>(method: string, work: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(`A2A ${method}`, { kind: SpanKind.INTERNAL, attributes: { 'rpc.system': 'a2a', 'rpc.method': method } }, (span) =>
-    settleSpan(span, work()),
-  )
+  return tracer.startActiveSpan(`A2A ${method}`, { kind: SpanKind.INTERNAL, attributes: { 'rpc.system': 'a2a', 'rpc.method': method } }, (span) => settleSpan(span, work()))
 }
 
 /**

@@ -72,11 +72,7 @@ export class A2AError extends Error {
   readonly metadata: Record<string, string> | undefined
   readonly fieldViolations: FieldViolation[] | undefined
 
-  constructor(
-    reason: A2AErrorReason,
-    message: string,
-    options: { metadata?: Record<string, string>; fieldViolations?: FieldViolation[] } = {},
-  ) {
+  constructor(reason: A2AErrorReason, message: string, options: { metadata?: Record<string, string>; fieldViolations?: FieldViolation[] } = {}) {
     super(message)
     this.name = 'A2AError'
     this.reason = reason

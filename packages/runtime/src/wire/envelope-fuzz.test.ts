@@ -39,7 +39,6 @@ const SEEDS = [
 const REST_SEED = '{"message":{"messageId":"m2","role":"ROLE_USER","parts":[{"text":"hi"},{"data":{"a":[1,2]}}]},"configuration":{"historyLength":1}}'
 const PIECES = ['{', '}', '[', ']', ',', ':', '"', '\\', ' ', '1', 'a', 'null', '"k":', '\u0000', '\ud800', '😀', '{"a":', '[[', '"params"', '"message"']
 
-
 /** A seed mutated one to three times; the seeds themselves come out unchanged now and then. */
 function mutated(random: () => number, seed: string): string {
   let text = seed
@@ -66,8 +65,7 @@ interface Fuzzed {
 }
 
 /** What no client can act on: a -32603, or a 5xx other than 503 with Retry-After. */
-const unactionable = (answer: Fuzzed): boolean =>
-  answer.code === -32603 || answer.status === 500 || (answer.status >= 500 && !(answer.status === 503 && answer.retryAfter))
+const unactionable = (answer: Fuzzed): boolean => answer.code === -32603 || answer.status === 500 || (answer.status >= 500 && !(answer.status === 503 && answer.retryAfter))
 
 async function send(server: TestServer, binding: Fuzzed['binding'], body: string): Promise<Fuzzed> {
   const url = binding === 'JSON-RPC' ? `${server.url}${server.exchange.path}` : `${server.url}${server.exchange.restPath}/message:send`
@@ -131,8 +129,12 @@ describe.each([
   })
 
   // A soak's hundred thousand requests take minutes on a loaded machine: the bound grows with the count.
-  it(`answers ${count} of them, and the shapes found before, with nothing but actionable errors`, async () => {
-    const bad = await fuzz(server, count, kind.length * 7919)
-    expect(report(bad)).toEqual([])
-  }, Math.max(120_000, count * 20))
+  it(
+    `answers ${count} of them, and the shapes found before, with nothing but actionable errors`,
+    async () => {
+      const bad = await fuzz(server, count, kind.length * 7919)
+      expect(report(bad)).toEqual([])
+    },
+    Math.max(120_000, count * 20),
+  )
 })

@@ -27,7 +27,9 @@ describe('repeated keys', () => {
       expect(repeatIn(`{"a":1,${before}"A":2}`)).toBe('top-level key "A" repeats "a" in another case')
       expect(repeatIn(`{"params":{${before}"id":"x","Id":"y"},"id":1,"ID":2}`, 'params')).toBe('key of params "Id" repeats "id" in another case')
       expect(repeatIn(`{"params":{${before}"id":"x","Id":"y"},"id":1,"ID":2}`)).toBe('top-level key "ID" repeats "id" in another case')
-      expect(refusal(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{${before}"id":"x","Id":"y"}}`)).toBe('-32700 Invalid JSON payload: key of params "Id" repeats "id" in another case')
+      expect(refusal(`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{${before}"id":"x","Id":"y"}}`)).toBe(
+        '-32700 Invalid JSON payload: key of params "Id" repeats "id" in another case',
+      )
     }
   })
 

@@ -14,9 +14,7 @@ export interface JsonRpcRequest {
   params: Record<string, unknown>
 }
 
-export type JsonRpcResponse =
-  | { jsonrpc: '2.0'; id: JsonRpcId; result: unknown }
-  | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorObject }
+export type JsonRpcResponse = { jsonrpc: '2.0'; id: JsonRpcId; result: unknown } | { jsonrpc: '2.0'; id: JsonRpcId; error: JsonRpcErrorObject }
 
 /** Thrown by {@link decodeEnvelope}; carries the request id when it could be read. */
 export class EnvelopeError extends Error {
@@ -41,10 +39,7 @@ export function decodeEnvelope(body: string, repeated: string | undefined): Json
     throw new EnvelopeError(A2AError.parse((error as Error).message), null)
   }
   if (Array.isArray(value)) {
-    throw new EnvelopeError(
-      A2AError.invalidRequest('Batch requests are not supported: send one JSON-RPC request object per HTTP POST'),
-      null,
-    )
+    throw new EnvelopeError(A2AError.invalidRequest('Batch requests are not supported: send one JSON-RPC request object per HTTP POST'), null)
   }
   if (value === null || typeof value !== 'object') {
     throw new EnvelopeError(A2AError.invalidRequest('The body must be a JSON-RPC 2.0 request object'), null)

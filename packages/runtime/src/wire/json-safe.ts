@@ -6,7 +6,10 @@
 import { badString, segment } from './limits.js'
 
 export class NotJsonEncodableError extends Error {
-  constructor(readonly path: string, what: string) {
+  constructor(
+    readonly path: string,
+    what: string,
+  ) {
     super(`${path} cannot be encoded as JSON: ${what}`)
     this.name = 'NotJsonEncodableError'
   }

@@ -17,8 +17,7 @@ const echo = defineSkill({
 const nestedText = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`
 const AUTH = { Authorization: 'Bearer alice', 'A2A-Version': '1.0' }
 const envelope = (method: string, paramsText: string, id: unknown = 1) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"${method}","params":${paramsText}}`
-const sendText = (messageFields: string, outer = '') =>
-  envelope('SendMessage', `{"message":{"messageId":"m-${Math.random()}","role":"ROLE_USER",${messageFields}}${outer}}`)
+const sendText = (messageFields: string, outer = '') => envelope('SendMessage', `{"message":{"messageId":"m-${Math.random()}","role":"ROLE_USER",${messageFields}}${outer}}`)
 
 let server: TestServer
 beforeAll(async () => {
@@ -53,14 +52,15 @@ describe('request limits, checked before the params are parsed', () => {
     const reply = await server.post(body, AUTH)
     expect(performance.now() - started).toBeLessThan(2000)
     expect(reply.body.error.code).toBe(-32602)
-    expect(reply.body.error.message).toBe(
-      `Invalid params: params.message.parts: holds more than ${DEFAULT_REQUEST_LIMITS.maxPartsPerMessage} parts (maxPartsPerMessage)`,
-    )
+    expect(reply.body.error.message).toBe(`Invalid params: params.message.parts: holds more than ${DEFAULT_REQUEST_LIMITS.maxPartsPerMessage} parts (maxPartsPerMessage)`)
     expect(JSON.stringify(reply.body).length).toBeLessThan(2000)
   })
 
   it('refuses a body of more than 20,000 JSON values before parsing it, data parts included', async () => {
-    for (const [values, field] of [[`[${Array(20_001).fill('1').join(',')}]`, 'params.message.parts[0].data'], [`[${Array(300_000).fill('{}').join(',')}]`, 'params.message.parts[0].data']] as const) {
+    for (const [values, field] of [
+      [`[${Array(20_001).fill('1').join(',')}]`, 'params.message.parts[0].data'],
+      [`[${Array(300_000).fill('{}').join(',')}]`, 'params.message.parts[0].data'],
+    ] as const) {
       const started = performance.now()
       const reply = await server.post(sendText(`"parts":[{"data":${values}}]`), AUTH)
       expect(performance.now() - started).toBeLessThan(2000)
@@ -108,7 +108,7 @@ describe('request limits, checked before the params are parsed', () => {
     expect(many.body.error.message).toBe('Invalid params: params.message.extensions: holds more than 64 items (maxListItems)')
   })
 
-  it('applies no field-name rule inside data parts: their shape is the app\'s', async () => {
+  it("applies no field-name rule inside data parts: their shape is the app's", async () => {
     const data = { id: 'x'.repeat(300), parts: Array(300).fill(0), metadata: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i])) }
     const reply = await server.rpc('SendMessage', { message: { ...userMessage('x'), parts: [{ data }] } })
     expect(reply.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
@@ -144,7 +144,12 @@ describe('strings every store keeps alike', () => {
     ['a metadata value', { message: { ...userMessage('x'), metadata: { note: LONE } } }, 'params.message.metadata.note', 'lone UTF-16 surrogate'],
     ['messageId', { message: { ...userMessage('x'), messageId: NUL } }, 'params.message.messageId', 'U+0000'],
     ['contextId', { message: { ...userMessage('x'), contextId: LONE } }, 'params.message.contextId', 'lone UTF-16 surrogate'],
-    ['a data part', { message: { ...userMessage('x'), parts: [{ data: { deep: [{ [LONE]: NUL }] } }] } }, 'params.message.parts[0].data.deep[0]["a\\ud800b"]', 'its key contains a lone'],
+    [
+      'a data part',
+      { message: { ...userMessage('x'), parts: [{ data: { deep: [{ [LONE]: NUL }] } }] } },
+      'params.message.parts[0].data.deep[0]["a\\ud800b"]',
+      'its key contains a lone',
+    ],
   ])('refuses %s holding U+0000 or a lone surrogate with -32602 naming the field', async (_what, params, field, why) => {
     const reply = await server.rpc('SendMessage', params)
     expect(reply.body.error.code).toBe(-32602)
@@ -153,7 +158,12 @@ describe('strings every store keeps alike', () => {
   })
 
   it('refuses them in the ids of every other method too', async () => {
-    for (const [method, params] of [['GetTask', { id: 'a\u0000' }], ['CancelTask', { id: '\udc00' }], ['ListTasks', { contextId: '\u0000' }], ['GetTaskPushNotificationConfig', { taskId: 't', id: '\ud800' }]] as const) {
+    for (const [method, params] of [
+      ['GetTask', { id: 'a\u0000' }],
+      ['CancelTask', { id: '\udc00' }],
+      ['ListTasks', { contextId: '\u0000' }],
+      ['GetTaskPushNotificationConfig', { taskId: 't', id: '\ud800' }],
+    ] as const) {
       const reply = await server.rpc(method, params)
       expect(reply.body.error.code, method).toBe(-32602)
     }

@@ -157,7 +157,10 @@ function withinFieldLimits(name: string, value: unknown, parent: Pending, key: s
   if (ID_LISTS.has(name)) {
     value.forEach((item, i) => {
       if (typeof item === 'string' && item.length > limits.maxIdLength) {
-        violations.add({ parent: { value, parent, key, depth: parent.depth + 1, opaque: false }, key: i }, `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`)
+        violations.add(
+          { parent: { value, parent, key, depth: parent.depth + 1, opaque: false }, key: i },
+          `is ${item.length} characters; ids are at most ${limits.maxIdLength} (maxIdLength)`,
+        )
       }
     })
   }

@@ -50,11 +50,7 @@ const part = protoMessage(
     refine: (p, c) => {
       const present = PART_KINDS.filter((k) => p[k] !== undefined)
       if (present.length === 1) return
-      c.fail(
-        present.length === 0
-          ? 'a part must set exactly one of text, raw, url or data'
-          : `a part must set exactly one of text, raw, url or data, not ${present.join(' and ')}`,
-      )
+      c.fail(present.length === 0 ? 'a part must set exactly one of text, raw, url or data' : `a part must set exactly one of text, raw, url or data, not ${present.join(' and ')}`)
     },
   },
 )

@@ -15,11 +15,7 @@ const echo = defineSkill({
 const warnings: string[] = []
 let server: TestServer
 beforeAll(async () => {
-  server = await startTestServer({ check: wireCheck, 
-    skills: [echo],
-    allowPrivatePush: true,
-    logger: { warn: (line) => warnings.push(line), error: () => {} },
-  })
+  server = await startTestServer({ check: wireCheck, skills: [echo], allowPrivatePush: true, logger: { warn: (line) => warnings.push(line), error: () => {} } })
 })
 afterAll(() => server.close())
 

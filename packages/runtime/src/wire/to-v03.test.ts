@@ -14,7 +14,15 @@ describe('1.0 → 0.3 shapes', () => {
 
   it('carries a non-object data part under value, since 0.3 data parts hold objects', () => {
     const task = taskToV03({ id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ artifactId: 'a', parts: [{ data: [1, 2] }, { data: 'x' }] }] })
-    expect(assertWireV03('Task', task).artifacts).toEqual([{ artifactId: 'a', parts: [{ kind: 'data', data: { value: [1, 2] } }, { kind: 'data', data: { value: 'x' } }] }])
+    expect(assertWireV03('Task', task).artifacts).toEqual([
+      {
+        artifactId: 'a',
+        parts: [
+          { kind: 'data', data: { value: [1, 2] } },
+          { kind: 'data', data: { value: 'x' } },
+        ],
+      },
+    ])
   })
 
   it('marks a status update final where the stream ends: at a pause only for message/stream', () => {
@@ -25,14 +33,18 @@ describe('1.0 → 0.3 shapes', () => {
 })
 
 describe('0.3 → 1.0 params', () => {
-  it('turns blocking: false into returnImmediately and a push config\'s one scheme into 1.0 authentication', () => {
+  it("turns blocking: false into returnImmediately and a push config's one scheme into 1.0 authentication", () => {
     const params = sendParamsFromV03({
       message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'text', text: 'hi', metadata: { a: 1 } }] },
       configuration: { blocking: false, historyLength: 2, pushNotificationConfig: { url: 'https://hooks.example/a', authentication: { schemes: ['Bearer'], credentials: 'c' } } },
     })
     expect(params).toEqual({
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ metadata: { a: 1 }, text: 'hi' }] },
-      configuration: { historyLength: 2, returnImmediately: true, taskPushNotificationConfig: { url: 'https://hooks.example/a', authentication: { scheme: 'Bearer', credentials: 'c' } } },
+      configuration: {
+        historyLength: 2,
+        returnImmediately: true,
+        taskPushNotificationConfig: { url: 'https://hooks.example/a', authentication: { scheme: 'Bearer', credentials: 'c' } },
+      },
     })
   })
 

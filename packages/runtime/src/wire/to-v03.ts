@@ -20,12 +20,13 @@ export function stateToV03(state: TaskState | string): string {
 }
 
 export function partToV03(part: Part): Json {
-  const out: Json = 'text' in part
-    ? { kind: 'text', text: part.text }
-    : 'raw' in part || 'url' in part
-      ? { kind: 'file', file: fileOf(part) }
-      // 0.3 data parts hold an object; another JSON value is carried under `value`.
-      : { kind: 'data', data: isObject((part as { data: unknown }).data) ? (part as { data: unknown }).data : { value: (part as { data: unknown }).data } }
+  const out: Json =
+    'text' in part
+      ? { kind: 'text', text: part.text }
+      : 'raw' in part || 'url' in part
+        ? { kind: 'file', file: fileOf(part) }
+        : // 0.3 data parts hold an object; another JSON value is carried under `value`.
+          { kind: 'data', data: isObject((part as { data: unknown }).data) ? (part as { data: unknown }).data : { value: (part as { data: unknown }).data } }
   if (part.metadata !== undefined) out.metadata = part.metadata
   return out
 }

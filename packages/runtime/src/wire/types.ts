@@ -86,11 +86,7 @@ export interface TaskArtifactUpdateEvent {
   metadata?: JsonObject
 }
 
-export type StreamResponse =
-  | { task: Task }
-  | { message: Message }
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent }
+export type StreamResponse = { task: Task } | { message: Message } | { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent }
 
 export type SendMessageResponse = { task: Task } | { message: Message }
 
@@ -191,17 +187,9 @@ export interface AgentCardSignature {
   header?: JsonObject
 }
 
-export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-])
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'])
 
-export const PAUSED_STATES: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_AUTH_REQUIRED',
-])
+export const PAUSED_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'])
 
 export const isTerminal = (state: TaskState): boolean => TERMINAL_STATES.has(state)
 export const isPaused = (state: TaskState): boolean => PAUSED_STATES.has(state)

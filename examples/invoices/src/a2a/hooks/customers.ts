@@ -8,7 +8,4 @@ import type { CustomersCreateInput } from '../customers.gen.js'
  * Runs before an agent creates a customer: the arguments passed the tool's schema and
  * nothing is written yet. Check here what a schema cannot: ranges, references, quotas.
  */
-export async function beforeCreate(
-  _input: CustomersCreateInput,
-  _context: ToolContext,
-): Promise<void> {}
+export async function beforeCreate(_input: CustomersCreateInput, _context: ToolContext): Promise<void> {}

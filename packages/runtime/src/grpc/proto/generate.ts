@@ -28,8 +28,12 @@ export function descriptorModule(): string {
   root.resolveAll()
   // Options (HTTP routes, field behaviour) and comments are left out, the codecs read neither; but
   // proto3 `optional`, which gives a field presence.
-  const json = JSON.stringify(root.toJSON({ keepComments: false }), (key, value: { proto3_optional?: boolean } | undefined) =>
-    key === 'options' ? (value?.proto3_optional ? { proto3_optional: true } : undefined) : key === 'parsedOptions' ? undefined : value, 2)
+  const json = JSON.stringify(
+    root.toJSON({ keepComments: false }),
+    (key, value: { proto3_optional?: boolean } | undefined) =>
+      key === 'options' ? (value?.proto3_optional ? { proto3_optional: true } : undefined) : key === 'parsedOptions' ? undefined : value,
+    2,
+  )
   return `${HEADER}${json}\n`
 }
 

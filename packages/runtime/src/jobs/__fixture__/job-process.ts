@@ -55,7 +55,8 @@ const skill = defineSkill({
   handler: (ctx) => ctx.enqueue(statement, { month: ctx.text }, 'statement queued'),
 })
 
-const outbox = sqlite || mysql ? undefined : new PushOutbox({ connectionString: url, allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger })
+const outbox =
+  sqlite || mysql ? undefined : new PushOutbox({ connectionString: url, allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger })
 await outbox?.start()
 const queue = sqlite
   ? new SqliteJobQueue({ file: `${url}.jobs`, pollingIntervalMs: 100, expireGraceMs: 500 })
@@ -66,7 +67,11 @@ const exchange = createExchange({
   card: { name: 'Statements', description: 'monthly statements', version: '0.0.0' },
   resolvePrincipal: () => ({ owner: 'alice' }),
   skills: [skill],
-  store: sqlite ? new SqliteStore(url) : mysql ? new PrismaStore(new MysqlClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) })) : new PostgresStore(url, { max: 4 }),
+  store: sqlite
+    ? new SqliteStore(url)
+    : mysql
+      ? new PrismaStore(new MysqlClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) }))
+      : new PostgresStore(url, { max: 4 }),
   allowPrivatePush: true,
   ...(outbox ? { pushDelivery: outbox } : {}),
   jobs: { queue, jobs: [statement] },

@@ -11,11 +11,9 @@ const probe = (entries: string[]) => `
 `
 
 async function loadedBy(entries: string[]): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--conditions=@a2a-agent/source', '--import', 'tsx', '--input-type=module', '-e', probe(entries)],
-    { cwd: new URL('../../../', import.meta.url) },
-  )
+  const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', '--input-type=module', '-e', probe(entries)], {
+    cwd: new URL('../../../', import.meta.url),
+  })
   return JSON.parse(stdout.trim().split('\n').at(-1)!)
 }
 

@@ -224,7 +224,13 @@ describe('PushOutbox', () => {
 
   it('on PostgresStore each event still arrives once, in order, when the task writes write the rows', async () => {
     const delivery = await outbox()
-    const server = await startTestServer({ skills: [work, echo], store: new PostgresStore(database.url, { max: 4 }), allowPrivatePush: true, pushDelivery: delivery, logger: quiet })
+    const server = await startTestServer({
+      skills: [work, echo],
+      store: new PostgresStore(database.url, { max: 4 }),
+      allowPrivatePush: true,
+      pushDelivery: delivery,
+      logger: quiet,
+    })
     started.push(server)
     const paths = Array.from({ length: 5 }, (_, i) => `/written/${i}`)
     await Promise.all(paths.map((path) => send(server, 'work', path)))
@@ -240,17 +246,23 @@ describe('PushOutbox', () => {
   }, 40_000)
 
   it('sends a config the official 0.3 client set the 0.3 task after each event, and a 1.0 config on the same task its events', async () => {
-    const server = await startTestServer({ skills: [ask], store: new PrismaStore(database.db), allowPrivatePush: true, pushDelivery: await outbox(), logger: quiet, compat: { v03: true } })
+    const server = await startTestServer({
+      skills: [ask],
+      store: new PrismaStore(database.db),
+      allowPrivatePush: true,
+      pushDelivery: await outbox(),
+      logger: quiet,
+      compat: { v03: true },
+    })
     started.push(server)
     const client = await connect03(server.url, bearerFetch('alice'))
     const message = { kind: 'message' as const, messageId: 'm-gen-03', role: 'user' as const, parts: [{ kind: 'text' as const, text: '?' }], metadata: { skill: 'ask' } }
     const task = (await client.sendMessage({ message, configuration: { pushNotificationConfig: { url: `${base}/gen/03`, token: 'tok-03' } } })) as { id: string }
     await server.result('CreateTaskPushNotificationConfig', { taskId: task.id, url: `${base}/gen/10` })
     await server.result('SendMessage', { message: userMessage('blue', { taskId: task.id }) })
-    await expect.poll(() => [hitsOf('/gen/03').at(-1)?.body.status.state, stateOf(hitsOf('/gen/10').at(-1)?.body ?? {})], { timeout: 20_000, interval: 50 }).toEqual([
-      'completed',
-      'TASK_STATE_COMPLETED',
-    ])
+    await expect
+      .poll(() => [hitsOf('/gen/03').at(-1)?.body.status.state, stateOf(hitsOf('/gen/10').at(-1)?.body ?? {})], { timeout: 20_000, interval: 50 })
+      .toEqual(['completed', 'TASK_STATE_COMPLETED'])
     expect(hitsOf('/gen/03')[0]!.body.status.state).toBe('submitted')
     for (const hit of hitsOf('/gen/03')) {
       expect(assertWireV03('Task', hit.body)).toMatchObject({ kind: 'task', id: task.id })
@@ -263,7 +275,7 @@ describe('PushOutbox', () => {
     expect(hitsOf('/gen/10').map((hit) => kindOf(hit.body))).toEqual(['statusUpdate', 'statusUpdate'])
   }, 30_000)
 
-  it('on PostgresStore the task write writes a 0.3 config\'s row with the task it wrote, sent in the 0.3 shape', async () => {
+  it("on PostgresStore the task write writes a 0.3 config's row with the task it wrote, sent in the 0.3 shape", async () => {
     const { record, event } = await rowsOfDiedWrite('t-gen', [
       { id: 'c03', url: `${base}/gen/03`, token: 'tok', generation: '0.3' },
       { id: 'c10', url: `${base}/gen/10`, authentication: { scheme: 'Bearer', credentials: 's' } },
@@ -308,7 +320,7 @@ describe('PushOutbox', () => {
     expect(hitsOf('/kill').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
   }, 60_000)
 
-  it('replicas starting together on a fresh schema all start (pg-boss\'s create_queue deadlocks some; they try again)', async () => {
+  it("replicas starting together on a fresh schema all start (pg-boss's create_queue deadlocks some; they try again)", async () => {
     // Without the retry, 8 of 20 such starts failed with 40P01 here.
     for (const round of [1, 2, 3]) {
       const replicas = Array.from({ length: 4 }, () => new PushOutbox({ connectionString: database.url, schema: `a2a_race_${round}`, logger: quiet }))

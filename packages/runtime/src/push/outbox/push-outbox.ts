@@ -97,7 +97,7 @@ export class PushOutbox implements PushDeliveryProvider {
     if (!SCHEMA_NAME.test(this.#schema)) {
       throw new Error(`PushOutbox schema "${this.#schema}" must be a lower-case SQL identifier like a2a_push`)
     }
-    if (!options.pool && !options.connectionString) throw new Error('PushOutbox needs pool (the app\'s pg Pool) or connectionString')
+    if (!options.pool && !options.connectionString) throw new Error("PushOutbox needs pool (the app's pg Pool) or connectionString")
     this.#ownPool = !options.pool
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: (options.concurrency ?? 4) + 2 })
     this.#logger = options.logger ?? consoleLogger
@@ -207,9 +207,11 @@ export class PushOutbox implements PushDeliveryProvider {
     const previous = this.#chains.get(event.taskId) ?? Promise.resolve()
     // Taken now, in the caller's context: the rows carry it to the replica that delivers them.
     const traceContext = traceCarrier()
-    const current = previous.then(() => this.#enqueue(event, context, traceContext)).catch((error: unknown) => {
-      this.#log('error', `a2a: push notification for task ${scrub(event.taskId, 100)} version ${event.version} was not queued: ${scrub(error)}`)
-    })
+    const current = previous
+      .then(() => this.#enqueue(event, context, traceContext))
+      .catch((error: unknown) => {
+        this.#log('error', `a2a: push notification for task ${scrub(event.taskId, 100)} version ${event.version} was not queued: ${scrub(error)}`)
+      })
     this.#chains.set(event.taskId, current)
     return current.finally(() => {
       if (this.#chains.get(event.taskId) === current) this.#chains.delete(event.taskId)
@@ -221,7 +223,9 @@ export class PushOutbox implements PushDeliveryProvider {
    * process that dies between its commit and the hand-over here then loses no event.
    */
   async #queueIn(store: PushDeliveryContext['store']): Promise<void> {
-    await capabilityOf(store, 'pushOutbox')?.queuePushOutbox(this.#schema).catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
+    await capabilityOf(store, 'pushOutbox')
+      ?.queuePushOutbox(this.#schema)
+      .catch((error: unknown) => this.#log('error', `a2a: push outbox rows stay apart from the task writes: ${scrub(error)}`))
   }
 
   async #enqueue(event: PushEvent, context: PushDeliveryContext, traceContext: Record<string, string> | null): Promise<void> {
@@ -290,10 +294,9 @@ export class PushOutbox implements PushDeliveryProvider {
     try {
       const interval = this.#options.sweepIntervalMs ?? 60_000
       await this.#pool.query(this.#sql.prune, [Math.max(interval, 3_600_000), this.#options.keepDeadMs ?? 14 * 86_400_000])
-      const { rows } = await this.#pool.query<{ task_id: string; config_id: string; job_id: string | null; lease_expired: boolean | null; quiet: boolean }>(
-        this.#sql.stranded,
-        [interval / 2],
-      )
+      const { rows } = await this.#pool.query<{ task_id: string; config_id: string; job_id: string | null; lease_expired: boolean | null; quiet: boolean }>(this.#sql.stranded, [
+        interval / 2,
+      ])
       const wake: DrainJob['data'][] = []
       for (const row of rows) {
         if (!row.quiet || row.lease_expired === false) continue

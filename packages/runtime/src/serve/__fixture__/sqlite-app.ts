@@ -5,9 +5,13 @@
 import { a2aListener, createExchange, defineSkill, serve } from '@a2a-agent/runtime'
 import { SqliteStore } from '@a2a-agent/runtime/prisma'
 
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: async (ctx) => {
-  await ctx.artifact({ parts: ctx.text })
-} })
+const echo = defineSkill({
+  id: 'echo',
+  description: 'echo',
+  handler: async (ctx) => {
+    await ctx.artifact({ parts: ctx.text })
+  },
+})
 
 await serve({
   name: 'sqlite-app',

@@ -28,7 +28,12 @@ const targets: { name: string; provider: Provider; open: (database: TestDatabase
     capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'claims'),
   },
   // As PostgresStore but the push outbox and the job rows (pg-boss's, PostgreSQL only).
-  { name: 'MysqlStore', provider: 'mysql', open: (database) => new MysqlStore(database.url), capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'pushOutbox' && capability !== 'jobRows') },
+  {
+    name: 'MysqlStore',
+    provider: 'mysql',
+    open: (database) => new MysqlStore(database.url),
+    capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'pushOutbox' && capability !== 'jobRows'),
+  },
 ]
 
 /** Closes a SqliteStore's or PostgresStore's own connections; a PrismaStore has none. */

@@ -14,7 +14,9 @@ describe('MYSQL', () => {
 
   it('skips a taken key with INSERT IGNORE, and a table-less guarded SELECT names DUAL', () => {
     const claim = MYSQL.render(claimMessageId(MYSQL, 'alice', 't1', 'm1', true)).sql
-    expect(claim).toMatch(/^INSERT IGNORE INTO `A2ATaskMessage` \(`owner`, `messageId`, `taskId`\) SELECT \?, \?, \? FROM DUAL WHERE NOT EXISTS \(SELECT 1 FROM `A2ATaskMessage` WHERE/)
+    expect(claim).toMatch(
+      /^INSERT IGNORE INTO `A2ATaskMessage` \(`owner`, `messageId`, `taskId`\) SELECT \?, \?, \? FROM DUAL WHERE NOT EXISTS \(SELECT 1 FROM `A2ATaskMessage` WHERE/,
+    )
     expect(claim).not.toContain('CONFLICT')
   })
 

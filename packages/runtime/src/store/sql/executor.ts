@@ -67,4 +67,3 @@ export function* read<Row>(statement: Sql): Generator<Step, Row[], unknown> {
 export function* write(statement: Sql): Generator<Step, number, unknown> {
   return (yield { execute: statement }) as number
 }
-

@@ -14,7 +14,41 @@ import { SqliteStore } from './sqlite/sqlite-store.js'
 /** The files whose SQL the stores send over prisma/a2a.prisma's tables (the push outbox makes its own); every identifier they quote must be a listed table or column, or an alias. */
 const STATEMENT_FILES = ['./statements.ts', './postgres/postgres-store.ts', './postgres/notifications.ts', './postgres/reads.ts', './postgres/counters.ts', './artifact-files.ts']
 /** Names the statements give their CTEs and result columns. */
-const ALIASES = ['configs', 'counted', 'counts', 'created', 'doomed', 'events', 'foundBy', 'foundFor', 'h', 'held', 'k', 'kept', 'lim', 'live', 'locked', 'locks', 'messages', 'mine', 'n', 'next', 'note', 'ord', 'pruned', 'pushed', 'rank', 'ranked', 'req', 'row', 'sent', 'taken', 'total', 'ttl', 'written']
+const ALIASES = [
+  'configs',
+  'counted',
+  'counts',
+  'created',
+  'doomed',
+  'events',
+  'foundBy',
+  'foundFor',
+  'h',
+  'held',
+  'k',
+  'kept',
+  'lim',
+  'live',
+  'locked',
+  'locks',
+  'messages',
+  'mine',
+  'n',
+  'next',
+  'note',
+  'ord',
+  'pruned',
+  'pushed',
+  'rank',
+  'ranked',
+  'req',
+  'row',
+  'sent',
+  'taken',
+  'total',
+  'ttl',
+  'written',
+]
 
 async function withAdmin<R>(url: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
   const client = new pg.Client({ connectionString: url })
@@ -26,16 +60,20 @@ async function withAdmin<R>(url: string, work: (client: pg.Client) => Promise<R>
   }
 }
 
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error)
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )
 
-it('lists every table and column the stores\' statements name', async () => {
+it("lists every table and column the stores' statements name", async () => {
   const sources = await Promise.all(STATEMENT_FILES.map((file) => readFile(new URL(file, import.meta.url), 'utf8')))
   const quoted = new Set(sources.flatMap((source) => [...source.matchAll(/"([A-Za-z_]\w*)"/g)].map((match) => match[1]!)))
   const listed = new Set([...Object.keys(POSTGRES_STORE_SCHEMA), ...Object.values(POSTGRES_STORE_SCHEMA).flat(), ...ALIASES])
   expect([...quoted].filter((name) => !listed.has(name))).toEqual([])
 })
 
-describe('SqliteStore checks the file\'s schema as it opens', () => {
+describe("SqliteStore checks the file's schema as it opens", () => {
   let database: TestDatabase
   beforeAll(async () => {
     database = await openDatabase('sqlite')
@@ -64,7 +102,9 @@ describe('SqliteStore checks the file\'s schema as it opens', () => {
     }
     expect(error).toBeInstanceOf(TaskStoreSchemaError)
     expect((error as TaskStoreSchemaError).missing).toEqual(['A2ATask.runner', 'A2AArtifactFile'])
-    expect((error as Error).message).toMatch(/^SqliteStore: the database lacks A2ATask\.runner, A2AArtifactFile, .*npm run db:change -- --name <name>.*npx a2a generate entities.*npm run db:migrate/)
+    expect((error as Error).message).toMatch(
+      /^SqliteStore: the database lacks A2ATask\.runner, A2AArtifactFile, .*npm run db:change -- --name <name>.*npx a2a generate entities.*npm run db:migrate/,
+    )
   })
 
   it('refuses a file without any table', async () => {
@@ -74,7 +114,7 @@ describe('SqliteStore checks the file\'s schema as it opens', () => {
   })
 })
 
-describe('PostgresStore checks the database\'s schema before its first statement', () => {
+describe("PostgresStore checks the database's schema before its first statement", () => {
   let database: TestDatabase
   beforeAll(async () => {
     database = await openDatabase('postgres')
@@ -92,7 +132,7 @@ describe('PostgresStore checks the database\'s schema before its first statement
     }
   })
 
-  it('answers every statement with one clear error when a table and a column are missing, not the database\'s', async () => {
+  it("answers every statement with one clear error when a table and a column are missing, not the database's", async () => {
     await withAdmin(database.url, (admin) => admin.query('DROP TABLE "A2ATaskEvent"; ALTER TABLE "A2ATask" DROP COLUMN "leaseUntil"'))
     const store = new PostgresStore(database.url, { max: 2 })
     try {
@@ -141,7 +181,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('PrismaStore on %s check
   })
 })
 
-describe('PostgresStore\'s schema check and lost connections', () => {
+describe("PostgresStore's schema check and lost connections", () => {
   let database: TestDatabase
   let proxy: Server
   let cutting = true
@@ -186,7 +226,7 @@ describe('PostgresStore\'s schema check and lost connections', () => {
   })
 })
 
-describe('PostgresStore\'s schema check when the server refuses a connection for now', () => {
+describe("PostgresStore's schema check when the server refuses a connection for now", () => {
   let database: TestDatabase
   // A role of this test's own (per-database connection limits spare superusers), dropped after.
   const role = `a2a_limited_${process.pid}_${Date.now()}`

@@ -16,7 +16,24 @@ export type { RequiredSchema }
  * schema-check.test.ts fails when a statement names a table or column that is not listed here.
  */
 export const TASK_STORE_SCHEMA: RequiredSchema = {
-  A2ATask: ['id', 'contextId', 'owner', 'tenant', 'scope', 'skill', 'version', 'task', 'messageIds', 'repliedWithMessage', 'createdAt', 'updatedAt', 'statusState', 'statusTime', 'runner', 'leaseUntil'],
+  A2ATask: [
+    'id',
+    'contextId',
+    'owner',
+    'tenant',
+    'scope',
+    'skill',
+    'version',
+    'task',
+    'messageIds',
+    'repliedWithMessage',
+    'createdAt',
+    'updatedAt',
+    'statusState',
+    'statusTime',
+    'runner',
+    'leaseUntil',
+  ],
   A2ATaskMessage: ['owner', 'messageId', 'taskId'],
   A2APushConfig: ['taskId', 'id', 'owner', 'url', 'token', 'authentication', 'createdAt'],
   A2AArtifactFile: ['taskId', 'id', 'owner', 'mediaType', 'filename', 'bytes', 'createdAt'],
@@ -61,8 +78,7 @@ export class TaskStoreSchemaError extends Error {
 }
 
 /** The columns of `required` the executor's database has (its dialect's catalog query). */
-export const foundColumns = (db: Executor, required: RequiredSchema): Promise<FoundColumn[]> =>
-  db.query<FoundColumn>(db.dialect.columns(required), { idempotent: true })
+export const foundColumns = (db: Executor, required: RequiredSchema): Promise<FoundColumn[]> => db.query<FoundColumn>(db.dialect.columns(required), { idempotent: true })
 
 /** Throws {@link TaskStoreSchemaError} when `found` lacks part of `required`. */
 export function assertSchema(store: string, required: RequiredSchema, found: readonly FoundColumn[]): void {

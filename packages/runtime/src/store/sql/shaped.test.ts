@@ -22,7 +22,12 @@ function changes(): TaskUpdate[] {
           for (const events of [[], [event], [event, event, event]]) {
             const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const, ...(timestamp ? { timestamp } : {}) } }
             const change = { id: 't1', expectedVersion: 1, task, taskJson: JSON.stringify(task), events, versions: Math.max(events.length, 1) }
-            all.push({ ...change, ...(messageIds ? { messageIds } : {}), ...(repliedWithMessage !== undefined ? { repliedWithMessage } : {}), ...(lease !== undefined ? { lease } : {}) })
+            all.push({
+              ...change,
+              ...(messageIds ? { messageIds } : {}),
+              ...(repliedWithMessage !== undefined ? { repliedWithMessage } : {}),
+              ...(lease !== undefined ? { lease } : {}),
+            })
           }
   return all
 }

@@ -142,9 +142,7 @@ for (const { name, provider } of targets) {
 
     it('trims more settled tasks than one statement deletes, in chunks, oldest first', async () => {
       const tier: Viewer = { owner: 'carol', tenant: null, scope: null }
-      const many = Array.from({ length: 1100 }, (_, i) =>
-        makeRecord({ id: `carol${String(i).padStart(4, '0')}`, owner: 'carol', time: T0 + i * 1000, messageIds: [`c-${i}`] }),
-      )
+      const many = Array.from({ length: 1100 }, (_, i) => makeRecord({ id: `carol${String(i).padStart(4, '0')}`, owner: 'carol', time: T0 + i * 1000, messageIds: [`c-${i}`] }))
       await bulkLoad(database, many)
       for (const record of many) await oracle.create(record)
       const trimmed = await store.trimSettled(tier, 2)

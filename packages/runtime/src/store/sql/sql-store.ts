@@ -9,7 +9,19 @@ import { isDeepStrictEqual } from 'node:util'
 import type { Viewer } from '../../core/principal.js'
 import { decodeCursor, encodeCursor } from '../cursor.js'
 import type { Capabilities, CapabilityName } from '../capabilities.js'
-import { InvalidCursorError, type ListPage, type ListQuery, type NewTaskClaim, type PushConfigRecord, type Store, type TaskChanges, type TaskRecord, eventsOf, tierKey, versionsOf } from '../store.js'
+import {
+  InvalidCursorError,
+  type ListPage,
+  type ListQuery,
+  type NewTaskClaim,
+  type PushConfigRecord,
+  type Store,
+  type TaskChanges,
+  type TaskRecord,
+  eventsOf,
+  tierKey,
+  versionsOf,
+} from '../store.js'
 import { SqlArtifactFiles } from './artifact-files.js'
 import { read, write, type Executor, type Run, type Steps } from './executor.js'
 import { encodeJson } from '../../wire/json-safe.js'
@@ -167,8 +179,17 @@ export class SqlStore implements Store {
       const [row] = yield* read<PushedRow>(updateStatement)
       if (!row) return undefined
       const [was, is] = [new Set(indexed.messageIds as string[]), new Set(messageIds)]
-      for (const statement of statements.deleteMessageIndex(id, [...was].filter((m) => !is.has(m)))) yield* write(statement)
-      for (const statement of statements.insertMessageIndex(indexed.owner, id, [...is].filter((m) => !was.has(m)))) yield* write(statement)
+      for (const statement of statements.deleteMessageIndex(
+        id,
+        [...was].filter((m) => !is.has(m)),
+      ))
+        yield* write(statement)
+      for (const statement of statements.insertMessageIndex(
+        indexed.owner,
+        id,
+        [...is].filter((m) => !was.has(m)),
+      ))
+        yield* write(statement)
       return written(row)
     })
   }

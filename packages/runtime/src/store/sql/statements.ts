@@ -17,8 +17,7 @@ import { join, shaped, sql, type Sql } from './sql.js'
 /** Ids per `IN (…)` list, well under SQLite's and PostgreSQL's bound-parameter limits. */
 export const CHUNK = 500
 
-export const chunks = <T>(items: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK))
+export const chunks = <T>(items: readonly T[]): T[][] => Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) => items.slice(i * CHUNK, (i + 1) * CHUNK))
 
 const SETTLED = [...TERMINAL_STATES]
 
@@ -66,7 +65,12 @@ export const insertTaskUnlessAccepted = (d: Dialect, record: TaskRecord, taskJso
     WHERE NOT EXISTS (SELECT 1 FROM "A2ATaskMessage" WHERE ${acceptedAny(record.owner, record.messageIds)})`
 
 const acceptedAny = (owner: string, messageIds: readonly string[]): Sql =>
-  messageIds.length ? join(messageIds.map((id) => sql`("owner" = ${owner} AND "messageId" = ${id})`), ' OR ') : sql`FALSE`
+  messageIds.length
+    ? join(
+        messageIds.map((id) => sql`("owner" = ${owner} AND "messageId" = ${id})`),
+        ' OR ',
+      )
+    : sql`FALSE`
 
 /**
  * The new task's message-index row, its claim on its one message id (PostgresStore.claimNewTask),
@@ -160,8 +164,7 @@ export const updateShape = (change: TaskUpdate, stamped = taskTime(change.task, 
   `${change.messageIds ? 'm' : '-'}${change.repliedWithMessage !== undefined ? 'r' : '-'}${change.lease !== undefined ? 'l' : '-'}${Number.isNaN(stamped) ? 'u' : 's'}`
 
 /** The message ids and owner of the task at exactly `version`: what a re-index starts from. */
-export const selectIndexed = (id: string, version: number): Sql =>
-  sql`SELECT "owner", "messageIds" FROM "A2ATask" WHERE "id" = ${id} AND "version" = ${version}`
+export const selectIndexed = (id: string, version: number): Sql => sql`SELECT "owner", "messageIds" FROM "A2ATask" WHERE "id" = ${id} AND "version" = ${version}`
 
 /** A2ATaskMessage rows for `messageIds`, one per distinct id (the key refuses a repeat), in chunks. */
 export const insertMessageIndex = (owner: string, taskId: string, messageIds: readonly string[]): Sql[] =>
@@ -227,13 +230,11 @@ export function upsertPushConfig(d: Dialect, record: PushConfigRecord, authentic
 
 export const selectPushConfig = (taskId: string, id: string): Sql => sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} AND "id" = ${id}`
 
-export const selectPushConfigs = (taskId: string): Sql =>
-  sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} ORDER BY "createdAt" ASC, "id" ASC`
+export const selectPushConfigs = (taskId: string): Sql => sql`SELECT * FROM "A2APushConfig" WHERE "taskId" = ${taskId} ORDER BY "createdAt" ASC, "id" ASC`
 
 export const deletePushConfig = (taskId: string, id: string): Sql => sql`DELETE FROM "A2APushConfig" WHERE "taskId" = ${taskId} AND "id" = ${id}`
 
-export const deletePushConfigsOf = (taskIds: readonly string[]): Sql[] =>
-  chunks(taskIds).map((ids) => sql`DELETE FROM "A2APushConfig" WHERE "taskId" IN (${join(ids)})`)
+export const deletePushConfigsOf = (taskIds: readonly string[]): Sql[] => chunks(taskIds).map((ids) => sql`DELETE FROM "A2APushConfig" WHERE "taskId" IN (${join(ids)})`)
 
 /** Moves the leases `runner` holds on these tasks to `until`, a chunk of ids per statement; the version stays. */
 export const renewLeases = (runner: string, taskIds: readonly string[], until: number): Sql[] =>

@@ -31,8 +31,7 @@ interface FeedRow {
   createdAt: Date
 }
 
-const feedSince = (since: Date): Sql =>
-  sql`SELECT "taskId", "version", "createdAt" FROM "A2ATaskEvent" WHERE "createdAt" >= ${since} ORDER BY "createdAt"`
+const feedSince = (since: Date): Sql => sql`SELECT "taskId", "version", "createdAt" FROM "A2ATaskEvent" WHERE "createdAt" >= ${since} ORDER BY "createdAt"`
 
 const databaseNow = sql`SELECT UTC_TIMESTAMP(3) AS "now"`
 

@@ -248,10 +248,7 @@ export class MysqlExecutor implements Executor {
    */
   async #inOneTransaction(connection: MysqlConnection, units: readonly Unit[]): Promise<Answer[][]> {
     const parts = units.flatMap((unit) => unit.parts)
-    const settled = await Promise.allSettled([
-      connection.query('SET autocommit = 0'),
-      ...parts.map((part) => connection.query(part.text, part.values)),
-    ])
+    const settled = await Promise.allSettled([connection.query('SET autocommit = 0'), ...parts.map((part) => connection.query(part.text, part.values))])
     const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
     await Promise.all([connection.query(failed ? 'ROLLBACK' : 'COMMIT'), connection.query('SET autocommit = 1')])
     if (failed) throw failed.reason
@@ -321,7 +318,14 @@ export class MysqlExecutor implements Executor {
   async #commit(group: Grouped[]): Promise<void> {
     if (group.length > 1) {
       try {
-        const answers = await this.#onConnection((connection) => this.#inOneTransaction(connection, group.map((grouped) => grouped.unit)), false)
+        const answers = await this.#onConnection(
+          (connection) =>
+            this.#inOneTransaction(
+              connection,
+              group.map((grouped) => grouped.unit),
+            ),
+          false,
+        )
         group.forEach((grouped, i) => settle(grouped, () => grouped.unit.answer(answers[i]!)))
         return
       } catch (error) {

@@ -35,10 +35,15 @@ class HeldConnection implements PgClient {
   }
 
   #send(text: string, values: unknown[]): Promise<QueryResult> {
-    const answered = this.#connection.query(text, values).then((answer) =>
-      Array.isArray(answer) ? { rows: answer, rowCount: answer.length } : { rows: [], rowCount: Number(answer.affectedRows) },
+    const answered = this.#connection
+      .query(text, values)
+      .then((answer) => (Array.isArray(answer) ? { rows: answer, rowCount: answer.length } : { rows: [], rowCount: Number(answer.affectedRows) }))
+    this.#sent.push(
+      answered.then(
+        () => true,
+        () => false,
+      ),
     )
-    this.#sent.push(answered.then(() => true, () => false))
     return answered
   }
 

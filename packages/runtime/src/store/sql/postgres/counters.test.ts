@@ -24,9 +24,7 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
   })
 
   it('lets exactly `limit` of many concurrent takes through, from both replicas', async () => {
-    const takes = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => (i % 2 ? replicaA : replicaB).counters.take('turns owner race', `t${i}`, 5, 60_000)),
-    )
+    const takes = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? replicaA : replicaB).counters.take('turns owner race', `t${i}`, 5, 60_000)))
     expect(takes.filter((take) => take.taken)).toHaveLength(5)
     for (const take of takes) if (!take.taken) expect(take.retryAfterMs).toBeGreaterThan(59_000)
     // A repeated id counts once; a released one frees its place for the other replica.
@@ -52,14 +50,21 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
     ])
     expect([oneA, twoA, twoB, keptOld, keptNew]).toEqual(Array(5).fill({ taken: true }))
     // Refused until the earliest counted entry expires, one this very batch made included.
-    for (const [refused, ttl] of [[oneB, 60_000], [twoC, 30_000], [keptLate, 60_000]] as const) {
+    for (const [refused, ttl] of [
+      [oneB, 60_000],
+      [twoC, 30_000],
+      [keptLate, 60_000],
+    ] as const) {
       expect(refused.taken).toBe(false)
       if (!refused.taken) expect(refused.retryAfterMs).toBeGreaterThan(ttl - 5_000)
       if (!refused.taken) expect(refused.retryAfterMs).toBeLessThanOrEqual(ttl)
     }
     // Released together, in one statement: every place is free again.
     await Promise.all([replicaA.counters.release('runs owner one', 'a'), replicaA.counters.release('runs owner two', 'a'), replicaA.counters.release('runs owner two', 'b')])
-    expect(await Promise.all([replicaB.counters.take('runs owner one', 'b', 1, 60_000), replicaB.counters.take('runs owner two', 'c', 2, 60_000)])).toEqual([{ taken: true }, { taken: true }])
+    expect(await Promise.all([replicaB.counters.take('runs owner one', 'b', 1, 60_000), replicaB.counters.take('runs owner two', 'c', 2, 60_000)])).toEqual([
+      { taken: true },
+      { taken: true },
+    ])
   })
 
   it('never deadlocks when two replicas take the same keys in opposite orders at once', async () => {
@@ -110,11 +115,14 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
       await locker.query('BEGIN')
       await locker.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key])
       const take = store.counters.take(key, 'x', 2, 60_000)
-      const [waiting] = await vi.waitFor(async () => {
-        const pids = await lockWaiters(database.url)
-        expect(pids).toHaveLength(1)
-        return pids
-      }, { timeout: 5000 })
+      const [waiting] = await vi.waitFor(
+        async () => {
+          const pids = await lockWaiters(database.url)
+          expect(pids).toHaveLength(1)
+          return pids
+        },
+        { timeout: 5000 },
+      )
       await locker.query('SELECT pg_terminate_backend($1)', [waiting])
       await locker.query('COMMIT')
       expect(await take).toEqual({ taken: true })
@@ -132,4 +140,3 @@ describe('limit counters on PostgreSQL, shared by replicas', () => {
 
   it('holds the turn cap across two exchanges on the database', () => expectTurnCapAcrossReplicas(replicaA, replicaB))
 })
-

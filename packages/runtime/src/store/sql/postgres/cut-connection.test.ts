@@ -81,7 +81,12 @@ describe('a PostgreSQL connection cut under a statement', () => {
     expect(answer.headers.get('retry-after')).toBe('5')
     expect(answer.body.id).not.toBeNull()
     expect(answer.body.error).toMatchObject({ code: -31503, message: expect.stringContaining('send the same request again') })
-    expect(answer.body.error.data).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNAVAILABLE', domain: '@a2a-agent/runtime', metadata: { retryAfter: '5' } })
+    expect(answer.body.error.data).toContainEqual({
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'UNAVAILABLE',
+      domain: '@a2a-agent/runtime',
+      metadata: { retryAfter: '5' },
+    })
 
     const rest = await cutWhileLocked('A2ATask', () =>
       fetch(`${server.url}${server.exchange.restPath}/tasks/${task.id}`, { headers: { Authorization: 'Bearer alice', 'A2A-Version': '1.0' } }),

@@ -80,7 +80,10 @@ export class GroupCommit {
     if (!client) return
     let broken: unknown
     try {
-      const outcome = await inOneTrip(client, group.map((grouped) => grouped.config))
+      const outcome = await inOneTrip(
+        client,
+        group.map((grouped) => grouped.config),
+      )
       if ('results' in outcome) {
         group.forEach((grouped, i) => grouped.resolve(outcome.results[i]!))
         return

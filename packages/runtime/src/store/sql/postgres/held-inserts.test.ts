@@ -55,7 +55,7 @@ describe('PostgresStore.claimNewTask', () => {
     expect(await store.findByMessageId('alice', 'msg-held-1')).toHaveLength(1)
   })
 
-  it('refuses a message id the owner\'s tasks hold (unlessAccepted), and only this same task otherwise', async () => {
+  it("refuses a message id the owner's tasks hold (unlessAccepted), and only this same task otherwise", async () => {
     const store = storeOn()
     await store.create(makeRecord({ id: 'first', messageIds: ['m'] }))
     expect(await store.claimNewTask!(makeRecord({ id: 'other', messageIds: ['m'] }), true)).toBeUndefined()
@@ -160,7 +160,7 @@ describe('HeldInserts', () => {
     })
   })
 
-  it('undoes a claim not inserted within its wait in its group\'s transaction, commits the others, and answers its late insert false', async () => {
+  it("undoes a claim not inserted within its wait in its group's transaction, commits the others, and answers its late insert false", async () => {
     await withPool(async (pool) => {
       const held = new HeldInserts<QueryConfig>(pool, isConnectionLoss, asSent, 200)
       const [slow, quick] = await Promise.all(['slow', 'quick'].map((id) => held.claim(claimOf(id).claim, claimOf(id).undo)))

@@ -164,7 +164,11 @@ export class HeldInserts<S> {
   async #commit(client: PgClient, granted: Granted<S>[]): Promise<void> {
     let broken: unknown
     try {
-      const outcome = await inOneTrip(client, granted.map((claim) => claim.statement!), { begun: true })
+      const outcome = await inOneTrip(
+        client,
+        granted.map((claim) => claim.statement!),
+        { begun: true },
+      )
       if ('results' in outcome) return granted.forEach((claim) => claim.answer({ stored: true }))
       if (this.#lost(outcome.failed)) {
         broken = outcome.failed

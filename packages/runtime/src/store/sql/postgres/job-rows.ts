@@ -26,7 +26,9 @@ export function jobSchema(schema: string): string {
  */
 export function jobRowCte(job: PgBossJobRow): { ctes: Sql; columns: Sql } {
   const schema = jobSchema(job.schema)
-  const into = raw(`INSERT INTO ${schema}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)`)
+  const into = raw(
+    `INSERT INTO ${schema}.job (id, name, data, priority, start_after, singleton_key, singleton_on, dead_letter, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)`,
+  )
   const queue = raw(`${schema}.queue`)
   // As insertJob computes them: start_after is now(), keep_until start_after plus the queue's
   // retention (else 14 days), a backoff's delay at least a second.

@@ -47,7 +47,9 @@ it('reconnects after its connection is terminated, says resync, and hears writes
   notes.length = 0
   const admin = new pg.Client({ connectionString: database.url })
   await admin.connect()
-  const { rows } = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`)
+  const { rows } = await admin.query(
+    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`,
+  )
   await admin.end()
   expect(rows[0].n).toBe(1)
   await expect.poll(() => notes.filter((note) => 'resync' in note).length).toBe(2)

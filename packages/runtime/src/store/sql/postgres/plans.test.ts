@@ -93,8 +93,12 @@ it('keeps the retention trim on indexes, on plans made while the tables were emp
     await client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
       SELECT "id", 'ctx-' || g, 'trimmer', 'echo', 3, '{}', '[]', now(), now(), 'TASK_STATE_COMPLETED', now() + g * interval '1 ms' FROM (${ids}) AS i`)
     await client.query(`INSERT INTO "A2ATaskMessage" ("owner", "messageId", "taskId") SELECT 'trimmer', 'm-' || g, "id" FROM (${ids}) AS i`)
-    await client.query(`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", v, 'trimmer', '{}', now() FROM (${ids}) AS i, generate_series(2, 3) AS v`)
-    await client.query(`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT "id", 'hook', 'trimmer', 'https://example.com/hook', now() FROM (${ids}) AS i`)
+    await client.query(
+      `INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT "id", v, 'trimmer', '{}', now() FROM (${ids}) AS i, generate_series(2, 3) AS v`,
+    )
+    await client.query(
+      `INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT "id", 'hook', 'trimmer', 'https://example.com/hook', now() FROM (${ids}) AS i`,
+    )
   }
   const emptyAll = async () => {
     for (const table of tables) await client.query(`DELETE FROM "${table}"`)
@@ -137,8 +141,12 @@ it('keeps the settling update a primary-key write, on a plan made while the tabl
   // 20,000 of the owner's tasks (the one updated among them), each with events and a push config.
   await client.query(`INSERT INTO "A2ATask" ("id", "contextId", "owner", "skill", "version", "task", "messageIds", "createdAt", "updatedAt", "statusState", "statusTime")
     SELECT 'settled-' || g, 'ctx-' || g, 'updater', 'echo', 1, '{}', '[]', now(), now(), 'TASK_STATE_WORKING', now() FROM generate_series(1, 20000) AS g`)
-  await client.query(`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT 'other-' || g, 2, 'updater', '{}', now() FROM generate_series(1, 20000) AS g`)
-  await client.query(`INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT 'other-' || g, 'hook', 'updater', 'https://example.com/hook', now() FROM generate_series(1, 20000) AS g`)
+  await client.query(
+    `INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt") SELECT 'other-' || g, 2, 'updater', '{}', now() FROM generate_series(1, 20000) AS g`,
+  )
+  await client.query(
+    `INSERT INTO "A2APushConfig" ("taskId", "id", "owner", "url", "createdAt") SELECT 'other-' || g, 'hook', 'updater', 'https://example.com/hook', now() FROM generate_series(1, 20000) AS g`,
+  )
 
   const plan = await explain('settle', update)
   for (const node of plan) expect(node['Node Type']).not.toBe('Seq Scan')
@@ -149,7 +157,7 @@ it('keeps the settling update a primary-key write, on a plan made while the tabl
   for (const node of probes) expect(node['Rows Removed by Filter'] ?? 0).toBe(0)
 })
 
-it('keeps a batch of limit takes on its keys\' index entries, on a plan made while the table was empty', async () => {
+it("keeps a batch of limit takes on its keys' index entries, on a plan made while the table was empty", async () => {
   const at = new Date(T0)
   const take = takeStatement(
     [
@@ -163,9 +171,15 @@ it('keeps a batch of limit takes on its keys\' index entries, on a plan made whi
   await client.query(`PREPARE take AS ${take.text}`)
   await explain('take', take)
   // Other owners' entries, live and expired (a quota keeps one per turn for its window), and a few of alice's.
-  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
-    SELECT 'turns owner-' || (g % 500), 'e' || g, $1::timestamp, $1::timestamp + (CASE WHEN g % 2 = 0 THEN 1 ELSE -1 END) * interval '1 hour' FROM generate_series(1, 20000) AS g`, [at.toISOString()])
-  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES ('runs alice', 'live', $1, $1::timestamp + interval '1 minute'), ('runs alice', 'gone', $1, $1::timestamp - interval '1 minute')`, [at.toISOString()])
+  await client.query(
+    `INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT 'turns owner-' || (g % 500), 'e' || g, $1::timestamp, $1::timestamp + (CASE WHEN g % 2 = 0 THEN 1 ELSE -1 END) * interval '1 hour' FROM generate_series(1, 20000) AS g`,
+    [at.toISOString()],
+  )
+  await client.query(
+    `INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES ('runs alice', 'live', $1, $1::timestamp + interval '1 minute'), ('runs alice', 'gone', $1, $1::timestamp - interval '1 minute')`,
+    [at.toISOString()],
+  )
 
   const plan = await explain('take', take)
   const touching = plan.filter((node) => node['Relation Name'] === 'A2ALimitEntry' && node['Node Type'] !== 'ModifyTable')
@@ -187,8 +201,11 @@ const rowsRead = (node: Record<string, any>): number => (node['Actual Rows'] + (
 it('counts each key of a batch of limit takes once, however many of its requests the batch holds', async () => {
   await client.query('TRUNCATE "A2ALimitEntry"')
   const at = new Date(T0)
-  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
-    SELECT k, 'live' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM unnest(ARRAY['runs carol', 'runs dave']) AS k, generate_series(1, 16) AS g`, [at.toISOString()])
+  await client.query(
+    `INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT k, 'live' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM unnest(ARRAY['runs carol', 'runs dave']) AS k, generate_series(1, 16) AS g`,
+    [at.toISOString()],
+  )
   const requests = Array.from({ length: 32 }, (_, i) => ({ key: i % 2 ? 'runs carol' : 'runs dave', id: `new${i}`, limit: 64, ttlMs: 30_000 }))
   const take = takeStatement(requests, at)
   await client.query(`PREPARE take32 AS ${take.text}`)
@@ -201,12 +218,15 @@ it('counts each key of a batch of limit takes once, however many of its requests
   expect(plan.find((node) => node['Node Type'] === 'ModifyTable' && node['Operation'] === 'Insert')?.['Actual Rows']).toBe(32)
 })
 
-it('finds a key\'s entries past the dead rows of earlier takes without visiting them again', async () => {
+it("finds a key's entries past the dead rows of earlier takes without visiting them again", async () => {
   await client.query('TRUNCATE "A2ALimitEntry"')
   const at = new Date(T0)
   // A busy owner's takes and releases, and no vacuum yet: 5,000 dead rows under one key.
-  await client.query(`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
-    SELECT 'runs erin', 'done' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM generate_series(1, 5000) AS g`, [at.toISOString()])
+  await client.query(
+    `INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt")
+    SELECT 'runs erin', 'done' || g, $1::timestamp, $1::timestamp + interval '1 hour' FROM generate_series(1, 5000) AS g`,
+    [at.toISOString()],
+  )
   await client.query(`DELETE FROM "A2ALimitEntry" WHERE "key" = 'runs erin'`)
   const take = takeStatement([{ key: 'runs erin', id: 'next', limit: 16, ttlMs: 30_000 }], at)
   await client.query(`PREPARE take_after AS ${take.text}`)

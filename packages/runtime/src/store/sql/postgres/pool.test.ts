@@ -76,7 +76,7 @@ describe('PrismaStore with its tables outside the public schema', () => {
     await database?.close()
   })
 
-  it('reads and writes that schema when the connection\'s search_path names it', async () => {
+  it("reads and writes that schema when the connection's search_path names it", async () => {
     const store = new PrismaStore(inSchema)
     await store.create(makeRecord({ id: 'elsewhere' }))
     expect((await store.get('elsewhere'))?.id).toBe('elsewhere')

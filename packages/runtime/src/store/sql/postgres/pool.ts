@@ -56,10 +56,12 @@ export interface ErrorEmitter {
  */
 export function guardPool<P extends ErrorEmitter>(pool: P, onConnectionError: (error: Error) => void = throttledLog('a PostgreSQL connection of the app was lost')): P {
   pool.on('error', onConnectionError)
-  pool.on('connect', (client: ErrorEmitter) => client.on('error', (error: Error) => {
-    onConnectionError(error)
-    reclaimLater(client as PooledClient, error)
-  }))
+  pool.on('connect', (client: ErrorEmitter) =>
+    client.on('error', (error: Error) => {
+      onConnectionError(error)
+      reclaimLater(client as PooledClient, error)
+    }),
+  )
   pool.on('acquire', (client: PooledClient) => (client[CHECKED_OUT] = true))
   pool.on('release', (_error: unknown, client: PooledClient) => (client[CHECKED_OUT] = false))
   return pool

@@ -16,9 +16,7 @@ async function terminateBackends(url: string): Promise<number> {
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   try {
-    const { rows } = await admin.query(
-      `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-    )
+    const { rows } = await admin.query(`SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
     return rows[0].cut as number
   } finally {
     await admin.end()
@@ -43,7 +41,7 @@ describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
     await database?.close()
   })
 
-  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', () => expectEachReadsTheOther(database, direct, prisma))
+  it("each reads back exactly what the other wrote, and the app's Prisma models read both", () => expectEachReadsTheOther(database, direct, prisma))
 
   it('survives its connections being terminated: no error event escapes, reads and guarded writes go on', async () => {
     const record = makeRecord({ id: 'cut', state: 'TASK_STATE_WORKING', messageIds: ['c1'] })
@@ -86,7 +84,7 @@ describe('PostgresStore and PrismaStore on one PostgreSQL database', () => {
     expect(await db.batchThenRead([entry, count])).toEqual([{ n: 1 }])
   })
 
-  it('writes a batch\'s BEGIN, statements and COMMIT before the first answer comes back: one round trip', async () => {
+  it("writes a batch's BEGIN, statements and COMMIT before the first answer comes back: one round trip", async () => {
     const db = (direct as unknown as { db: Executor }).db
     const seen: string[] = []
     const query = pg.Client.prototype.query as (this: pg.Client, ...args: unknown[]) => Promise<unknown>

@@ -123,7 +123,8 @@ export class PostgresStore extends SqlStore {
     this.#reads = new PgReads(this.db)
     // keepAlive: a listening connection is idle for long; a dead peer is found by TCP, not by a query.
     const newClient = () => new pg.Client({ connectionString: url, keepAlive: true, application_name: LISTENER_NAME }) as unknown as PgListenClient
-    const onListenLost = options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile')
+    const onListenLost =
+      options.onConnectionError ?? throttledLog('the PostgreSQL connection the task store listens on was lost', 'it reconnects, and streams read the store meanwhile')
     this.notifications = new PgTaskNotifications(newClient, onListenLost, (notify) => this.db.query(notify, { idempotent: false }))
   }
 
@@ -199,7 +200,10 @@ export class PostgresStore extends SqlStore {
    */
   async createUnlessAccepted(record: TaskRecord): Promise<boolean> {
     const taskJson = encodeJson(record.task, 'task')
-    const insert = shaped(`insert task with messages unless one of ${record.messageIds.length} is accepted`, insertWithMessages(statements.insertTaskUnlessAccepted(POSTGRES, record, taskJson), record))
+    const insert = shaped(
+      `insert task with messages unless one of ${record.messageIds.length} is accepted`,
+      insertWithMessages(statements.insertTaskUnlessAccepted(POSTGRES, record, taskJson), record),
+    )
     // The message rows it inserted: none when the task was not.
     return this.inserting(record, taskJson, async () => (await this.db.execute(insert, GROUPED)) > 0)
   }

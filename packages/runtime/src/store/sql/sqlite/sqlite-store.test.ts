@@ -30,7 +30,7 @@ describe('SqliteStore and PrismaStore on one SQLite file', () => {
     await database?.close()
   })
 
-  it('each reads back exactly what the other wrote, and the app\'s Prisma models read both', () => expectEachReadsTheOther(database, direct, prisma))
+  it("each reads back exactly what the other wrote, and the app's Prisma models read both", () => expectEachReadsTheOther(database, direct, prisma))
 
   it('stores the same SQLite values whichever store wrote the row', async () => {
     const raw = new Database(database.url.replace(/^file:/, ''), { readonly: true })
@@ -63,7 +63,7 @@ describe('SqliteStore and PrismaStore on one SQLite file', () => {
     return { written, release, committed, events }
   }
 
-  it('a write waits while the app\'s client holds a write transaction across an await, then lands after it commits', async () => {
+  it("a write waits while the app's client holds a write transaction across an await, then lands after it commits", async () => {
     const lock = holdWriteLock()
     await lock.written
     const started = performance.now()
@@ -143,7 +143,10 @@ describe('SqliteStore on its own', () => {
     const store = new SqlStore(new SqliteExecutor(connection, file, 5000, wal))
     const settled = <T>(promise: Promise<T>) => {
       const state = { done: false }
-      void promise.then(() => (state.done = true), () => (state.done = true))
+      void promise.then(
+        () => (state.done = true),
+        () => (state.done = true),
+      )
       return state
     }
     return {
@@ -200,13 +203,15 @@ describe('SqliteStore on its own', () => {
       expect(first.done).toBe(true)
       expect(gated.synced).toEqual(['synced', 'synced'])
       gated.failWith(new Error('EIO: the disk went away'))
-      await expect(gated.store.create(makeRecord({ id: 'unsynced', owner: 'dave' }))).rejects.toThrow(/WAL file .*store\.db-wal could not be synced to disk: the write committed, but may not survive a power loss/)
+      await expect(gated.store.create(makeRecord({ id: 'unsynced', owner: 'dave' }))).rejects.toThrow(
+        /WAL file .*store\.db-wal could not be synced to disk: the write committed, but may not survive a power loss/,
+      )
     } finally {
       gated.close()
     }
   })
 
-  it('types better-sqlite3 as it is: its Database is the executor\'s Connection (the type check fails otherwise)', () => {
+  it("types better-sqlite3 as it is: its Database is the executor's Connection (the type check fails otherwise)", () => {
     const connection: Connection = new Database(':memory:')
     expect(connection.pragma('journal_mode', { simple: true })).toBe('memory')
     connection.close()
@@ -220,7 +225,9 @@ describe('SqliteStore on its own', () => {
 
   it('refuses a file that does not exist rather than creating an empty database', () => {
     const missing = database.url.replace(/store\.db$/, 'missing.db')
-    expect(() => new SqliteStore(missing)).toThrow(/^SqliteStore cannot open the database file ".*missing\.db" \(from "file:.*missing\.db"\): .*Create it with the app's migrations first \(npm run db:migrate\)/)
+    expect(() => new SqliteStore(missing)).toThrow(
+      /^SqliteStore cannot open the database file ".*missing\.db" \(from "file:.*missing\.db"\): .*Create it with the app's migrations first \(npm run db:migrate\)/,
+    )
     expect(existsSync(missing.replace(/^file:/, ''))).toBe(false)
   })
 })

@@ -70,8 +70,9 @@ export class WalSync {
         const covered = this.#commits
         const waiting: Waiter[] = []
         // Those that came during the last sync for commits it covered are answered now.
-        for (const waiter of this.#waiting) if (waiter.commit <= this.#synced) waiter.resolve()
-        else waiting.push(waiter)
+        for (const waiter of this.#waiting)
+          if (waiter.commit <= this.#synced) waiter.resolve()
+          else waiting.push(waiter)
         this.#waiting = []
         if (waiting.length === 0) continue
         try {
