@@ -258,6 +258,9 @@ describe('PushOutbox', () => {
     const client = await connect03(server.url, bearerFetch('alice'))
     const message = { kind: 'message' as const, messageId: 'm-gen-03', role: 'user' as const, parts: [{ kind: 'text' as const, text: '?' }], metadata: { skill: 'ask' } }
     const task = (await client.sendMessage({ message, configuration: { pushNotificationConfig: { url: `${base}/gen/03`, token: 'tok-03' } } })) as { id: string }
+    // The outbox finds a task's configs when it takes an event, which may come after the answer: a
+    // config made before the pause reached the outbox would get that event too.
+    await expect.poll(() => hitsOf('/gen/03').at(-1)?.body.status.state, { timeout: 20_000, interval: 50 }).toBe('input-required')
     await server.result('CreateTaskPushNotificationConfig', { taskId: task.id, url: `${base}/gen/10` })
     await server.result('SendMessage', { message: userMessage('blue', { taskId: task.id }) })
     await expect
