@@ -5,8 +5,10 @@
  * mounted as generated apps mount it (a2aListener in front of Express). Beside them: ours with
  * a2aRouter inside Express ("ours-router"), our exchange called straight from node:http
  * ("ours-bare", the exchange's own cost), a raw node:http server that answers a fixed task
- * ("raw", the ceiling), and GetTask of one task. The gRPC row: our serveGrpc against the SDK's
- * grpcService, both on grpc-js, loaded over one HTTP/2 connection (bench/load/grpc-load.ts).
+ * ("raw", the ceiling), and GetTask of one task. The gRPC rows: our serveGrpc (the runtime's own
+ * transport on node:http2) against the SDK's grpcService on grpc-js, with ours mounted on a grpc-js
+ * Server ("ours-grpc-js") and a bare grpc-js server answering a fixed task ("raw") beside them, all
+ * loaded over one HTTP/2 connection (bench/load/grpc-load.ts).
  *
  *   npm run bench                                  # 2 s warm-up + 10 s per server, 32 connections
  *   BENCH_SECONDS=5 BENCH_CONNECTIONS=64 npm run bench:send-message
@@ -284,6 +286,7 @@ const SERVERS = [
   { name: 'raw', file: 'raw.ts', plan: [['SendMessage', 'JSON-RPC']] },
   // The gRPC binding of each, a process of its own: ours and sdk again, over another binding.
   { name: 'ours', file: 'ours.ts', env: { BENCH_HTTP: 'grpc' }, plan: [['SendMessage', 'gRPC']] },
+  { name: 'ours-grpc-js', file: 'ours.ts', env: { BENCH_HTTP: 'grpc-js' }, plan: [['SendMessage', 'gRPC']] },
   { name: 'sdk', file: 'sdk.ts', env: { BENCH_HTTP: 'grpc' }, plan: [['SendMessage', 'gRPC']] },
   { name: 'raw', file: 'raw-grpc.ts', plan: [['SendMessage', 'gRPC']] },
 ] as const satisfies { name: string; file: string; env?: Record<string, string>; plan: [Method, Binding][] }[]
@@ -376,13 +379,12 @@ function grpcTarget(rows: Row[]): void {
   const share = ours.rps / sdk.rps
   const cpu = ours.cpuUsPerRequest && sdk.cpuUsPerRequest ? `; by server CPU per send ${(sdk.cpuUsPerRequest / ours.cpuUsPerRequest).toFixed(2)}` : ''
   console.log(`SendMessage gRPC: ours/sdk throughput${cpu} (goal ≥ 2.00) ${share.toFixed(2)} ${share >= 2 ? 'met' : 'NOT met'}`)
-  // Where the time goes: raw is grpc-js and HTTP/2 alone, so the rest of each server's CPU per send is its A2A work.
-  const raw = rows.find((row) => row.name === 'raw' && row.binding === 'gRPC')?.cpuUsPerRequest
-  if (raw && ours.cpuUsPerRequest && sdk.cpuUsPerRequest) {
-    console.log(
-      `SendMessage gRPC: server CPU per send, raw grpc-js ${raw.toFixed(0)} µs; A2A work above it: ours ${(ours.cpuUsPerRequest - raw).toFixed(0)} µs, sdk ${(sdk.cpuUsPerRequest - raw).toFixed(0)} µs`,
-    )
-  }
+  // Where the time goes: raw is grpc-js and HTTP/2 alone (no A2A work), ours-grpc-js our service on grpc-js's server instead of ours.
+  const cpuOf = (name: string) => rows.find((row) => row.name === name && row.binding === 'gRPC')?.cpuUsPerRequest
+  const figures = ['ours', 'ours-grpc-js', 'sdk', 'raw'].map((name) => [name, cpuOf(name)] as const).filter(([, cpu]) => cpu !== undefined)
+  console.log(
+    `SendMessage gRPC: server CPU per send, ${figures.map(([name, cpu]) => `${name} ${cpu!.toFixed(0)} µs`).join(', ')} (raw: a bare grpc-js server answering a fixed task)`,
+  )
 }
 
 function ratio(rows: Row[], method: Method, binding: Binding, mine: string, theirs: string): void {

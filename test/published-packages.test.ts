@@ -11,7 +11,7 @@
  * every import of the runtime must resolve to its built JavaScript.
  * These are end-to-end: each app installs its dependencies once (from npm's cache where it can).
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, delimiter, dirname, join, relative, sep } from 'node:path'
@@ -22,6 +22,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { type Packed, packLocalPackages } from '../packages/create-a2a-agent/src/build/from-clone.js'
 import { unpackWithDependencies } from '../packages/create-a2a-agent/src/build/unpacked.js'
 import { exportTargets, SOURCE_CONDITION } from '../packages/runtime/scripts/build.js'
+import { grpcBindingClient } from '../packages/runtime/src/testing/grpc-client.js'
+import { freePort } from './free-port.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const RUNTIME = join(REPO, 'packages/runtime')
@@ -242,6 +244,7 @@ describe('the published packages', () => {
     }
     expect(readdirSync(join(sqliteApp, 'prisma/migrations'))).toEqual([expect.stringMatching(/^\d{14}_init$/), 'migration_lock.toml'])
     await checkResolution(sqliteApp)
+    await servesGrpcWhenAsked(sqliteApp)
     const refused = await run('npx', ['a2a', 'keys', 'create', '--user', 'mallory'], sqliteApp)
     expect(refused.code).toBe(1)
     expect(refused.output).toContain('--user mallory: no User.id is "mallory"')
@@ -251,6 +254,35 @@ describe('the published packages', () => {
     expect(noop.output).toContain('Already in sync')
   }, 600_000)
 })
+
+/**
+ * `npm start` with A2A_GRPC_PORT set serves the A2A gRPC binding beside HTTP, with nothing added to
+ * the app: a SendMessage over gRPC with a dev key is the task HTTP+JSON reads.
+ */
+async function servesGrpcWhenAsked(app: string): Promise<void> {
+  const [port, grpcPort] = [await freePort(), await freePort()]
+  const token = /^A2A_DEV_KEYS=[^:,\s]+:([^,\s]+)/m.exec(readFileSync(join(app, '.env'), 'utf8'))![1]!
+  const child = spawn('npm', ['start'], { cwd: app, env: { ...userEnv, PORT: String(port), A2A_GRPC_PORT: String(grpcPort) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const client = grpcBindingClient(`127.0.0.1:${grpcPort}`, token)
+  try {
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status, { timeout: 60_000, interval: 250 }).toBe(200)
+    const reply = await client.call('SendMessage', { message: { messageId: 'grpc-1', role: 'ROLE_USER', parts: [{ text: 'Ada' }], metadata: { skill: 'hello' } } })
+    expect(reply.status, output).toBe(0)
+    const task = reply.result.task
+    expect(task, JSON.stringify(task)).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: 'Hello, Ada!' }] }] })
+    const card = (await (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] }
+    expect(card.supportedInterfaces.at(-1)).toEqual({ url: `127.0.0.1:${grpcPort}`, protocolBinding: 'GRPC', protocolVersion: '1.0' })
+    const overHttp = await fetch(`http://127.0.0.1:${port}/a2a/rest/tasks/${task.id}`, { headers: { authorization: `Bearer ${token}`, 'a2a-version': '1.0' } })
+    expect(((await overHttp.json()) as { status: { state: string } }).status.state).toBe('TASK_STATE_COMPLETED')
+  } finally {
+    client.close()
+    process.kill(-child.pid!, 'SIGTERM')
+    await new Promise((resolve) => child.once('exit', resolve))
+  }
+}
 
 /** A connection to the MySQL server of `url`, on `database` when given. */
 function mysqlConnection(url: URL, database?: string): Promise<mariadb.Connection> {

@@ -4,8 +4,9 @@
  * generator does not share this event loop. Mounted as generated apps mount it by default
  * (a2aListener in front of an Express app); BENCH_HTTP=router mounts a2aRouter inside the app
  * instead (what routes behind app middleware cost), BENCH_HTTP=node calls the exchange
- * straight from node:http, which leaves only its own cost, and BENCH_HTTP=grpc serves the gRPC
- * binding alone (serveGrpc), printing its port.
+ * straight from node:http, which leaves only its own cost, BENCH_HTTP=grpc serves the gRPC
+ * binding alone (serveGrpc), printing its port, and BENCH_HTTP=grpc-js the same service on a grpc-js
+ * Server (a2aServiceHandlers).
  */
 import type { RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -35,8 +36,17 @@ const exchange = createExchange({
   maxConcurrentRunsPerOwner: -1,
 })
 
-if (process.env.BENCH_HTTP === 'grpc') {
-  // Loaded only here: the HTTP targets run without grpc-js, as apps without gRPC do.
+if (process.env.BENCH_HTTP === 'grpc-js') {
+  // The same service on a grpc-js Server, as an app that runs one mounts it: what serveGrpc's own transport saves.
+  const { Server, ServerCredentials } = await import('@grpc/grpc-js')
+  const { a2aServiceDefinition, a2aServiceHandlers } = await import('@a2a-agent/runtime/grpc')
+  const server = new Server({ 'grpc.enable_channelz': 0 })
+  server.addService(a2aServiceDefinition(), a2aServiceHandlers(exchange.bindingOptions))
+  server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) => {
+    if (error) throw error
+    console.log(JSON.stringify({ port }))
+  })
+} else if (process.env.BENCH_HTTP === 'grpc') {
   const { serveGrpc } = await import('@a2a-agent/runtime/grpc')
   const grpc = await serveGrpc(exchange, { port: 0, host: '127.0.0.1' })
   console.log(JSON.stringify({ port: grpc.port }))

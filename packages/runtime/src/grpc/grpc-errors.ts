@@ -5,19 +5,16 @@
  * and details come from the HTTP+JSON binding's mapping, so the two can never disagree.
  * @module
  */
-import { Metadata, status as GrpcStatus, type StatusObject } from '@grpc/grpc-js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import { restErrorBody, restStatus } from '../rest/rest-errors.js'
 import { A2AError } from '../wire/a2a-error.js'
 import { codecOf } from './codec.js'
+import { type GrpcCode, type GrpcError, GrpcStatus } from './grpc-status.js'
 
 export const STATUS_DETAILS_KEY = 'grpc-status-details-bin'
 
-/** An error as grpc-js sends it: code, message and trailers. */
-export type GrpcError = Partial<StatusObject> & { code: GrpcStatus; details: string; metadata: Metadata }
-
 /** Refusals whose transport status says more than the error's reason: a resolver's 503 is the database, not the request. */
-const REFUSAL_CODES: Record<number, GrpcStatus> = { 503: GrpcStatus.UNAVAILABLE, 429: GrpcStatus.RESOURCE_EXHAUSTED }
+const REFUSAL_CODES: Record<number, GrpcCode> = { 503: GrpcStatus.UNAVAILABLE, 429: GrpcStatus.RESOURCE_EXHAUSTED }
 
 export function grpcError(error: A2AError, httpStatus = restStatus(error), headers: Record<string, string> = {}): GrpcError {
   const body = restErrorBody(error, httpStatus).error
@@ -26,11 +23,11 @@ export function grpcError(error: A2AError, httpStatus = restStatus(error), heade
     type_url: typeUrl,
     value: codecOf(String(typeUrl).slice(String(typeUrl).lastIndexOf('/') + 1)).encode(detail),
   }))
-  const metadata = new Metadata()
+  const trailers: Record<string, string> = {}
   // A refusal's own headers (a quota's Retry-After) go in the trailers, lowercase as gRPC has them.
-  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'connection') metadata.set(name.toLowerCase(), value)
-  metadata.set(STATUS_DETAILS_KEY, codecOf('google.rpc.Status').encode({ code, message: body.message, details }))
-  return { code, details: body.message, metadata }
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() !== 'connection') trailers[name.toLowerCase()] = value
+  trailers[STATUS_DETAILS_KEY] = codecOf('google.rpc.Status').encode({ code, message: body.message, details }).toString('base64')
+  return { code, message: body.message, trailers }
 }
 
 /** Anything a call can throw, as its gRPC status: a local error is INTERNAL without its text (logged by the caller). */

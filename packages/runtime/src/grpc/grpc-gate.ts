@@ -7,7 +7,6 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http'
-import { Metadata, type ServerUnaryCall, type ServerWritableStream } from '@grpc/grpc-js'
 import type { Principal } from '../core/principal.js'
 import { negotiateExtensions } from '../http/extensions.js'
 import { negotiateVersion } from '../http/version.js'
@@ -15,8 +14,7 @@ import type { GateOptions } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
-
-type Call = ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>
+import type { GrpcCall } from './grpc-call.js'
 
 export interface AdmittedCall {
   principal: Principal
@@ -25,7 +23,7 @@ export interface AdmittedCall {
 }
 
 /** Admits the call or throws the A2AError (or HttpRefusal) it is answered with. */
-export async function admitCall(options: GateOptions, call: Call): Promise<AdmittedCall> {
+export async function admitCall(options: GateOptions, call: GrpcCall): Promise<AdmittedCall> {
   const request = requestOf(call)
   let principal: Principal | null | undefined
   try {
@@ -39,26 +37,14 @@ export async function admitCall(options: GateOptions, call: Call): Promise<Admit
   if (!principal || typeof principal.owner !== 'string' || principal.owner === '') {
     throw A2AError.unauthenticated('Authentication required: send credentials this agent accepts in the `authorization` metadata (see securitySchemes on its agent card)')
   }
-  negotiateVersion(first(call.metadata, 'a2a-version'), undefined, options.assumeVersionWhenAbsent)
-  const activated = negotiateExtensions(options.extensions, call.metadata.get('a2a-extensions').map(String))
-  if (activated.length) {
-    const echoed = new Metadata()
-    echoed.set('a2a-extensions', activated.join(', '))
-    call.sendMetadata(echoed)
-  }
+  negotiateVersion(call.metadata['a2a-version'], undefined, options.assumeVersionWhenAbsent)
+  const activated = negotiateExtensions(options.extensions, call.metadata['a2a-extensions'])
+  if (activated.length) call.setHeader('a2a-extensions', activated.join(', '))
   return { principal, reresolve: async () => options.resolvePrincipal(request) }
 }
 
 /** The call as the request a PrincipalResolver reads: its text metadata as headers, its path as URL. */
-function requestOf(call: Call): IncomingMessage {
-  const headers: Record<string, string> = { host: call.getHost() }
-  for (const [key, value] of Object.entries(call.metadata.getMap())) if (typeof value === 'string') headers[key] = value
-  const peer = call.getPeer()
-  const remoteAddress = peer.startsWith('[') ? peer.slice(1, peer.indexOf(']')) : peer.slice(0, peer.lastIndexOf(':'))
-  return { method: 'POST', url: call.getPath(), headers, socket: { remoteAddress } } as unknown as IncomingMessage
-}
-
-const first = (metadata: Metadata, key: string): string | undefined => {
-  const [value] = metadata.get(key)
-  return value === undefined ? undefined : String(value)
+function requestOf(call: GrpcCall): IncomingMessage {
+  const headers = { host: call.host, ...call.metadata }
+  return { method: 'POST', url: call.path, headers, socket: { remoteAddress: call.remoteAddress } } as unknown as IncomingMessage
 }

@@ -1,8 +1,10 @@
 /**
- * The A2AService of the specification (section 10) on grpc-js, every method from the exchange's
- * one method table: a call is admitted by the gate (metadata credentials, A2A-Version,
- * A2A-Extensions), its decoded request is the method's params as JSON-RPC and HTTP+JSON pass them,
- * and its answer is encoded from the same result. Streaming methods answer a server stream.
+ * The A2AService of the specification (section 10), every method from the exchange's one method
+ * table: a call is admitted by the gate (metadata credentials, A2A-Version, A2A-Extensions), its
+ * decoded request is the method's params as JSON-RPC and HTTP+JSON pass them, and its answer is
+ * encoded from the same result. Streaming methods answer a server stream. The handlers take a
+ * {@link GrpcCall}, so the same ones serve on the runtime's gRPC server (serveGrpc) and, through
+ * `a2aServiceHandlers`, on a grpc-js Server.
  * @module
  */
 import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, ServiceDefinition, UntypedServiceImplementation } from '@grpc/grpc-js'
@@ -12,26 +14,39 @@ import type { GateOptions } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { codecOf, SERVICE, serviceMethods } from './codec.js'
+import { type Codec, codecOf, type MethodShape, SERVICE, serviceMethods } from './codec.js'
+import { type GrpcCall, Undecodable } from './grpc-call.js'
 import { admitCall } from './grpc-gate.js'
 import { toGrpcError } from './grpc-errors.js'
+import { GrpcJsStreamCall, GrpcJsUnaryCall } from './grpc-js-calls.js'
+import type { GrpcRoute } from './grpc-server.js'
 import { GrpcSink } from './grpc-sink.js'
 
 export interface GrpcServiceOptions extends GateOptions {
   call: Exchange['call']
 }
 
-/** A request that did not decode: answered INVALID_ARGUMENT by its handler, not INTERNAL by grpc-js. */
-class Undecodable {
-  constructor(readonly reason: string) {}
+/** The service's routes by path, for the runtime's gRPC server. */
+export function a2aRoutes(options: GrpcServiceOptions): Map<string, GrpcRoute> {
+  return new Map(
+    serviceMethods().map((method) => {
+      const { request, response } = codecsOf(method)
+      const route: GrpcRoute = {
+        streaming: method.streaming,
+        decode: (bytes) => request.decode(bytes),
+        encode: (message) => response.encode(message),
+        handle: handlerOf(options, method),
+      }
+      return [`/${SERVICE}/${method.name}`, route]
+    }),
+  )
 }
 
-/** grpc-js's definition of the A2AService: paths, streaming flags and the ProtoJSON codecs. */
+/** grpc-js's definition of the A2AService (paths, streaming flags, the ProtoJSON codecs): for grpc-js clients, and servers with {@link a2aServiceHandlers}. */
 export function a2aServiceDefinition(): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {}
   for (const method of serviceMethods()) {
-    const request = codecOf(method.request)
-    const response = codecOf(method.response)
+    const { request, response } = codecsOf(method)
     definition[method.name] = {
       path: `/${SERVICE}/${method.name}`,
       requestStream: false,
@@ -41,7 +56,7 @@ export function a2aServiceDefinition(): ServiceDefinition {
         try {
           return request.decode(bytes)
         } catch (error) {
-          return new Undecodable(`${method.request} did not decode: ${(error as Error).message}`)
+          return new Undecodable((error as Error).message)
         }
       },
       responseSerialize: (value: object) => response.encode(value),
@@ -51,40 +66,59 @@ export function a2aServiceDefinition(): ServiceDefinition {
   return definition
 }
 
-/** The handlers of {@link a2aServiceDefinition}, keyed as it is. */
+/** The handlers of {@link a2aServiceDefinition} on a grpc-js Server, keyed as it is. */
 export function a2aServiceHandlers(options: GrpcServiceOptions): UntypedServiceImplementation {
   const handlers: UntypedServiceImplementation = {}
   for (const method of serviceMethods()) {
-    handlers[method.name] = method.streaming ? streamHandler(options, method.name) : unaryHandler(options, method.name)
+    const handle = handlerOf(options, method)
+    handlers[method.name] = method.streaming
+      ? (call: ServerWritableStream<unknown, unknown>) => handle(new GrpcJsStreamCall(call))
+      : (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => handle(new GrpcJsUnaryCall(call, callback))
   }
   return handlers
 }
 
-function unaryHandler(options: GrpcServiceOptions, method: string) {
-  return async (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): Promise<void> => {
-    try {
-      const result = await invoke(options, method, call)
-      // DeleteTaskPushNotificationConfig answers nothing: google.protobuf.Empty.
-      callback(null, result ?? {})
-    } catch (error) {
-      callback(answered(options, method, error))
-    }
+function codecsOf(method: MethodShape): { request: Codec; response: Codec } {
+  const request = codecOf(method.request)
+  return {
+    request: { ...request, decode: (bytes) => wrapped(method, () => request.decode(bytes)) },
+    response: codecOf(method.response),
   }
 }
 
-function streamHandler(options: GrpcServiceOptions, method: string) {
-  return async (call: ServerWritableStream<unknown, unknown>): Promise<void> => {
+/** Names the message type a request failed to decode as. */
+function wrapped<T>(method: MethodShape, decode: () => T): T {
+  try {
+    return decode()
+  } catch (error) {
+    throw new Error(`${method.request} did not decode: ${(error as Error).message}`)
+  }
+}
+
+function handlerOf(options: GrpcServiceOptions, method: MethodShape): (call: GrpcCall) => Promise<void> {
+  if (!method.streaming) {
+    return async (call) => {
+      try {
+        const result = await invoke(options, method.name, call)
+        // DeleteTaskPushNotificationConfig answers nothing: google.protobuf.Empty.
+        call.reply((result as object | undefined) ?? {})
+      } catch (error) {
+        call.fail(answered(options, method.name, error))
+      }
+    }
+  }
+  return async (call) => {
     try {
-      const reply = await invoke(options, method, call)
-      if (!(reply instanceof StreamReply)) throw new Error(`${method} answered no stream`)
+      const reply = await invoke(options, method.name, call)
+      if (!(reply instanceof StreamReply)) throw new Error(`${method.name} answered no stream`)
       reply.start(new GrpcSink(call))
     } catch (error) {
-      call.emit('error', answered(options, method, error))
+      call.fail(answered(options, method.name, error))
     }
   }
 }
 
-async function invoke(options: GrpcServiceOptions, method: string, call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): Promise<unknown> {
+async function invoke(options: GrpcServiceOptions, method: string, call: GrpcCall): Promise<unknown> {
   const { principal, reresolve } = await admitCall(options, call)
   // Checked after the caller is known, as the HTTP bindings read no body before that.
   if (call.request instanceof Undecodable) throw A2AError.parse(call.request.reason)

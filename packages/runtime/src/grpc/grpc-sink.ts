@@ -4,21 +4,21 @@
  * so the stream's keep-alive tick only drives the caller's recheck.
  * @module
  */
-import type { ServerWritableStream } from '@grpc/grpc-js'
 import { notifyClosed as close, type Closer, type EventSink } from '../stream/sse-writer.js'
 import type { A2AError } from '../wire/a2a-error.js'
 import type { StreamResponse } from '../wire/types.js'
+import type { GrpcCall } from './grpc-call.js'
 import { grpcError } from './grpc-errors.js'
 
 export class GrpcSink implements EventSink {
   #open = true
   readonly #closers: Closer[] = []
-  readonly #call: ServerWritableStream<unknown, unknown>
+  readonly #call: GrpcCall
 
-  constructor(call: ServerWritableStream<unknown, unknown>) {
+  constructor(call: GrpcCall) {
     this.#call = call
-    // The client went away (or its deadline passed): the seat and the follow end with it.
-    call.on('cancelled', () => this.#finish())
+    // The client went away (or its deadline passed, or the server is closing): the seat and the follow end with it.
+    call.onCancel(() => this.#finish())
   }
 
   get open(): boolean {
@@ -43,7 +43,7 @@ export class GrpcSink implements EventSink {
 
   fail(error: A2AError): void {
     if (!this.#open) return
-    this.#call.emit('error', grpcError(error))
+    this.#call.fail(grpcError(error))
     this.#finish()
   }
 

@@ -11,6 +11,10 @@ describe('ProtoJSON on the protobuf wire', () => {
     expect(timestampTo(timestampFrom('2026-01-02T03:04:05.123456789Z'))).toBe('2026-01-02T03:04:05.123456789Z')
     expect(timestampTo(timestampFrom('2026-01-02T05:04:05.5+02:00'))).toBe('2026-01-02T03:04:05.500Z')
     expect(() => timestampFrom('yesterday')).toThrow(/RFC 3339/)
+    // toISOString's form, read by position: the same as the general reading, rollover of a 30 February included.
+    expect(timestampFrom('2026-01-02T03:04:05.678Z')).toEqual({ seconds: 1767323045, nanos: 678_000_000 })
+    expect(timestampFrom('2026-02-30T00:00:00.001Z')).toEqual({ seconds: Date.parse('2026-03-02T00:00:00Z') / 1000, nanos: 1_000_000 })
+    expect(() => timestampFrom('2026-13-02T03:04:05.678Z')).toThrow(/RFC 3339/)
   })
 
   it('carries Struct and Value as the JSON they hold, enums by name and bytes as base64', () => {

@@ -177,10 +177,20 @@ const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d
 
 /** An RFC 3339 string to seconds and nanos; nanosecond digits are kept, which Date would cut to milliseconds. */
 export function timestampFrom(json: unknown): { seconds: number; nanos: number } {
+  if (typeof json === 'string' && ISO_MILLIS.test(json)) return isoMillis(json)
   const match = typeof json === 'string' ? RFC3339.exec(json) : null
   const millis = match ? Date.parse(`${match[1]}${match[3]}`) : Number.NaN
   if (Number.isNaN(millis)) throw new TypeError(`${JSON.stringify(json)} is not an RFC 3339 timestamp such as 2026-01-02T03:04:05.678Z`)
   return { seconds: millis / 1000, nanos: match![2] ? Number(match![2].padEnd(9, '0')) : 0 }
+}
+
+/** What Date#toISOString writes, and so what every task's timestamps are: read by position, not by Date.parse, as every answer carries several. */
+const ISO_MILLIS = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/
+
+function isoMillis(text: string): { seconds: number; nanos: number } {
+  const at = (start: number, end: number) => Number(text.slice(start, end))
+  const millis = Date.UTC(at(0, 4), at(5, 7) - 1, at(8, 10), at(11, 13), at(14, 16), at(17, 19))
+  return { seconds: millis / 1000, nanos: at(20, 23) * 1_000_000 }
 }
 
 /** Seconds and nanos to RFC 3339 in UTC, with as many fraction digits as the nanos need (0, 3, 6 or 9), as ProtoJSON writes it. */

@@ -3,13 +3,14 @@
  * the exchange's card (supportedInterfaces, protocolBinding GRPC) while it serves.
  * @module
  */
-import { Server, ServerCredentials } from '@grpc/grpc-js'
+import type { Http2SecureServer, Http2Server, SecureServerOptions } from 'node:http2'
 import { AgentHost } from '../agents/agent-host.js'
 import type { Exchange } from '../exchange/exchange.js'
 import type { GateOptions } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { a2aServiceDefinition, a2aServiceHandlers } from './grpc-service.js'
+import { GrpcServer } from './grpc-server.js'
+import { a2aRoutes } from './grpc-service.js'
 
 export interface ServeGrpcOptions {
   /** The port to listen on; 0 picks a free one (see {@link GrpcBinding.port}). */
@@ -21,8 +22,11 @@ export interface ServeGrpcOptions {
    * Default: the host the card was fetched at, with this binding's port.
    */
   url?: string
-  /** TLS for the binding; default none (plaintext HTTP/2, for a proxy that terminates TLS, or loopback). */
-  credentials?: ServerCredentials
+  /**
+   * TLS for the binding, as node:tls takes it (`{ key, cert }`, and `ca` with `requestCert` for
+   * client certificates); default none: clear-text HTTP/2, for loopback or a proxy that terminates TLS.
+   */
+  tls?: SecureServerOptions
   /** With an AgentHost: the id of the agent this port serves (one agent per port). */
   agent?: string
 }
@@ -30,8 +34,13 @@ export interface ServeGrpcOptions {
 export interface GrpcBinding {
   /** The port the binding listens on. */
   readonly port: number
-  readonly server: Server
-  /** Stops taking calls and ends open streams (within `timeoutMs`), then takes the interface off the card. */
+  /** The HTTP/2 server underneath. */
+  readonly server: Http2Server | Http2SecureServer
+  /**
+   * Takes the interface off the card, stops taking connections, ends open streams UNAVAILABLE (the
+   * client subscribes again), and lets unary calls in flight answer; what is left after `timeoutMs`
+   * (default 5 s) is cut.
+   */
   close(options?: { timeoutMs?: number }): Promise<void>
 }
 
@@ -40,23 +49,15 @@ export async function serveGrpc(target: Exchange | AgentHost, options: ServeGrpc
     throw new Error(`serveGrpc: port ${String(options.port)} is not a port number (an integer from 0 to 65535; 0 picks a free one)`)
   }
   const { exchange, gate } = target instanceof AgentHost ? hostedAgent(target, options.agent) : { exchange: target, gate: target.bindingOptions }
-  // Channelz (grpc-js's per-call introspection counters) is off: it costs every call, and nothing here serves its API.
-  const server = new Server({ 'grpc.max_receive_message_length': gate.maxBodyBytes, 'grpc.enable_channelz': 0 })
-  server.addService(a2aServiceDefinition(), a2aServiceHandlers(gate))
-  const host = options.host ?? '0.0.0.0'
-  const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${options.port}` : `${host}:${options.port}`
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, options.credentials ?? ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  )
+  const server = new GrpcServer(a2aRoutes(gate), { maxReceiveMessageLength: gate.maxBodyBytes, tls: options.tls })
+  const port = await server.listen(options.host ?? '0.0.0.0', options.port)
   const unlist = exchange.listInterface((baseUrl) => ({ url: options.url ?? `${new URL(baseUrl).hostname}:${port}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }))
   return {
     port,
-    server,
+    server: server.http2,
     close: async ({ timeoutMs = 5000 } = {}) => {
       unlist()
-      const timer = setTimeout(() => server.forceShutdown(), timeoutMs)
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()))
-      clearTimeout(timer)
+      await server.close(timeoutMs)
     },
   }
 }
