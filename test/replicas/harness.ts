@@ -1,8 +1,9 @@
 /**
  * Several app processes on one database: a fresh database (a PostgreSQL database of its own on the
  * test server, or a SQLite file) migrated with examples/invoices' migrations, or a MariaDB database
- * of its own with the runtime's A2A tables (its MySQL test schema: examples/invoices has no MySQL
- * migrations), two users with API keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
+ * of its own with the runtime's A2A tables only (its MySQL test schema, which `npm run
+ * generate:prisma` writes; the agent runs without examples/invoices' entities there), two users with
+ * API keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
  * processes. Each test file drops its database after.
  * @module
  */
@@ -126,7 +127,7 @@ async function mysql(): Promise<Omit<TestDatabase, 'tokens'>> {
     user: decodeURIComponent(mysqlServer.username),
     password: decodeURIComponent(mysqlServer.password),
   }
-  const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/schema.sql'), 'utf8')
+  const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/generated/schema.sql'), 'utf8')
   const admin = await mariadb.createConnection({ ...connection, multipleStatements: true })
   try {
     await admin.query(`CREATE DATABASE \`${name}\``)
