@@ -89,7 +89,7 @@ const selected: Kind[] = (process.env.BENCH_STORES ?? storeKinds.join(','))
     throw new Error(`BENCH_STORES: unknown store ${JSON.stringify(name)} (expected ${storeKinds.join(', ')})`)
   })
 const schemaFile = (provider: 'sqlite' | 'postgres' | 'mysql') =>
-  fileURLToPath(new URL(`../packages/runtime/src/store/prisma/__fixture__/${provider}/${provider === 'mysql' ? '' : 'generated/'}schema.sql`, import.meta.url))
+  fileURLToPath(new URL(`../packages/runtime/src/store/prisma/__fixture__/${provider}/generated/schema.sql`, import.meta.url))
 
 /** wrk's per-request timeout: a slow store queues requests for seconds; its latency is measured, not cut off at wrk's 2 s. */
 const WRK_TIMEOUT = 10

@@ -1,8 +1,9 @@
 /**
  * Several app processes on one database: a fresh database (a PostgreSQL database of its own on the
  * test server, or a SQLite file) migrated with examples/invoices' migrations, or a MariaDB database
- * of its own with the runtime's A2A tables (its MySQL test schema: examples/invoices has no MySQL
- * migrations), two users with API keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
+ * of its own with the runtime's A2A tables only (its MySQL test schema, which `npm run
+ * generate:prisma` writes; the agent runs without examples/invoices' entities there), two users with
+ * API keys, and replicas of test/replicas/agent.ts started, killed (SIGKILL) and restarted as real
  * processes. Each test file drops its database after.
  * @module
  */
@@ -13,9 +14,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { openSse } from '@a2a-agent/runtime/testing'
 import Database from 'better-sqlite3'
 import mariadb from 'mariadb'
 import pg from 'pg'
+import { afterEach, expect } from 'vitest'
 
 export type Kind = 'postgres' | 'sqlite' | 'mysql'
 
@@ -124,7 +127,7 @@ async function mysql(): Promise<Omit<TestDatabase, 'tokens'>> {
     user: decodeURIComponent(mysqlServer.username),
     password: decodeURIComponent(mysqlServer.password),
   }
-  const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/schema.sql'), 'utf8')
+  const schema = readFileSync(join(root, 'packages/runtime/src/store/prisma/__fixture__/mysql/generated/schema.sql'), 'utf8')
   const admin = await mariadb.createConnection({ ...connection, multipleStatements: true })
   try {
     await admin.query(`CREATE DATABASE \`${name}\``)
@@ -236,6 +239,45 @@ export async function startReplica(name: string, database: Pick<TestDatabase, 'u
 export async function stopReplicas(): Promise<void> {
   await Promise.all([...replicas].map((replica) => replica.stop()))
 }
+
+/**
+ * Replicas a and b on a fresh database of `kind`, started by each test that calls `start`; the
+ * replicas are stopped and the database dropped after it. `start` resolves once each replica hears
+ * the other's writes: on PostgreSQL, once both LISTEN (MySQL's change feed reads from the start).
+ */
+export function replicaPairs(kind: Kind): {
+  readonly database: TestDatabase
+  start(env?: Record<string, string>): Promise<{ a: Replica; b: Replica; token: string }>
+} {
+  let database: TestDatabase | undefined
+  afterEach(async () => {
+    await stopReplicas()
+    await database?.drop()
+    database = undefined
+  })
+  return {
+    get database() {
+      return database!
+    },
+    async start(env = {}) {
+      database = await createDatabase(kind)
+      const [a, b] = await Promise.all([startReplica('a', database, env), startReplica('b', database, env)])
+      if (kind === 'postgres') await expect.poll(() => listeners(database!), { timeout: 10_000 }).toBe(2)
+      return { a, b, token: database.tokens.alice }
+    },
+  }
+}
+
+/** How many connections of a PostgreSQL test database LISTEN: one per replica while notifications are live. */
+export const listeners = async (database: TestDatabase) =>
+  (await database.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'a2a task notifications'`))[0]!.n
+
+/** SubscribeToTask on `replica` as `token`. */
+export const subscribe = (replica: Replica, token: string, id: string) =>
+  openSse(`${replica.base}/a2a`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id } }), { 'A2A-Version': '1.0', Authorization: `Bearer ${token}` })
+
+/** The status of each event a stream carried (a status update or a task snapshot). */
+export const statuses = (events: { data: any }[]) => events.map((event) => event.data.result?.statusUpdate?.status ?? event.data.result?.task?.status)
 
 export interface Reply {
   status: number

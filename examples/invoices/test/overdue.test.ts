@@ -1,42 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { entityCaller, type EntityCaller, type User } from '@a2a-agent/runtime/testing'
-import { createTestApp, type TestApp } from './support.js'
+import { describe, expect, it } from 'vitest'
+import type { User } from '@a2a-agent/runtime/testing'
+import { reportsAgent } from './reports.js'
 
-let app: TestApp
-// Only its MCP tool calls are used here: they record the invoices the skill then reads.
-let invoices: EntityCaller
-
-beforeAll(async () => {
-  app = await createTestApp()
-  invoices = await entityCaller(app, { skill: 'entity.invoices', tools: {} })
-})
-
-afterAll(async () => {
-  await invoices?.close()
-  await app?.close()
-})
+const reports = reportsAgent()
 
 async function overdue(user: User) {
-  const response = await fetch(`${app.url}/a2a/reports`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${app.tokens[user]}` },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'What is overdue?' }], metadata: { skill: 'overdue' } } },
-    }),
-  })
-  expect(response.status).toBe(200)
-  const { result } = (await response.json()) as any
-  expect(result.task.status.state).toBe('TASK_STATE_COMPLETED')
-  return { summary: result.task.status.message.parts[0].text as string, ...(result.task.artifacts[0].parts[0].data as { invoices: any[]; totals: Record<string, string> }) }
+  const task = await reports.ask(user, 'overdue', 'What is overdue?')
+  expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+  return { summary: task.status.message.parts[0].text as string, ...(task.artifacts[0].parts[0].data as { invoices: any[]; totals: Record<string, string> }) }
 }
 
 const daysFromNow = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
 
 describe('the overdue skill', () => {
   it("lists the caller's unpaid invoices past due, oldest first, with decimal totals per currency", async () => {
+    const { invoices } = reports
     const acme = await invoices.tool('alice', 'customers_create', { name: 'Acme' })
     const record = (user: User, customerId: string, number: string, total: string, currency: string, dueAt: string) =>
       invoices.tool(user, 'invoices_create', { number, total, currency, dueAt, customerId })

@@ -1,38 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { entityCaller, type EntityCaller, type User } from '@a2a-agent/runtime/testing'
-import { createTestApp, type TestApp } from './support.js'
+import { describe, expect, it } from 'vitest'
+import type { User } from '@a2a-agent/runtime/testing'
+import { reportsAgent } from './reports.js'
 
-let app: TestApp
-// Its MCP tool calls record the invoices the statement then reads.
-let invoices: EntityCaller
-
-beforeAll(async () => {
-  app = await createTestApp()
-  invoices = await entityCaller(app, { skill: 'entity.invoices', tools: {} })
-})
-
-afterAll(async () => {
-  await invoices?.close()
-  await app?.close()
-})
-
-async function call(user: User, method: string, params: unknown): Promise<any> {
-  const response = await fetch(`${app.url}/a2a/reports`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', Authorization: `Bearer ${app.tokens[user]}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  expect(response.status).toBe(200)
-  const body = (await response.json()) as any
-  if (body.error) throw new Error(JSON.stringify(body.error))
-  return body.result
-}
-
-const ask = (user: User, text: string) =>
-  call(user, 'SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], metadata: { skill: 'statement' } } }).then((result) => result.task)
+const reports = reportsAgent()
+const { call } = reports
+const ask = (user: User, text: string) => reports.ask(user, 'statement', text)
 
 describe('the statement skill, its work run as a job', () => {
   it("answers WORKING at once; the job completes the task with the month's invoices and totals, the caller's only", async () => {
+    const { app, invoices } = reports
     const acme = await invoices.tool('alice', 'customers_create', { name: 'Acme' })
     const record = (user: User, customerId: string, number: string, total: string, dueAt: string) =>
       invoices.tool(user, 'invoices_create', { number, total, currency: 'EUR', dueAt, customerId })

@@ -11,43 +11,22 @@
  * reason.
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import mariadb from 'mariadb'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { backoffMs } from '../skills/job.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
+import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
+import type { DeadJob } from './memory-job-queue.js'
+import { type Claim, claimOf, type DeadRow, deadJobOf, type JobRow, type JobTable, type Outcome, TableJobQueue, type TableJobQueueOptions } from './table-job-queue.js'
 
-export interface MysqlJobQueueOptions {
+export interface MysqlJobQueueOptions extends TableJobQueueOptions {
   /** A mariadb pool the queue shares; or give `url`. */
   pool?: mariadb.Pool
   /** For a pool of the queue's own (closed by stop()): the app's `mysql://` or `mariadb://` URL. */
   url?: string
-  /** How often an idle worker looks for jobs that fell due or other processes queued; default 500 ms. */
-  pollingIntervalMs?: number
-  /** Past an attempt's timeout, how long before a job whose worker went silent is taken again; default 10 s. */
-  expireGraceMs?: number
-  /** Done and dead jobs are kept this long (a repeated enqueue of a kept key stores nothing); default 14 days. */
-  keepMs?: number
   logger?: Logger
 }
 
-export interface DeadMysqlJob {
-  job: QueuedJob
-  reason: string
-  attempts: number
-}
-
-interface Row {
-  id: string
-  data: string
-  retries: number
-  delay_ms: number
-  exponential: number
-  timeout_ms: number
-  attempts: number
-  state: 'waiting' | 'active' | 'done' | 'dead'
-  last_error: string | null
-}
+export type DeadMysqlJob = DeadJob
 
 // run_at is when the job is next due (waiting: its backoff; active: its lease), NULL once done or
 // dead: the claim's range scan on (agent, run_at) then meets only live jobs, in due order.
@@ -77,127 +56,37 @@ const URL_SCHEME = /^(mysql|mariadb):\/\//
 /** The key's row id: a key holds a client's message id, of any length; its hash fits a primary key. */
 export const mysqlJobId = (key: string): string => createHash('sha256').update(key).digest('hex')
 
-/** A worker's lane: `pass` is the pump's look for jobs in flight (a claim is a database round trip). */
-type Lane = { handlers: JobHandlers; active: number; timer: NodeJS.Timeout | undefined; pass: Promise<void> | undefined; again: boolean }
-
-export class MysqlJobQueue implements JobQueue {
-  readonly #options: MysqlJobQueueOptions
+/** The queue's statements on the pool. */
+class MysqlJobTable implements JobTable {
   readonly #pool: mariadb.Pool
-  readonly #ownPool: boolean
-  readonly #logger: Logger
-  readonly #worker = randomUUID()
-  readonly #lanes = new Map<string, Lane>()
-  readonly #running = new Set<Promise<void>>()
   #started: Promise<void> | undefined
 
-  constructor(options: MysqlJobQueueOptions) {
-    if (!options?.pool && !options?.url) throw new Error("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL, e.g. mysql://root@127.0.0.1:3306/invoices)")
-    if (!options.pool && !URL_SCHEME.test(options.url!))
-      throw new Error(
-        `MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(options.url).split('//')[0], 20))}`,
-      )
-    this.#options = options
-    this.#ownPool = !options.pool
-    // The driver reads mariadb:// URLs only; BIGINT columns (times in ms) as numbers, not BigInt.
-    this.#pool = options.pool ?? mariadb.createPool(options.url!.replace(/^mysql:/, 'mariadb:'))
-    this.#logger = options.logger ?? consoleLogger
+  constructor(pool: mariadb.Pool) {
+    this.#pool = pool
   }
 
-  /** Creates the table if missing; enqueue and work call it. */
-  start(): Promise<void> {
+  ready(): Promise<void> {
     this.#started ??= this.#pool.query(SCHEMA).then(() => undefined)
     this.#started.catch(() => (this.#started = undefined))
     return this.#started
   }
 
-  async enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
-    await this.start()
-    const { retries, backoff, timeoutMs } = settings
+  async insert(job: QueuedJob, { retries, backoff, timeoutMs }: JobSettings): Promise<void> {
     await this.#pool.query(
       `INSERT IGNORE INTO a2a_jobs (id, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ${NOW}, ${NOW})`,
       [mysqlJobId(job.key), job.agent ?? '', JSON.stringify(job), retries, backoff.delayMs, backoff.exponential ? 1 : 0, timeoutMs],
     )
-    if (this.#lanes.has(job.agent ?? '')) this.#pump(job.agent ?? '')
   }
 
-  async work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
-    const agent = handlers.agent ?? ''
-    if (this.#lanes.has(agent)) throw new Error(`MysqlJobQueue runs one worker per agent in a process${agent ? ` ("${agent}")` : ''}: stop the other first`)
-    await this.start()
-    const lane: Lane = { handlers, active: 0, timer: undefined, pass: undefined, again: false }
-    this.#lanes.set(agent, lane)
-    await this.#pool.query(`DELETE FROM a2a_jobs WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [this.#options.keepMs ?? 14 * 86_400_000])
-    this.#pump(agent)
-    return {
-      stop: async () => {
-        clearTimeout(lane.timer)
-        if (this.#lanes.get(agent) === lane) this.#lanes.delete(agent)
-        // A claim in flight may still start a job: it runs to its end as the others do.
-        await lane.pass
-        await Promise.all([...this.#running])
-      },
-    }
-  }
-
-  /** Jobs past their retries, oldest first. */
-  async deadLetters(): Promise<DeadMysqlJob[]> {
-    await this.start()
-    const rows = (await this.#pool.query(`SELECT data, last_error, attempts FROM a2a_jobs WHERE state = 'dead' ORDER BY updated_at`)) as Row[]
-    return rows.map((row) => ({ job: JSON.parse(row.data) as QueuedJob, reason: row.last_error ?? '', attempts: row.attempts }))
-  }
-
-  /** Stops looking for jobs, lets attempts in flight end, and closes the queue's own pool. */
-  async stop(): Promise<void> {
-    const lanes = [...this.#lanes.values()]
-    for (const lane of lanes) clearTimeout(lane.timer)
-    this.#lanes.clear()
-    await Promise.all(lanes.map((lane) => lane.pass))
-    await Promise.all([...this.#running])
-    if (this.#ownPool) await this.#pool.end()
-  }
-
-  /** Starts every due job the lane has room for, then looks again after the polling interval; one pass at a time per lane. */
-  #pump(agent: string): void {
-    const lane = this.#lanes.get(agent)
-    if (!lane) return
-    if (lane.pass) {
-      lane.again = true
-      return
-    }
-    clearTimeout(lane.timer)
-    const pass = this.#take(agent, lane)
-    lane.pass = pass
-    // Settled in a later microtask: after lane.pass is set, even when the pass ended at once.
-    void pass.finally(() => {
-      lane.pass = undefined
-      if (this.#lanes.get(agent) !== lane) return
-      if (lane.again) {
-        lane.again = false
-        this.#pump(agent)
-      } else lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
-    })
-  }
-
-  /** Claims and starts jobs while the lane has room and due jobs wait. */
-  async #take(agent: string, lane: Lane): Promise<void> {
-    try {
-      while (lane.active < lane.handlers.concurrency && this.#lanes.get(agent) === lane) {
-        const claimed = await this.#claim(agent)
-        if (!claimed) break
-        this.#start(agent, lane, claimed)
-      }
-    } catch (error) {
-      this.#logger.error(`a2a: job queue: could not take a job: ${scrub(error)}`)
-    }
+  async prune(keepMs: number): Promise<void> {
+    await this.#pool.query(`DELETE FROM a2a_jobs WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
   }
 
   /**
-   * Takes the next due job in one short transaction, skipping rows another worker is claiming; an
-   * expired attempt past the retries is held for its dead-letter write instead. READ COMMITTED: the
-   * scan locks only the row it returns.
+   * In one short transaction, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`).
+   * READ COMMITTED: the scan locks only the row it returns.
    */
-  async #claim(agent: string): Promise<{ row: Row; dead?: string } | undefined> {
-    const grace = this.#options.expireGraceMs ?? 10_000
+  async claim(agent: string, worker: string, graceMs: number): Promise<Claim | undefined> {
     const connection = await this.#pool.getConnection()
     try {
       await connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
@@ -208,18 +97,14 @@ export class MysqlJobQueue implements JobQueue {
           bigIntAsNumber: true,
         },
         [agent],
-      )) as Row[]
-      let claimed: { row: Row; dead?: string } | undefined
-      if (row && row.state === 'active' && row.attempts > row.retries) {
-        await connection.query(`UPDATE a2a_jobs SET run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [grace, this.#worker, row.id])
-        claimed = { row, dead: 'its worker stopped during the last attempt' }
-      } else if (row) {
-        await connection.query(`UPDATE a2a_jobs SET state = 'active', attempts = attempts + 1, run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [
-          row.timeout_ms + grace,
-          this.#worker,
-          row.id,
-        ])
-        claimed = { row: { ...row, attempts: row.attempts + 1 } }
+      )) as JobRow[]
+      let claimed: Claim | undefined
+      if (row) {
+        const { claim, holdMs } = claimOf(row, graceMs)
+        // Held for the dead-letter write, or leased as the next attempt.
+        const set = claim.dead ? '' : `state = 'active', attempts = attempts + 1, `
+        await connection.query(`UPDATE a2a_jobs SET ${set}run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [holdMs, worker, row.id])
+        claimed = claim
       }
       await connection.commit()
       return claimed
@@ -231,41 +116,64 @@ export class MysqlJobQueue implements JobQueue {
     }
   }
 
-  /** A write of this worker's attempt: none once the job was taken again by another (its lease lapsed). */
-  async #settle(id: string, set: string, values: unknown[]): Promise<void> {
-    await this.#pool.query(`UPDATE a2a_jobs SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, this.#worker])
+  /** None once the job was taken again by another worker (its lease lapsed). */
+  async settle(id: string, worker: string, outcome: Outcome): Promise<void> {
+    const [set, values]: [string, unknown[]] =
+      outcome.state === 'done'
+        ? [`state = 'done', run_at = NULL`, []]
+        : outcome.state === 'waiting'
+          ? [`state = 'waiting', run_at = ${NOW} + ?, last_error = ?`, [outcome.pauseMs, outcome.reason]]
+          : [`state = 'dead', run_at = NULL, last_error = ?`, [outcome.reason]]
+    await this.#pool.query(`UPDATE a2a_jobs SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker])
   }
 
-  #start(agent: string, lane: Lane, { row, dead }: { row: Row; dead?: string }): void {
-    const job = JSON.parse(row.data) as QueuedJob
-    const { handlers } = lane
-    lane.active++
-    // Marked dead once the task is failed: a failure (or crash) before leaves it to be taken again and retried.
-    const deadLetter = async (reason: string) => {
-      await handlers.dead(job, reason, row.attempts)
-      await this.#settle(row.id, `state = 'dead', run_at = NULL, last_error = ?`, [reason])
-    }
-    const attempt = dead
-      ? deadLetter(dead)
-      : handlers.run(job, row.attempts).then(
-          () => this.#settle(row.id, `state = 'done', run_at = NULL`, []),
-          async (error: unknown) => {
-            const reason = reasonOf(error)
-            if (row.attempts <= row.retries) {
-              const pause = backoffMs({ backoff: { delayMs: row.delay_ms, exponential: row.exponential === 1 } }, row.attempts)
-              await this.#settle(row.id, `state = 'waiting', run_at = ${NOW} + ?, last_error = ?`, [pause, reason])
-              return
-            }
-            await deadLetter(reason)
-          },
-        )
-    const running = attempt
-      .catch((error: unknown) => this.#logger.error(`a2a: job queue: job ${row.id} of "${job.job}": ${scrub(error)}`))
-      .finally(() => {
-        lane.active--
-        this.#running.delete(running)
-        this.#pump(agent)
-      })
-    this.#running.add(running)
+  async deadLetters(): Promise<DeadMysqlJob[]> {
+    await this.ready()
+    const rows = (await this.#pool.query(`SELECT data, last_error, attempts FROM a2a_jobs WHERE state = 'dead' ORDER BY updated_at`)) as DeadRow[]
+    return rows.map(deadJobOf)
+  }
+}
+
+export class MysqlJobQueue implements JobQueue {
+  readonly #pool: mariadb.Pool
+  readonly #ownPool: boolean
+  readonly #table: MysqlJobTable
+  readonly #queue: TableJobQueue
+
+  constructor(options: MysqlJobQueueOptions) {
+    if (!options?.pool && !options?.url) throw new Error("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL, e.g. mysql://root@127.0.0.1:3306/invoices)")
+    if (!options.pool && !URL_SCHEME.test(options.url!))
+      throw new Error(
+        `MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(options.url).split('//')[0], 20))}`,
+      )
+    this.#ownPool = !options.pool
+    // The driver reads mariadb:// URLs only; BIGINT columns (times in ms) as numbers, not BigInt.
+    this.#pool = options.pool ?? mariadb.createPool(options.url!.replace(/^mysql:/, 'mariadb:'))
+    this.#table = new MysqlJobTable(this.#pool)
+    this.#queue = new TableJobQueue(this.#table, { ...options, oneWorker: 'MysqlJobQueue runs one worker per agent in a process', logger: options.logger ?? consoleLogger })
+  }
+
+  /** Creates the table if missing; enqueue and work call it. */
+  start(): Promise<void> {
+    return this.#table.ready()
+  }
+
+  enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
+    return this.#queue.enqueue(job, settings)
+  }
+
+  work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
+    return this.#queue.work(handlers)
+  }
+
+  /** Jobs past their retries, oldest first. */
+  deadLetters(): Promise<DeadMysqlJob[]> {
+    return this.#table.deadLetters()
+  }
+
+  /** Stops looking for jobs, lets attempts in flight end, and closes the queue's own pool. */
+  async stop(): Promise<void> {
+    await this.#queue.halt()
+    if (this.#ownPool) await this.#pool.end()
   }
 }

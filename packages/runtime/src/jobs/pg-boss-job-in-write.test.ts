@@ -5,7 +5,6 @@
  * connection is cut mid-statement, leaves no job; the normal path queues exactly one job, which
  * the worker runs.
  */
-import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { Logger } from '../log/logger.js'
@@ -13,6 +12,7 @@ import { defineSkill } from '../skills/skill.js'
 import { defineJob } from '../skills/job.js'
 import type { QueuedJob } from '../skills/job-queue.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
+import { type LockCutter, lockCutter } from '../store/sql/postgres/__fixture__/lock-cutter.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import type { TaskRecord } from '../store/store.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
@@ -23,9 +23,7 @@ let database: TestDatabase
 let store: PostgresStore
 let queue: PgBossJobQueue
 let server: TestServer
-/** The test's own connections: one holds locks, one cuts the backends waiting on them. */
-let admin: pg.Client
-let cutter: pg.Client
+let cutter: LockCutter
 const ran: string[] = []
 
 const statement = defineJob({
@@ -55,12 +53,9 @@ beforeAll(async () => {
   await store.ready()
   queue = new RowOnlyQueue({ connectionString: database.url, pollingIntervalSeconds: 0.5, logger: quiet })
   server = await startTestServer({ skills: [monthly, ask], store, jobs: { queue, jobs: [statement] }, logger: quiet })
-  admin = new pg.Client({ connectionString: database.url })
-  cutter = new pg.Client({ connectionString: database.url })
-  await Promise.all([admin.connect(), cutter.connect()])
+  cutter = await lockCutter(database.url)
 }, 60_000)
 afterAll(async () => {
-  await admin?.end()
   await cutter?.end()
   await server?.close()
   await queue?.stop()
@@ -68,7 +63,7 @@ afterAll(async () => {
   await database?.close()
 })
 
-const jobRows = async (taskId: string) => (await admin.query(`SELECT id, name, state, data FROM a2a_jobs.job WHERE data->>'taskId' = $1`, [taskId])).rows
+const jobRows = async (taskId: string) => (await cutter.admin.query(`SELECT id, name, state, data FROM a2a_jobs.job WHERE data->>'taskId' = $1`, [taskId])).rows
 const settings = { retries: statement.retries, backoff: statement.backoff, timeoutMs: statement.timeoutMs }
 
 /** A task paused for input, and the job a hand-off of it would queue. */
@@ -120,7 +115,7 @@ it("inserts the row pg-boss's send inserts for the same job", async () => {
   await PgBossJobQueue.prototype.enqueue.call(queue, sent, settings)
   const columns = `name, priority, state, retry_limit, retry_count, retry_delay, retry_backoff, singleton_key, singleton_on, expire_in,
     keep_until - start_after AS kept_for, start_after - created_on AS started_after, output, dead_letter, policy`
-  const { rows } = await admin.query(`SELECT id, ${columns} FROM a2a_jobs.job WHERE id = ANY($1::uuid[]) ORDER BY created_on`, [[jobId(queued.key), jobId(sent.key)]])
+  const { rows } = await cutter.admin.query(`SELECT id, ${columns} FROM a2a_jobs.job WHERE id = ANY($1::uuid[]) ORDER BY created_on`, [[jobId(queued.key), jobId(sent.key)]])
   expect(rows.map((row) => row.id)).toEqual([jobId(queued.key), jobId(sent.key)])
   const [written, bySend] = rows.map(({ id, ...row }) => row)
   expect(written).toEqual(bySend)
@@ -138,36 +133,12 @@ it('a task write that loses on the version writes no job, and one sent again ins
   expect(await jobRows(record.id)).toHaveLength(1)
 })
 
-/**
- * Runs `request` while `table` is locked by the test's admin connection, terminating every backend
- * of the test's database that waits on a lock until `request` has settled; then unlocks.
- */
-async function cutWhileLocked<T>(table: string, request: () => Promise<T>): Promise<{ outcome: PromiseSettledResult<T>; cuts: number }> {
-  await admin.query('BEGIN')
-  await admin.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`)
-  let settled = false
-  const outcome = Promise.allSettled([request()]).then(([result]) => ((settled = true), result!))
-  let cuts = 0
-  try {
-    while (!settled) {
-      const { rows } = await cutter.query(
-        `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )
-      cuts += rows[0].cut as number
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  } finally {
-    await admin.query('ROLLBACK')
-  }
-  return { outcome: await outcome, cuts }
-}
-
 it('a task write whose connection is cut mid-statement (the job insert waiting on a lock) leaves neither the task WORKING nor a job', async () => {
   const { record, queued } = await pausedTask()
   // The job's row is made (and the queues) before the lock, so only the write waits on it.
   await queue.rowOf(queued, settings)
   // The store sends a write cut this way once more: every try is cut until it gives up.
-  const { outcome, cuts } = await cutWhileLocked('a2a_jobs.job', () => handOff(record, queued))
+  const { outcome, cuts } = await cutter.cutWhileLocked('a2a_jobs.job', () => handOff(record, queued))
   expect(outcome.status).toBe('rejected')
   expect(cuts).toBeGreaterThanOrEqual(2)
   const stored = (await store.get(record.id))!
@@ -176,7 +147,7 @@ it('a task write whose connection is cut mid-statement (the job insert waiting o
 })
 
 it("a skill's enqueue whose task write is cut fails the task and queues no job", async () => {
-  const { outcome, cuts } = await cutWhileLocked('a2a_jobs.job', () => server.result('SendMessage', { message: userMessage('June', { skill: 'monthly' }) }))
+  const { outcome, cuts } = await cutter.cutWhileLocked('a2a_jobs.job', () => server.result('SendMessage', { message: userMessage('June', { skill: 'monthly' }) }))
   expect(outcome.status).toBe('fulfilled')
   expect(cuts).toBeGreaterThanOrEqual(2)
   const { task } = (outcome as PromiseFulfilledResult<any>).value

@@ -1,48 +1,31 @@
 import pg from 'pg'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { z } from 'zod'
-import type { Logger } from '../log/logger.js'
-import { defineSkill } from '../skills/skill.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
-import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
+import { userMessage, type TestServer } from '../testing/test-server.js'
 import { defineJob, type Job } from '../skills/job.js'
+import { closeAfterEach, quiet, serveJobs, stateOf } from './__fixture__/job-server.js'
 import { jobId, PgBossJobQueue } from './pg-boss-job-queue.js'
 
 // PgBossJobQueue on a real PostgreSQL (a database of this file's own), through a listening server.
 
 let database: TestDatabase
-const quiet: Logger = { warn: () => {}, error: () => {} }
-const open: Array<() => Promise<void>> = []
+const later = closeAfterEach()
 beforeAll(async () => {
   database = await openDatabase('postgres')
 }, 60_000)
-afterEach(async () => {
-  for (const close of open.splice(0).reverse()) await close()
-})
 afterAll(async () => {
   await database?.close()
 })
 
 async function serve(jobs: Job[]): Promise<{ server: TestServer; queue: PgBossJobQueue }> {
   const queue = new PgBossJobQueue({ connectionString: database.url, pollingIntervalSeconds: 0.5, logger: quiet })
-  open.push(() => queue.stop())
-  const skill = defineSkill({
-    id: 'enqueue',
-    description: 'hands its work to the job its text names',
-    handler: (ctx) => ctx.enqueue(jobs.find((job) => job.name === ctx.text)!, {}),
-  })
+  later(() => queue.stop())
   const store = new PostgresStore(database.url, { max: 4 })
-  open.push(() => store.close())
-  const server = await startTestServer({ skills: [skill], store, jobs: { queue, jobs }, logger: quiet })
-  open.push(() => server.close())
-  const worker = server.exchange.jobWorker({ concurrency: 1, handOverPollMs: 20 })
-  await worker.start()
-  open.push(() => worker.stop())
-  return { server, queue }
+  later(() => store.close())
+  return { server: await serveJobs(jobs, queue, later, { store }), queue }
 }
-
-const stateOf = async (server: TestServer, id: string) => (await server.result('GetTask', { id })).status
 
 it('a job that always throws is dead-lettered after its retries and its task FAILED with the reason', async () => {
   let attempts = 0
@@ -77,7 +60,7 @@ it('a job that always throws is dead-lettered after its retries and its task FAI
 
 it('an enqueue of the same key stores one job', async () => {
   const queue = new PgBossJobQueue({ connectionString: database.url, schema: 'a2a_jobs_keys', logger: quiet })
-  open.push(() => queue.stop())
+  later(() => queue.stop())
   const queued = { key: 't1/m1/statement', taskId: 't1', job: 'statement', input: {}, messageId: 'm1', principal: { owner: 'alice' }, baseUrl: 'http://127.0.0.1' }
   const settings = { retries: 0, backoff: { delayMs: 1000, exponential: false }, timeoutMs: 1000 }
   await queue.enqueue(queued, settings)

@@ -8,20 +8,14 @@
  * jitter; a job past its retries is kept as dead with its reason.
  * @module
  */
-import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { backoffMs } from '../skills/job.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
+import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
+import type { DeadJob } from './memory-job-queue.js'
+import { type Claim, claimOf, type DeadRow, deadJobOf, type JobRow, type JobTable, type Outcome, TableJobQueue, type TableJobQueueOptions } from './table-job-queue.js'
 
-export interface SqliteJobQueueOptions {
+export interface SqliteJobQueueOptions extends TableJobQueueOptions {
   /** The queue's file, e.g. `./dev.jobs.db` beside `./dev.db` (created if missing); or a Prisma `file:` URL. */
   file: string
-  /** How often an idle worker looks for jobs that fell due; default 500 ms. */
-  pollingIntervalMs?: number
-  /** Past an attempt's timeout, how long before a job whose worker stopped is taken back; default 10 s. */
-  expireGraceMs?: number
-  /** Done and dead jobs are kept this long (a repeated enqueue of a kept key stores nothing); default 14 days. */
-  keepMs?: number
 }
 
 interface Statement {
@@ -38,24 +32,7 @@ interface Connection {
 }
 type Driver = new (file: string, options: { timeout: number }) => Connection
 
-interface Row {
-  key: string
-  data: string
-  retries: number
-  delay_ms: number
-  exponential: number
-  timeout_ms: number
-  attempts: number
-  state: 'waiting' | 'active' | 'done' | 'dead'
-  run_at: number
-  last_error: string | null
-}
-
-export interface DeadSqliteJob {
-  job: QueuedJob
-  reason: string
-  attempts: number
-}
+export type DeadSqliteJob = DeadJob
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS a2a_job (
@@ -92,23 +69,20 @@ function open(file: string): Connection {
   return db
 }
 
-export class SqliteJobQueue implements JobQueue {
+/** The queue's statements: synchronous, so a pass over a lane claims without yielding. Times are this process's clock. */
+class SqliteJobTable implements JobTable {
   readonly #db: Connection
-  readonly #options: SqliteJobQueueOptions
-  readonly #worker = randomUUID()
-  readonly #lanes = new Map<string, { handlers: JobHandlers; active: number; timer: NodeJS.Timeout | undefined }>()
-  readonly #running = new Set<Promise<void>>()
   readonly #statements: Record<'insert' | 'due' | 'claim' | 'retry' | 'done' | 'dead' | 'hold' | 'prune', Statement>
 
-  constructor(options: SqliteJobQueueOptions) {
-    if (typeof options?.file !== 'string') throw new Error('SqliteJobQueue needs file: the path of its SQLite file, e.g. ./dev.jobs.db')
-    this.#options = options
-    this.#db = open(options.file)
-    const prepare = (sql: string) => this.#db.prepare(sql)
+  constructor(db: Connection) {
+    this.#db = db
+    const prepare = (sql: string) => db.prepare(sql)
     this.#statements = {
       insert: prepare(`INSERT OR IGNORE INTO a2a_job (key, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       // Waiting and due, or active past its expiry (its worker stopped).
-      due: prepare(`SELECT * FROM a2a_job WHERE agent = ? AND state IN ('waiting', 'active') AND run_at <= ? ORDER BY run_at LIMIT 1`),
+      due: prepare(
+        `SELECT key AS id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_job WHERE agent = ? AND state IN ('waiting', 'active') AND run_at <= ? ORDER BY run_at LIMIT 1`,
+      ),
       claim: prepare(`UPDATE a2a_job SET state = 'active', attempts = attempts + 1, run_at = ?, worker = ?, updated_at = ? WHERE key = ?`),
       retry: prepare(`UPDATE a2a_job SET state = 'waiting', run_at = ?, last_error = ?, worker = NULL, updated_at = ? WHERE key = ? AND worker = ?`),
       done: prepare(`UPDATE a2a_job SET state = 'done', worker = NULL, updated_at = ? WHERE key = ? AND worker = ?`),
@@ -118,34 +92,60 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  async enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
+  insert(job: QueuedJob, { retries, backoff, timeoutMs }: JobSettings): void {
     const now = Date.now()
-    const { retries, backoff, timeoutMs } = settings
     this.#statements.insert.run(job.key, job.agent ?? '', JSON.stringify(job), retries, backoff.delayMs, backoff.exponential ? 1 : 0, timeoutMs, now, now)
-    const lane = this.#lanes.get(job.agent ?? '')
-    if (lane) this.#pump(job.agent ?? '')
   }
 
-  async work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
-    const agent = handlers.agent ?? ''
-    if (this.#lanes.has(agent)) throw new Error(`SqliteJobQueue runs one worker per agent${agent ? ` ("${agent}")` : ''}: stop the other first`)
-    const lane = { handlers, active: 0, timer: undefined as NodeJS.Timeout | undefined }
-    this.#lanes.set(agent, lane)
-    this.#statements.prune.run(Date.now() - (this.#options.keepMs ?? 14 * 86_400_000))
-    this.#pump(agent)
-    return {
-      stop: async () => {
-        clearTimeout(lane.timer)
-        if (this.#lanes.get(agent) === lane) this.#lanes.delete(agent)
-        await Promise.all([...this.#running])
-      },
-    }
+  prune(keepMs: number): void {
+    this.#statements.prune.run(Date.now() - keepMs)
+  }
+
+  /** In one write transaction. */
+  claim(agent: string, worker: string, graceMs: number): Claim | undefined {
+    return this.#db
+      .transaction(() => {
+        const now = Date.now()
+        const row = this.#statements.due.get(agent, now) as JobRow | undefined
+        if (!row) return undefined
+        const { claim, holdMs } = claimOf(row, graceMs)
+        if (claim.dead) this.#statements.hold.run(now + holdMs, now, row.id)
+        else this.#statements.claim.run(now + holdMs, worker, now, row.id)
+        return claim
+      })
+      .immediate()
+  }
+
+  settle(id: string, worker: string, outcome: Outcome): void {
+    const now = Date.now()
+    if (outcome.state === 'done') this.#statements.done.run(now, id, worker)
+    else if (outcome.state === 'waiting') this.#statements.retry.run(now + outcome.pauseMs, outcome.reason, now, id, worker)
+    else this.#statements.dead.run(outcome.reason, now, id)
+  }
+}
+
+export class SqliteJobQueue implements JobQueue {
+  readonly #db: Connection
+  readonly #queue: TableJobQueue
+
+  constructor(options: SqliteJobQueueOptions) {
+    if (typeof options?.file !== 'string') throw new Error('SqliteJobQueue needs file: the path of its SQLite file, e.g. ./dev.jobs.db')
+    this.#db = open(options.file)
+    this.#queue = new TableJobQueue(new SqliteJobTable(this.#db), { ...options, oneWorker: 'SqliteJobQueue runs one worker per agent' })
+  }
+
+  enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
+    return this.#queue.enqueue(job, settings)
+  }
+
+  work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
+    return this.#queue.work(handlers)
   }
 
   /** Jobs past their retries, oldest first. */
   deadLetters(): DeadSqliteJob[] {
-    const rows = this.#db.prepare(`SELECT * FROM a2a_job WHERE state = 'dead' ORDER BY updated_at`).all() as Row[]
-    return rows.map((row) => ({ job: JSON.parse(row.data) as QueuedJob, reason: row.last_error ?? '', attempts: row.attempts }))
+    const rows = this.#db.prepare(`SELECT data, last_error, attempts FROM a2a_job WHERE state = 'dead' ORDER BY updated_at`).all() as DeadRow[]
+    return rows.map(deadJobOf)
   }
 
   /** Closes the file (as {@link close}), for apps that stop every queue alike. */
@@ -155,73 +155,8 @@ export class SqliteJobQueue implements JobQueue {
 
   /** Closes the file; stop the workers first. */
   close(): void {
-    for (const lane of this.#lanes.values()) clearTimeout(lane.timer)
-    this.#lanes.clear()
+    // Attempts still running are not awaited: their end's write fails on the closed file and the job is taken back.
+    void this.#queue.halt()
     this.#db.close()
-  }
-
-  /** Starts every due job the lane has room for, then looks again after the polling interval. */
-  #pump(agent: string): void {
-    const lane = this.#lanes.get(agent)
-    if (!lane) return
-    clearTimeout(lane.timer)
-    while (lane.active < lane.handlers.concurrency) {
-      const claimed = this.#claim(agent)
-      if (!claimed) break
-      this.#start(agent, lane, claimed)
-    }
-    lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
-  }
-
-  /** Takes the next due job, in one write transaction; an expired attempt past the retries is dead-lettered instead. */
-  #claim(agent: string): { row: Row; dead?: string } | undefined {
-    const grace = this.#options.expireGraceMs ?? 10_000
-    return this.#db
-      .transaction(() => {
-        const now = Date.now()
-        const row = this.#statements.due.get(agent, now) as Row | undefined
-        if (!row) return undefined
-        if (row.state === 'active' && row.attempts > row.retries) {
-          // Held for the dead-letter write (as an attempt is), which marks it dead once its task is failed.
-          this.#statements.hold.run(now + grace, now, row.key)
-          return { row, dead: 'its worker stopped during the last attempt' }
-        }
-        this.#statements.claim.run(now + row.timeout_ms + grace, this.#worker, now, row.key)
-        return { row: { ...row, attempts: row.attempts + 1 } }
-      })
-      .immediate()
-  }
-
-  #start(agent: string, lane: { handlers: JobHandlers; active: number }, { row, dead }: { row: Row; dead?: string }): void {
-    const job = JSON.parse(row.data) as QueuedJob
-    const { handlers } = lane
-    lane.active++
-    // Marked dead once the task is failed: a failure (or crash) before leaves it to be taken back and tried again.
-    const deadLetter = async (reason: string) => {
-      await handlers.dead(job, reason, row.attempts)
-      this.#statements.dead.run(reason, Date.now(), row.key)
-    }
-    const attempt = dead
-      ? deadLetter(dead)
-      : handlers.run(job, row.attempts).then(
-          () => void this.#statements.done.run(Date.now(), row.key, this.#worker),
-          async (error: unknown) => {
-            const reason = reasonOf(error)
-            if (row.attempts <= row.retries) {
-              const pause = backoffMs({ backoff: { delayMs: row.delay_ms, exponential: row.exponential === 1 } }, row.attempts)
-              this.#statements.retry.run(Date.now() + pause, reason, Date.now(), row.key, this.#worker)
-              return
-            }
-            await deadLetter(reason)
-          },
-        )
-    const running = attempt
-      .catch(() => undefined)
-      .finally(() => {
-        lane.active--
-        this.#running.delete(running)
-        this.#pump(agent)
-      })
-    this.#running.add(running)
   }
 }

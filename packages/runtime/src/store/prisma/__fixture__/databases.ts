@@ -4,7 +4,7 @@
  * A2A_TEST_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; .ci/run starts it). Each
  * gets the schema SQL `npm run generate:fixtures` wrote, applied directly, and is removed on close.
  * MySQL/MariaDB: a database `a2a_store_<random>` on A2A_TEST_MYSQL_URL (default
- * mysql://root@127.0.0.1:3306/mysql), with the hand-written mysql/schema.sql.
+ * mysql://root@127.0.0.1:3306/mysql), likewise.
  * @module
  */
 import { randomBytes } from 'node:crypto'
@@ -61,7 +61,7 @@ async function openMysql(rowLog?: RowLog): Promise<TestDatabase> {
   })
   try {
     await admin.query(`CREATE DATABASE \`${name}\``)
-    await admin.query(`USE \`${name}\`; ${await readFile(new URL('./mysql/schema.sql', import.meta.url), 'utf8')}`)
+    await admin.query(`USE \`${name}\`; ${await schemaSql('mysql')}`)
   } finally {
     await admin.end()
   }

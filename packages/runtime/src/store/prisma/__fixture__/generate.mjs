@@ -1,12 +1,16 @@
 // Prepares the PrismaStore test fixtures (npm run generate:fixtures -w packages/runtime): renders
 // the task-store models from the generator's template into each provider's schema folder, then
-// generates its client and its schema SQL (`migrate diff --from-empty`), which the tests apply to
-// a fresh database. Skips a provider whose inputs did not change since its last run.
+// generates its client and its schema SQL, which the tests apply to a fresh database: Prisma's
+// `migrate diff --from-empty` on SQLite and PostgreSQL; on MySQL, whose connector Prisma 6.19's
+// wasm schema engine lacks, the differ `a2a migrate` writes migrations with. Skips a provider
+// whose inputs did not change since its last run. Runs under tsx: the differ is TypeScript.
 import { execFile } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { diffSchemas, readMysqlSchema } from '@a2a-agent/generators/mysql'
 import Handlebars from 'handlebars'
 
 const require = createRequire(import.meta.url)
@@ -23,7 +27,7 @@ const modelsFor = (name) => Handlebars.compile(readFileSync(template, 'utf8'), {
 const providers = {
   sqlite: 'file::memory:',
   postgres: process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres',
-  // Client only: its tables are mysql/schema.sql (Prisma 6.19's wasm schema engine has no MySQL).
+  // Read by `prisma generate` only: the differ needs no server.
   mysql: 'mysql://root@127.0.0.1:3306/mysql',
 }
 
@@ -37,19 +41,27 @@ async function prepare(name, url) {
   for (const file of ['schema.prisma', 'a2a.prisma', 'prisma.config.ts']) hash.update(readFileSync(new URL(file, dir)))
   hash.update(require('prisma/package.json').version)
   const digest = hash.digest('hex')
-  const clientOnly = name === 'mysql'
-  const outputs = ['generated/client/client.ts', ...(clientOnly ? [] : ['generated/schema.sql'])].map((file) => new URL(file, dir))
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && outputs.every(existsSync)) return `${name}: up to date`
+  const schemaSql = new URL('generated/schema.sql', dir)
+  // The differ runs in-process in milliseconds: its SQL is written every run (when it changed), so
+  // an edit to the differ reaches the fixture without a stamp of its own.
+  if (name === 'mysql') await writeMysqlSchema(dir, schemaSql)
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === digest && [new URL('generated/client/client.ts', dir), schemaSql].every(existsSync)) return `${name}: up to date`
   const options = { cwd: dir, env: { ...process.env, DATABASE_URL: url } }
   await run(process.execPath, [prisma, 'generate'], options)
-  if (clientOnly) {
-    writeFileSync(stamp, digest)
-    return `${name}: generated`
+  if (name !== 'mysql') {
+    const { stdout } = await run(process.execPath, [prisma, 'migrate', 'diff', '--from-empty', '--to-schema-datamodel', '.', '--script'], options)
+    writeFileSync(schemaSql, stdout)
   }
-  const { stdout } = await run(process.execPath, [prisma, 'migrate', 'diff', '--from-empty', '--to-schema-datamodel', '.', '--script'], options)
-  writeFileSync(new URL('generated/schema.sql', dir), stdout)
   writeFileSync(stamp, digest)
   return `${name}: generated`
+}
+
+/** The SQL `a2a migrate dev` would write for the schema in `dir` on an empty database. */
+async function writeMysqlSchema(dir, file) {
+  const { statements } = diffSchemas({ tables: [] }, await readMysqlSchema(fileURLToPath(dir), '.'))
+  const sql = `${statements.join('\n\n')}\n`
+  mkdirSync(new URL('./', file), { recursive: true })
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== sql) writeFileSync(file, sql)
 }
 
 for (const line of await Promise.all(Object.entries(providers).map(([name, url]) => prepare(name, url)))) console.log(line)

@@ -6,11 +6,11 @@
  * Retry-After, -31503 with retryAfter in its data), and a run slot whose release was cut must not
  * keep counting against the owner's cap.
  */
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defineSkill } from '../../../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../../../testing/test-server.js'
 import { openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
+import { fulfilled, type LockCutter, lockCutter } from './__fixture__/lock-cutter.js'
 import { PostgresStore } from './postgres-store.js'
 
 let release: () => void = () => {}
@@ -27,55 +27,26 @@ const done = defineSkill({ id: 'done', description: 'completes at once', handler
 let database: TestDatabase
 let store: PostgresStore
 let server: TestServer
-/** The lock's holder, and the cutter: pg_stat_activity is read once per transaction, so the cutter stays out of the lock's. */
-let admin: pg.Client
-let cutter: pg.Client
+let cutter: LockCutter
 beforeAll(async () => {
   database = await openDatabase('postgres')
   store = new PostgresStore(database.url, { max: 4 })
   await store.ready()
   server = await startTestServer({ skills: [held, done], store, maxConcurrentRunsPerOwner: 1, logger: { warn() {}, error() {} } })
-  admin = new pg.Client({ connectionString: database.url })
-  cutter = new pg.Client({ connectionString: database.url })
-  await Promise.all([admin.connect(), cutter.connect()])
+  cutter = await lockCutter(database.url)
 }, 60_000)
 afterAll(async () => {
-  await admin?.end()
   await cutter?.end()
   await server?.close()
   await store?.close()
   await database?.close()
 })
 
-/**
- * Runs `request` while `table` is locked, terminating every backend that waits on the lock until
- * the request has answered; then unlocks. Resolves to the answer and the number of backends cut.
- */
-async function cutWhileLocked<T>(table: string, request: () => Promise<T>, cutForMs = 0): Promise<{ answer: T; cuts: number }> {
-  await admin.query('BEGIN')
-  await admin.query(`LOCK TABLE "${table}" IN ACCESS EXCLUSIVE MODE`)
-  let answered = false
-  const answer = request().finally(() => (answered = true))
-  let cuts = 0
-  const until = Date.now() + cutForMs
-  try {
-    while (!answered || Date.now() < until) {
-      const { rows } = await cutter.query(
-        `SELECT count(pg_terminate_backend(pid))::int AS cut FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      )
-      cuts += rows[0].cut as number
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  } finally {
-    await admin.query('ROLLBACK')
-  }
-  return { answer: await answer, cuts }
-}
-
 describe('a PostgreSQL connection cut under a statement', () => {
   it('answers GetTask with HTTP 503, Retry-After and -31503 on JSON-RPC, and 503 with Retry-After on HTTP+JSON', async () => {
     const task = (await server.result('SendMessage', { message: userMessage('x', { skill: 'done' }) })).task
-    const { answer, cuts } = await cutWhileLocked('A2ATask', () => server.rpc('GetTask', { id: task.id }))
+    const { outcome, cuts } = await cutter.cutWhileLocked('A2ATask', () => server.rpc('GetTask', { id: task.id }))
+    const answer = fulfilled(outcome)
     expect(cuts).toBeGreaterThanOrEqual(2)
     expect(answer.status).toBe(503)
     expect(answer.headers.get('retry-after')).toBe('5')
@@ -88,12 +59,13 @@ describe('a PostgreSQL connection cut under a statement', () => {
       metadata: { retryAfter: '5' },
     })
 
-    const rest = await cutWhileLocked('A2ATask', () =>
+    const rest = await cutter.cutWhileLocked('A2ATask', () =>
       fetch(`${server.url}${server.exchange.restPath}/tasks/${task.id}`, { headers: { Authorization: 'Bearer alice', 'A2A-Version': '1.0' } }),
     )
-    expect(rest.answer.status).toBe(503)
-    expect(rest.answer.headers.get('retry-after')).toBe('5')
-    expect(((await rest.answer.json()) as any).error).toMatchObject({ code: 503, status: 'UNAVAILABLE' })
+    const restAnswer = fulfilled(rest.outcome)
+    expect(restAnswer.status).toBe(503)
+    expect(restAnswer.headers.get('retry-after')).toBe('5')
+    expect(((await restAnswer.json()) as any).error).toMatchObject({ code: 503, status: 'UNAVAILABLE' })
     // Once the database is back, the same request succeeds.
     expect((await server.result('GetTask', { id: task.id })).status.state).toBe('TASK_STATE_COMPLETED')
   })
@@ -103,7 +75,7 @@ describe('a PostgreSQL connection cut under a statement', () => {
     // The owner's one slot is taken.
     expect((await server.rpc('SendMessage', { message: userMessage('other', { skill: 'done' }) })).body.error?.message).toMatch(/Maximum concurrent task runs/)
     // The run ends while the slot table is locked: its release (and the release's own retry) are cut.
-    const { cuts } = await cutWhileLocked(
+    const { outcome, cuts } = await cutter.cutWhileLocked(
       'A2ALimitEntry',
       async () => {
         release()
@@ -111,6 +83,7 @@ describe('a PostgreSQL connection cut under a statement', () => {
       },
       1000,
     )
+    fulfilled(outcome)
     expect(cuts).toBeGreaterThanOrEqual(2)
     // The entry would count for the task deadline and a lease (minutes); the slot comes back well before.
     let answer: any
