@@ -73,6 +73,25 @@ const apps: CorpusApp[] = [
     ],
     skipped: /Tests +\d+ passed \| 16 skipped/,
   },
+  // Keys of two columns into a compound id, in tenants: an item's bin must be one of the caller's
+  // own (a cross-owner one is refused), a part of a key is refused naming what is missing, and a
+  // key into a shared catalogue is set only as writableReferences opens it, its refusal naming
+  // the relation and its fields. On SQLite (no constraint names in its errors) and on MariaDB.
+  {
+    name: 'stockroom',
+    database: 'sqlite',
+    notes: [
+      `shipments: "returnService" (returnCarrier, returnCode) is left out of the tools' arguments: it references CarrierService, which is not an entity; add returnCarrier and returnCode to writableReferences to let agents name any CarrierService row`,
+    ],
+  },
+  {
+    name: 'stockroom-mysql',
+    schema: 'stockroom',
+    database: 'mysql',
+    notes: [
+      `shipments: "returnService" (returnCarrier, returnCode) is left out of the tools' arguments: it references CarrierService, which is not an entity; add returnCarrier and returnCode to writableReferences to let agents name any CarrierService row`,
+    ],
+  },
 ]
 
 // The apps' own databases (`npm run db:change` migrates each app's), dropped at the end.

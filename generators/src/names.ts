@@ -24,6 +24,9 @@ export const camelCase = (name: string): string =>
 export const pascalCase = (name: string): string => words(name).map(capital).join('')
 export const kebabCase = (name: string): string => words(name).join('-')
 
+/** Names as prose: `a`, `a and b`, `a, b and c`. */
+export const listOf = (names: readonly string[]): string => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? ''))
+
 /** The Prisma client property of a model: its name with a lower-case first letter. */
 export const delegateOf = (model: string): string => model.charAt(0).toLowerCase() + model.slice(1)
 

@@ -6,9 +6,10 @@
  */
 import type { ResolvedEntity } from '../read/resolved.js'
 import { OPERATIONS } from '../read/resolved.js'
-import type { Uses } from './fixtures.js'
+import { requiredParents, type Uses } from './fixtures.js'
 import { printKey, printLiteral, printObject } from './literal.js'
 import { ownerUpsert } from './owners.js'
+import { listOf } from '../names.js'
 import { render } from './templates.js'
 
 /** The key a test narrowed to every declared scope calls with; none of them when none is declared. */
@@ -36,8 +37,8 @@ export function testTenantIds(entities: readonly ResolvedEntity[]): [string, str
  */
 export function callsInTenant(entity: ResolvedEntity, all: readonly ResolvedEntity[], seen: ReadonlySet<string> = new Set()): boolean {
   if (entity.tenant?.isRequired) return true
-  return entity.writable.some((field) => {
-    const referenced = field.isRequired && all.find((other) => other.model === field.references && other.operations.includes('create') && !seen.has(other.name))
+  return requiredParents(entity).some((model) => {
+    const referenced = all.find((other) => other.model === model && other.operations.includes('create') && !seen.has(other.name))
     return referenced ? callsInTenant(referenced, all, new Set([...seen, entity.name])) : false
   })
 }
@@ -68,7 +69,7 @@ export function accessFile(entities: readonly ResolvedEntity[], imports: { runti
     ...(narrowed ? [`\`${NARROWED_KEY}\` to ${narrowedTo}`] : []),
     'full keys in two of her tenants',
   ]
-  const listed = kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} and ${kinds.at(-1)}` : kinds[0]
+  const listed = listOf(kinds)
   const summary = `The API keys of alice the generated tests call with besides her session: ${listed}.`
   const uses: Uses = { fresh: false, uuid: false, db: true }
   const tenanted = [...new Map(entities.flatMap((entity) => (entity.tenantModel ? [[entity.tenantModel.model, entity] as const] : []))).values()]

@@ -105,27 +105,36 @@ function fixtureEntries(
   names: Set<string>,
 ): string[] {
   const fresh = freshFields(entity)
+  // A row of an entity with create, made through its tool as alice: its name in the fixture.
+  const created = (referenced: ResolvedEntity) => {
+    const nested = fixtureEntries(referenced, all, caller, owners, fixture, new Set([...seen, referenced.name]), names)
+    const name = freshName(camelCase(referenced.model), names)
+    const start = `  const ${name} = await ${caller}.tool('alice', '${entityNames(referenced).operations.create.tool}', `
+    fixture.setup.push(`${start}${printObject(nested, '  ', start.length, ')'.length)})`.trimStart())
+    fixture.async = true
+    return name
+  }
+  const creatable = (model: string) => all.find((other) => other.model === model && other.operations.includes('create') && !seen.has(other.name))
   return entity.writable.flatMap((field): string[] => {
     if ((field.references || field.partOfKey) && !isRequiredOnCreate(field)) return []
-    const referenced = field.references && all.find((other) => other.model === field.references && other.operations.includes('create'))
-    if (referenced && !seen.has(referenced.name)) {
-      const nested = fixtureEntries(referenced, all, caller, owners, fixture, new Set([...seen, referenced.name]), names)
-      const name = freshName(camelCase(referenced.model), names)
-      const start = `  const ${name} = await ${caller}.tool('alice', '${entityNames(referenced).operations.create.tool}', `
-      fixture.setup.push(`${start}${printObject(nested, '  ', start.length, ')'.length)})`.trimStart())
-      fixture.async = true
-      return [`${field.name}: ${name}.${field.referencedKey?.name ?? referenced.id.name}`]
-    }
-    const composite = field.partOfKey && entity.compositeRows.find(({ key }) => key.fields.includes(field.name))
-    if (composite) {
-      // The key's first field makes the row and fills them all.
-      if (entity.writable.find((candidate) => composite.key.fields.includes(candidate.name)) !== field) return []
+    const referenced = field.references && creatable(field.references)
+    if (referenced) return [`${field.name}: ${created(referenced)}.${field.referencedKey?.name ?? referenced.id.name}`]
+    const key = entity.compoundReferences.find((candidate) => candidate.isRequired && candidate.fields.includes(field.name))
+    if (key) {
+      // The key's first field makes the row and fills them all (the owner and tenant among them come from the caller).
+      const sent = entity.writable.filter((candidate) => key.fields.includes(candidate.name))
+      if (sent[0] !== field) return []
+      const fill = (row: string) => sent.map((candidate) => `${candidate.name}: ${row}.${key.to[key.fields.indexOf(candidate.name)]}`)
+      const target = creatable(key.references)
+      if (target) return fill(created(target))
+      const composite = entity.compositeRows.find((candidate) => candidate.key.relation === key.relation)
+      if (!composite) return []
       const name = freshName(camelCase(composite.row.model), names)
       const start = `  const ${name} = await app.db.${composite.row.delegate}.create({ data: `
       fixture.setup.push(`${start}${rowData(composite.row, owners.alice, fixture.uses, '  ', start.length)} })`.trimStart())
       fixture.async = true
       fixture.uses.db = true
-      return composite.key.fields.map((key, index) => `${key}: ${name}.${composite.key.to[index]}`)
+      return fill(name)
     }
     const row = entity.referenceRows.find((reference) => reference.field === field.name)?.row
     if (row) {
@@ -143,6 +152,12 @@ function fixtureEntries(
     }
     return [`${field.name}: ${printLiteral(fixtureValue(field))}`]
   })
+}
+
+/** The models whose rows a create fixture makes first: those its required keys (of one column or several) name. */
+export function requiredParents(entity: ResolvedEntity): string[] {
+  const single = entity.writable.flatMap((field) => (field.references !== undefined && isRequiredOnCreate(field) ? [field.references] : []))
+  return [...single, ...entity.compoundReferences.filter((key) => key.isRequired).map((key) => key.references)]
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createToolRegistry, entitySkills, type EntityTool } from '@a2a-agent/runtime'
 import { describe, expect, it } from 'vitest'
 import type { ResolvedEntity } from '../read/resolved.js'
-import { DATASOURCE, INVOICE_SCHEMA, resolve } from '../testing.js'
+import { DATASOURCE, INVOICE_SCHEMA, resolve, STOCK_SCHEMA } from '../testing.js'
 import { toolDescription } from './descriptions.js'
 import { entityNames } from './names.js'
 import { importPath, planFrom, type Plan } from './plan.js'
@@ -10,6 +10,9 @@ import { operationSchema } from './schemas.js'
 const invoices = { model: 'Invoice', ownerField: 'userId' }
 const withField = (field: string) => INVOICE_SCHEMA.replace('  paid ', `  /// When it was sent\n  ${field}\n  paid `)
 const contentOf = (plan: Plan, path: string) => plan.files.find((file) => file.path === path)?.content ?? ''
+const expectLines = (content: string, lines: string[]) => {
+  for (const line of lines) expect(content).toContain(line)
+}
 
 // The entity's tools as the generated file builds them: the same schemas and descriptions.
 function toolsOf(entity: ResolvedEntity): EntityTool[] {
@@ -241,5 +244,90 @@ describe('importPath', () => {
     expect(importPath('src/a2a/invoices.gen.ts', 'src/db.ts')).toBe('../db.js')
     expect(importPath('src/a2a/invoices.gen.ts', 'src/a2a/hooks/invoices.ts')).toBe('./hooks/invoices.js')
     expect(importPath('test/support.ts', 'src/db.mts')).toBe('../src/db.mjs')
+  })
+})
+
+describe('keys of several columns', () => {
+  const entities = {
+    warehouses: { model: 'Warehouse', ownerField: 'ownerId' },
+    bins: { model: 'Bin', ownerField: 'ownerId' },
+    items: { model: 'Item', ownerField: 'ownerId' },
+    stock: { model: 'Stock', ownerField: 'ownerId' },
+    shelves: { model: 'Shelf', ownerField: 'ownerId' },
+    boxes: { model: 'Box', ownerField: 'ownerId' },
+    slots: { model: 'Slot', ownerField: 'ownerId', writableReferences: ['aisle', 'level'] },
+  }
+  const planned = planFrom(resolve(STOCK_SCHEMA, entities))
+
+  it("checks a key into an entity as one of the caller's rows, sent whole on create and update", async () => {
+    const code = contentOf(await planned, 'src/a2a/items.gen.ts')
+    expect(code).toContain("import { ToolError, wholeKey, type EntityTool, type ToolContext } from '@a2a-agent/runtime'")
+    expect(code).toContain(
+      [
+        `async function ownBin(db: Db, key: { warehouseId: string; code: string }, { principal }: ToolContext) {`,
+        '  const row = await db.bin.findFirst({',
+        '    where: { ...key, ownerId: principal.owner },',
+        '    select: { warehouseId: true },',
+        '  })',
+        '  if (!row) throw new ToolError(`bin (warehouseId ${key.warehouseId}, code ${key.code}) not found`)',
+      ].join('\n'),
+    )
+    // A required key is whole by its schema; an optional one may be sent or not, never in part.
+    expect(code).toContain('  await ownBin(db, { warehouseId: args.binWarehouseId, code: args.binCode }, context)\n')
+    expect(code).toContain(
+      [
+        "  const overflowKey = wholeKey(args, ['overflowWarehouseId', 'overflowCode'], 'bin')",
+        '  if (overflowKey) {',
+        '    await ownBin(',
+        '      db,',
+        '      { warehouseId: overflowKey.overflowWarehouseId, code: overflowKey.overflowCode },',
+        '      context,',
+        '    )',
+        '  }',
+      ].join('\n'),
+    )
+    expect(code).toContain(
+      "  const binKey = wholeKey(changes, ['binWarehouseId', 'binCode'], 'bin')\n  if (binKey) {\n    await ownBin(db, { warehouseId: binKey.binWarehouseId, code: binKey.binCode }, context)\n  }\n",
+    )
+    // A refusal of the database names the relation and its fields.
+    expectLines(code, ["Item_binWarehouseId_binCode_fkey: ['binWarehouseId', 'binCode'],", "    { name: 'bin', fields: ['binWarehouseId', 'binCode'], names: 'bin' },\n"])
+  })
+
+  it("takes a key's other fields from where the row has them: its own id on update, the caller's owner", async () => {
+    expectLines(contentOf(await planned, 'src/a2a/stock.gen.ts'), [
+      '  await ownBin(db, { warehouseId: args.warehouseId, code: args.binCode }, context)\n',
+      "  const binKey = wholeKey(changes, ['binCode'], 'bin')\n",
+      '    await ownBin(db, { warehouseId: current.warehouseId, code: binKey.binCode }, context)\n',
+    ])
+    expectLines(contentOf(await planned, 'src/a2a/boxes.gen.ts'), [
+      '  await ownShelf(db, { ownerId: ownership(context).ownerId, code: args.shelfCode }, context)\n',
+      '    await ownShelf(db, { ownerId: current.ownerId, code: shelfKey.shelfCode }, context)\n',
+    ])
+  })
+
+  it('only checks a key into a model that is not an entity for being whole', async () => {
+    const code = contentOf(await planned, 'src/a2a/slots.gen.ts')
+    expect(code).not.toContain('ownRack')
+    expectLines(code, [
+      "  // aisle and level name one rack together: all of them, or none.\n  wholeKey(changes, ['aisle', 'level'], 'rack')\n",
+      "references: [{ name: 'rack', fields: ['aisle', 'level'], names: 'rack' }],",
+    ])
+  })
+
+  it("tests that bob cannot name alice's row, that a part of a key is refused, and that a key naming no row is", async () => {
+    expectLines(contentOf(await planned, 'test/entities/items.gen.test.ts'), [
+      "  const bin = await items.tool('alice', 'bins_create', {",
+      'binWarehouseId: bin.warehouseId, binCode: bin.code',
+      '    expect(error).toBe(`bin (warehouseId ${input.binWarehouseId}, code ${input.binCode}) not found`)\n',
+      "it('refuses part of the key bin (binWarehouseId, binCode), naming what is missing'",
+      "    const { error } = await call('alice', 'update', { id: created.id, binWarehouseId: created.binWarehouseId })\n",
+      "    expect(error).toContain('binCode is missing')\n",
+    ])
+    expectLines(contentOf(await planned, 'test/entities/slots.gen.test.ts'), [
+      '  const rack = await app.db.rack.create({ data: { aisle: `aisle ${fresh()}`, level: fresh() } })',
+      "it('refuses a rack (aisle, level) that names no row, naming the relation and its fields'",
+      "{ ...(await newSlot()), aisle: 'missing-id', level: 2147483647 }",
+      '    expect(error).toMatch(/\\brack\\b.*\\baisle\\b.*\\blevel\\b/)\n',
+    ])
   })
 })

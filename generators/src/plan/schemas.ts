@@ -6,6 +6,7 @@
 import type { EntityOperation, JsonSchema } from '@a2a-agent/runtime'
 import { isComparable } from '../read/field-schema.js'
 import type { ResolvedEntity, ResolvedField } from '../read/resolved.js'
+import { listOf } from '../names.js'
 
 export const PAGE_SIZE = 20
 export const MAX_PAGE_SIZE = 100
@@ -47,8 +48,7 @@ export function operationSchema(entity: ResolvedEntity, operation: EntityOperati
 
 /** The fields naming one row, as prose: `id`, or `projectId and slot`. */
 export const keyNames = (entity: ResolvedEntity): string => {
-  const names = entity.key.map((field) => field.name)
-  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? entity.id.name)
+  return entity.key.length > 0 ? listOf(entity.key.map((field) => field.name)) : entity.id.name
 }
 
 /** Visible fields a list can filter and sort by: not the owner or tenant, whose values are fixed. */

@@ -8,11 +8,11 @@ import { notFoundMessage, notFoundText } from './entity-file.js'
 import { OPERATIONS } from '../read/resolved.js'
 import { pascalCase } from '../names.js'
 import { callsInTenant, declaredScopes } from './access-file.js'
-import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue, repeatRefused } from './fixtures.js'
+import { changeFixture, createFixture, freshFields, type OwnerIds, ownerValue, repeatRefused, requiredParents } from './fixtures.js'
 import { testOwnerIds } from './owners.js'
 import { printLiteral, quote } from './literal.js'
 import { entityNames } from './names.js'
-import { isRequiredOnCreate, operationSchema, PAGE_SIZE } from './schemas.js'
+import { isRequiredOnCreate, operationSchema, PAGE_SIZE, updatable } from './schemas.js'
 import { render } from './templates.js'
 
 export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEntity[], imports: { support: string; access: string; runtime: string }): string {
@@ -31,11 +31,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   const missingKey = (field: ResolvedField) => missingValue(field.type, field.schema.format === 'uuid')
   const keyEntries = (value: (field: ResolvedField) => string) => entity.key.map((field) => `${field.name}: ${value(field)}`).join(', ')
 
-  // A foreign key the fixture fills with a row alice creates: bob must not be able to link to it.
-  const linked = fixture?.async
-    ? entity.writable.find((field) => isRequiredOnCreate(field) && all.some((other) => other.model === field.references && other.operations.includes('create')))
-    : undefined
-  const linkedTarget = linked && all.find((other) => other.model === linked.references)
+  const crossReference = fixture?.async ? crossReferenceProbe(entity, all) : undefined
   const inTenant = callsInTenant(entity, all)
   const callLine = `const call: Call = (user, operation, args) => ${caller}.call(transport, user, operation, args)`
   const keyCallLine = `const call: Call<AccessKey> = (key, operation, args) => ${caller}ByKey.call(transport, key, operation, args)`
@@ -49,6 +45,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     onePerOwner: has('create') && entity.onePerOwner && { delegate: entity.delegate, singular: names.singular },
     duplicate: has('create') && duplicateProbe(entity),
     missingReference: has('create') && missingReferenceProbe(entity, all),
+    partialKey: has('create') && has('update') && partialKeyProbe(entity),
     tooLong: has('create') && tooLongProbe(entity),
     self: entity.owner.isId && has('get') && idVisible && { alice: owners.alice, bob: owners.bob, notFound: `${names.singular} ${owners.bob.replace(/'/g, '')} not found` },
     support,
@@ -98,12 +95,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     missingOperation: OPERATIONS.find((op) => !has(op)) ?? 'purge',
     operationList: entity.operations.join(', '),
     undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
-    crossReference: linked &&
-      linkedTarget && {
-        field: linked.name,
-        singular: entityNames(linkedTarget).singular,
-        notFound: `\`${entityNames(linkedTarget).singular} \${input.${linked.name}} not found\``,
-      },
+    crossReference,
   })
 }
 
@@ -167,7 +159,7 @@ function accessTests(
 
 /** A create fixture that first makes a row of another entity kept per tenant: alice's session would make it in none. */
 function fixtureNeedsTenant(entity: ResolvedEntity, all: readonly ResolvedEntity[]): boolean {
-  return entity.writable.some((field) => isRequiredOnCreate(field) && all.some((other) => other.model === field.references && other.tenant !== undefined))
+  return requiredParents(entity).some((model) => all.some((other) => other.model === model && other.tenant !== undefined))
 }
 
 /** A unique field to repeat in a second create: the refusal must name it. Not for one-row-per-owner models, refused first for that. */
@@ -180,16 +172,70 @@ function duplicateProbe(entity: ResolvedEntity): { field: string } | false {
   return field ? { field: field.name } : false
 }
 
-/** A required key into a model that is not an entity, sent naming no row: the refusal must name the key. */
-function missingReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { field: string; value: string } | false {
+/**
+ * A key the fixture fills with a row alice creates, and what bob is told when he sends it: the
+ * row is not found, as if it did not exist.
+ */
+function crossReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { singular: string; notFound: string } | undefined {
+  const creatable = (model: string | undefined) => all.find((other) => other.model === model && other.operations.includes('create'))
+  const field = entity.writable.find((candidate) => isRequiredOnCreate(candidate) && creatable(candidate.references))
+  if (field) {
+    const { singular } = entityNames(creatable(field.references)!)
+    return { singular, notFound: `\`${singular} \${input.${field.name}} not found\`` }
+  }
+  // A key of several columns, all sent (none the caller's own): named by the target's columns.
+  const key = entity.compoundReferences.find(
+    (candidate) => candidate.isRequired && creatable(candidate.references) && candidate.fields.every((name) => entity.writable.some((other) => other.name === name)),
+  )
+  if (!key) return undefined
+  const { singular } = entityNames(creatable(key.references)!)
+  const values = key.to.map((column, index) => `${column} \${input.${key.fields[index]}}`)
+  return { singular, notFound: `\`${singular} (${values.join(', ')}) not found\`` }
+}
+
+/**
+ * A required key into a model that is not an entity, sent naming no row: the refusal must name the
+ * key (a key of several columns by its relation and fields).
+ */
+function missingReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { title: string; entries: string; mentions: string } | false {
   const reference = entity.referenceRows.find(({ field }) => {
     const key = entity.writable.find((candidate) => candidate.name === field)
     return key && !all.some((other) => other.model === key.references)
   })
-  if (!reference) return false
-  // The column the key holds: the row's id, or the unique column its relation names.
-  const { type, uuid } = entity.writable.find((candidate) => candidate.name === reference.field)?.referencedKey ?? reference.row.id
-  return { field: reference.field, value: missingValue(type, uuid) }
+  if (reference) {
+    // The column the key holds: the row's id, or the unique column its relation names.
+    const { type, uuid } = entity.writable.find((candidate) => candidate.name === reference.field)?.referencedKey ?? reference.row.id
+    return {
+      title: `a ${reference.field} that names no row, naming the field`,
+      entries: `${reference.field}: ${missingValue(type, uuid)}`,
+      mentions: `toContain('${reference.field}')`,
+    }
+  }
+  const composite = entity.compositeRows.find(({ key }) => !all.some((other) => other.model === key.references))
+  if (!composite) return false
+  const { relation, fields } = composite.key
+  const sent = entity.writable.filter((field) => fields.includes(field.name))
+  return {
+    title: `a ${relation} (${fields.join(', ')}) that names no row, naming the relation and its fields`,
+    entries: sent.map((field) => `${field.name}: ${missingValue(field.type, field.schema.format === 'uuid')}`).join(', '),
+    mentions: `toMatch(/\\b${[relation, ...sent.map((field) => field.name)].join('\\b.*\\b')}\\b/)`,
+  }
+}
+
+/** An update sending part of a key of several columns: refused, naming the field it lacks. */
+function partialKeyProbe(entity: ResolvedEntity): { title: string; entries: string; missing: string } | false {
+  const sendable = (fields: string[]) => updatable(entity).filter((field) => fields.includes(field.name))
+  const key = entity.compoundReferences.find((candidate) => sendable(candidate.fields).length > 1)
+  if (!key) return false
+  const [missing, ...sent] = sendable(key.fields).reverse()
+  return {
+    title: `refuses part of the key ${key.relation} (${key.fields.join(', ')}), naming what is missing`,
+    entries: sent
+      .reverse()
+      .map((field) => `${field.name}: created.${field.name}`)
+      .join(', '),
+    missing: `${missing!.name} is missing`,
+  }
 }
 
 /** A string one character longer than its column holds: refused by the schema, naming the field. */

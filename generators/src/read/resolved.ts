@@ -90,6 +90,12 @@ export interface ResolvedEntity {
    * the row has an owner: what the generated tests create before a create.
    */
   referenceRows: { field: string; row: RowRecipe }[]
+  /**
+   * The keys of several columns a write may send, each whole or not at all: into a declared
+   * entity, checked to name one of the caller's rows; into another model, listed in
+   * `writableReferences`.
+   */
+  compoundReferences: CompositeKey[]
   /** Required keys of several columns the generated tests fill from a row they make first. */
   compositeRows: { key: CompositeKey; row: RowRecipe }[]
   /** Why the generated tests cannot make a row to create with: the tests that need one skip, saying so. */
@@ -104,9 +110,12 @@ export interface ResolvedEntity {
 
 /** A foreign key of several columns: `fields` hold the referenced row's `to` columns. */
 export interface CompositeKey {
+  /** The relation field, e.g. `bin` of `bin Bin @relation(fields: [binZone, binShelf], …)`. */
+  relation: string
   references: string
   fields: string[]
   to: string[]
+  isRequired: boolean
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { GeneratorError } from '../errors.js'
-import { DATASOURCE, errorOf, INVOICE_SCHEMA, resolve } from '../testing.js'
+import { DATASOURCE, errorOf, INVOICE_SCHEMA, resolve, STOCK_SCHEMA } from '../testing.js'
 
 const invoices = { model: 'Invoice', ownerField: 'userId' }
 
@@ -501,7 +501,7 @@ model Job {
   const [, moves, pallets, , jobs] = resolve(schema, {
     products: { model: 'Product', ownerField: 'ownerId' },
     moves: { model: 'StockMove', ownerField: 'ownerId' },
-    pallets: { model: 'Pallet', ownerField: 'ownerId' },
+    pallets: { model: 'Pallet', ownerField: 'ownerId', writableReferences: ['binZone', 'binShelf'] },
     crews: { model: 'Crew', ownerField: 'ownerId', operations: ['list', 'get'] },
     jobs: { model: 'Job', ownerField: 'ownerId' },
   })
@@ -512,12 +512,81 @@ model Job {
 
   it('makes the row a key of several columns names, compound id and all', () => {
     expect(pallets!.compositeRows).toEqual([
-      { key: { references: 'Bin', fields: ['binZone', 'binShelf'], to: ['zone', 'shelf'] }, row: expect.objectContaining({ model: 'Bin', compoundId: ['zone', 'shelf'] }) },
+      {
+        key: { relation: 'bin', references: 'Bin', fields: ['binZone', 'binShelf'], to: ['zone', 'shelf'], isRequired: true },
+        row: expect.objectContaining({ model: 'Bin', compoundId: ['zone', 'shelf'] }),
+      },
     ])
     expect(pallets!.createTestsBlocked).toBeUndefined()
   })
 
   it('names the cycle that keeps the tests from making a parent, and skips its create tests', () => {
     expect(jobs!.createTestsBlocked).toBe('the generated tests cannot make the Crew row "crewId" needs: its required relations run in a cycle (Crew → Worker → Crew)')
+  })
+})
+
+describe('keys of several columns', () => {
+  const schema = STOCK_SCHEMA
+  const owned = { model: 'Warehouse', ownerField: 'ownerId' }
+  const entities = {
+    warehouses: owned,
+    bins: { model: 'Bin', ownerField: 'ownerId' },
+    items: { model: 'Item', ownerField: 'ownerId' },
+  }
+
+  it("lets agents send a key into an entity, whole, to be checked as the caller's", () => {
+    const [, , items] = resolve(schema, entities)
+    expect(items!.writable.map((field) => field.name)).toEqual(['binWarehouseId', 'binCode', 'overflowWarehouseId', 'overflowCode'])
+    expect(items!.compoundReferences).toEqual([
+      { relation: 'bin', references: 'Bin', fields: ['binWarehouseId', 'binCode'], to: ['warehouseId', 'code'], isRequired: true },
+      { relation: 'overflow', references: 'Bin', fields: ['overflowWarehouseId', 'overflowCode'], to: ['warehouseId', 'code'], isRequired: false },
+    ])
+    // Bins have create: the tests make one through it rather than in the database.
+    expect(items!.compositeRows).toEqual([])
+    expect(items!.createTestsBlocked).toBeUndefined()
+    expect(items!.notes).toEqual([])
+  })
+
+  it('keeps a key into a model that is not an entity closed until writableReferences lists all its fields', () => {
+    const [slots] = resolve(schema, { slots: { model: 'Slot', ownerField: 'ownerId' } })
+    expect(slots!.writable).toEqual([])
+    expect(slots!.compoundReferences).toEqual([])
+    expect(slots!.operations).toEqual(['list', 'get', 'update', 'delete'])
+    expect(slots!.notes).toEqual([
+      `"next" (nextAisle, nextLevel) is left out of the tools' arguments: it references Rack, which is not an entity; add nextAisle and nextLevel to writableReferences to let agents name any Rack row`,
+      `no create operation: "rack" (aisle, level) is a required reference to Rack, which is not an entity (add aisle and level to writableReferences to let agents name any Rack row)`,
+    ])
+    const [open] = resolve(schema, { slots: { model: 'Slot', ownerField: 'ownerId', writableReferences: ['aisle', 'level'] } })
+    expect(open!.writable.map((field) => field.name)).toEqual(['aisle', 'level'])
+    expect(open!.operations).toContain('create')
+    expect(open!.compositeRows).toEqual([{ key: expect.objectContaining({ relation: 'rack' }), row: expect.objectContaining({ model: 'Rack', compoundId: ['aisle', 'level'] }) }])
+  })
+
+  it('refuses writableReferences naming part of a key, and a key into an entity', () => {
+    expect(problem({ slots: { model: 'Slot', ownerField: 'ownerId', writableReferences: ['aisle', 'nextLevel'] } }, schema)).toContain(
+      'writableReferences lists aisle but not level: "rack" (aisle, level) names one Rack row by all of them; list them all or none',
+    )
+    expect(problem({ ...entities, items: { ...entities.items, writableReferences: ['binCode'] } }, schema, 'items')).toContain(
+      'writableReferences field "binCode" references Bin, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences',
+    )
+  })
+
+  it('leaves out a key agents cannot send whole, naming the field they may not set', () => {
+    const [, , items] = resolve(schema, { ...entities, items: { ...entities.items, readOnly: ['overflowCode'] } })
+    expect(items!.writable.map((field) => field.name)).toEqual(['binWarehouseId', 'binCode'])
+    expect(items!.notes).toEqual([
+      `"overflow" (overflowWarehouseId, overflowCode) is left out of the tools' arguments: agents cannot send it whole, as overflowCode is not theirs to set`,
+    ])
+  })
+
+  it('checks two keys sharing a field each, and skips the create tests that would fill both', () => {
+    const [, , moves] = resolve(schema, { ...entities, items: { model: 'Move', ownerField: 'ownerId' } })
+    expect(moves!.compoundReferences.map((key) => key.fields)).toEqual([
+      ['warehouseId', 'fromCode'],
+      ['warehouseId', 'toCode'],
+    ])
+    expect(moves!.createTestsBlocked).toBe(
+      'the generated tests cannot fill two keys that share a field: warehouseId belongs to two required keys, whose rows they make one at a time',
+    )
   })
 })

@@ -6,12 +6,12 @@
  */
 import type { EntityOperation } from '@a2a-agent/runtime'
 import { GeneratorError } from '../errors.js'
-import { delegateOf } from '../names.js'
+import { delegateOf, listOf } from '../names.js'
 import { checkCollisions, type EntityNames } from './collisions.js'
 import type { Datamodel, DmmfField, DmmfModel } from './dmmf.js'
 import { documentationText, isComparable, isKnownScalar } from './field-schema.js'
 import { keyField, resolveField, resolveId } from './model-fields.js'
-import { OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
+import { type CompositeKey, OPERATIONS, type ResolvedEntity, type ResolvedField } from './resolved.js'
 import { keyedRowRecipe, rowRecipe } from './row-recipe.js'
 import { didYouMean } from './suggest.js'
 import { looksLikeCredential } from './credentials.js'
@@ -123,11 +123,18 @@ function resolveEntity(
     }
   }
   const targetOf = (key: string) => model.fields.find((field) => field.kind === 'object' && field.relationFromFields?.length === 1 && field.relationFromFields[0] === key)?.type
+  // Relations of several columns (`fields: [binZone, binShelf]`): each names one row by all of them.
+  const compoundKeys: CompositeKey[] = model.fields.flatMap((field) =>
+    field.kind === 'object' && (field.relationFromFields?.length ?? 0) > 1
+      ? [{ relation: field.name, references: field.type, fields: field.relationFromFields!, to: field.relationToFields ?? [], isRequired: field.isRequired }]
+      : [],
+  )
   for (const key of openKeys) {
-    const target = targetOf(key)
+    const single = targetOf(key)
+    const targets = single ? [single] : [...new Set(compoundKeys.filter((candidate) => candidate.fields.includes(key)).map((candidate) => candidate.references))]
     if (!fieldNames.includes(key)) report(`writableReferences field "${key}" is not a field of ${model.name}${didYouMean(key, fieldNames)}; fix the name or remove it`)
-    else if (!target) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
-    else if (entityModels.has(target))
+    else if (targets.length === 0) report(`writableReferences field "${key}" is not a foreign key of ${model.name}; list only fields a relation's fields: [...] names`)
+    for (const target of targets.filter((candidate) => entityModels.has(candidate)))
       report(`writableReferences field "${key}" references ${target}, a declared entity: agents may already set it, to one of their own rows; remove it from writableReferences`)
   }
   const primaryKey = resolveId(model, report)
@@ -165,7 +172,7 @@ function resolveEntity(
     // A compound id's fields address the row as a single id does: not changed by an update.
     .map((field) => (address.some((candidate) => candidate.name === field.name) ? { ...field, isId: true } : field))
     .map((field) => withReferencedKey(field, model, datamodel))
-    .map((field) => withCompositeKey(field, model))
+    .map((field) => withCompositeKey(field, compoundKeys))
   const keys = [owner.name, tenant?.name]
   const notes: string[] = autoHidden.map((field) => `"${field}" is hidden: its name looks like a credential${selfRow ? '' : '; list it in exposed to show it to agents'}`)
   // Columns with no JSON form (Unsupported("…"), a scalar this generator does not know) are said, not skipped silently.
@@ -184,9 +191,42 @@ function resolveEntity(
   // the declaration says so (otherwise anyone could attach a row to another user's team).
   const closed = (field: ResolvedField) => field.references !== undefined && !entityModels.has(field.references) && !openKeys.includes(field.name)
   const settable = fields.filter((field) => !readOnly.includes(field.name) && !(field.isId && field.hasDefault) && !keys.includes(field.name) && !field.isTimestamp)
-  const writable = settable.filter((field) => !closed(field))
+  // A key of several columns is sent whole or not at all (the owner and tenant among its fields
+  // come from the caller): agents send it only when they may set every other field of it, and
+  // into a model that is not an entity, only when writableReferences lists them all.
+  const shut = new Map<CompositeKey, { required: string; left: string }>()
+  for (const key of compoundKeys) {
+    const sent = key.fields.filter((name) => !keys.includes(name))
+    const fixed = sent.filter((name) => !settable.some((field) => field.name === name))
+    const listed = sent.filter((name) => openKeys.includes(name))
+    const label = `"${key.relation}" (${key.fields.join(', ')})`
+    if (fixed.length > 0) {
+      const why = `${listOf(fixed)} ${fixed.length === 1 ? 'is' : 'are'} not theirs to set`
+      shut.set(key, {
+        required: `${label} is a required reference agents cannot send whole: ${why}`,
+        left: `${label} is left out of the tools' arguments: agents cannot send it whole, as ${why}`,
+      })
+    } else if (entityModels.has(key.references)) continue
+    else if (listed.length > 0 && listed.length < sent.length) {
+      const unlisted = sent.filter((name) => !listed.includes(name))
+      report(`writableReferences lists ${listOf(listed)} but not ${listOf(unlisted)}: ${label} names one ${key.references} row by all of them; list them all or none`)
+    } else if (listed.length === 0) {
+      const open = `add ${listOf(sent)} to writableReferences to let agents name any ${key.references} row`
+      shut.set(key, {
+        required: `${label} is a required reference to ${key.references}, which is not an entity (${open})`,
+        left: `${label} is left out of the tools' arguments: it references ${key.references}, which is not an entity; ${open}`,
+      })
+    }
+  }
+  const shutOut = new Set([...shut.keys()].flatMap((key) => key.fields))
+  const writable = settable.filter((field) => !closed(field) && !shutOut.has(field.name))
+  const compoundReferences = compoundKeys.filter((key) => !shut.has(key) && key.fields.some((name) => !keys.includes(name)))
   // What stops a create, each with its way out.
   const blockers: string[] = []
+  for (const [key, why] of shut) {
+    if (key.isRequired) blockers.push(why.required)
+    else if (operations.includes('create') || operations.includes('update')) notes.push(why.left)
+  }
   for (const field of settable.filter(closed)) {
     const why = `"${field.name}" is a required reference to ${field.references}, which is not an entity (add it to writableReferences to let agents name any ${field.references} row)`
     if (field.isRequired && !field.hasDefault) blockers.push(why)
@@ -224,7 +264,8 @@ function resolveEntity(
   if (operations.includes('create')) {
     for (const field of columns) {
       const needed = field.isRequired && !field.hasDefault && !field.isList && !field.isTimestamp && !keys.includes(field.name)
-      if (needed && !writable.includes(field)) {
+      // A settable field left out is a key agents may not send: the blockers above say why.
+      if (needed && !settable.includes(field)) {
         const why = autoHidden.includes(field.name)
           ? `hidden as a likely credential${selfRow ? '' : ` (list it in exposed to let agents send it)`}`
           : hidden.includes(field.name)
@@ -260,10 +301,17 @@ function resolveEntity(
       )
     }
   }
-  // Keys of several columns: the tests make the referenced row first and copy its columns.
+  // Keys of several columns: the tests make the referenced row first and copy its columns, through
+  // the referenced entity's create tool when it has one.
   const compositeRows: ResolvedEntity['compositeRows'] = []
-  const composites = [...new Map(writable.flatMap((field) => (field.partOfKey && field.isRequired ? [[field.partOfKey.fields.join(), field.partOfKey] as const] : []))).values()]
-  for (const key of composites) {
+  const required = compoundReferences.filter((key) => key.isRequired)
+  const shared = [...new Set(required.flatMap((key, index) => required.slice(index + 1).flatMap((other) => key.fields.filter((name) => other.fields.includes(name)))))]
+  if (shared.length > 0 && operations.includes('create')) {
+    const why = `${listOf(shared)} ${shared.length === 1 ? 'belongs' : 'belong'} to two required keys, whose rows they make one at a time`
+    createTestsBlocked ??= `the generated tests cannot fill two keys that share a field: ${why}`
+    notes.push(`the generated create tests cannot fill two keys that share a field (${why}): they are skipped, saying so`)
+  }
+  for (const key of required.filter((candidate) => !creatable.has(candidate.references))) {
     const target = datamodel.models.find((candidate) => candidate.name === key.references)!
     const why: string[] = []
     const taken = key.fields.filter((name) => keys.includes(name))
@@ -306,6 +354,7 @@ function resolveEntity(
       uniqueSets,
       onePerOwner,
       referenceRows,
+      compoundReferences,
       compositeRows,
       ...(createTestsBlocked && operations.includes('create') ? { createTestsBlocked } : {}),
       ...(ownerModel ? { ownerModel } : {}),
@@ -316,12 +365,9 @@ function resolveEntity(
 }
 
 /** `field` marked as one column of a key of several, when a relation's fields hold it with others. */
-function withCompositeKey(field: ResolvedField, model: DmmfModel): ResolvedField {
-  const relation = model.fields.find(
-    (candidate) => candidate.kind === 'object' && (candidate.relationFromFields?.length ?? 0) > 1 && candidate.relationFromFields!.includes(field.name),
-  )
-  if (!relation) return field
-  return { ...field, partOfKey: { references: relation.type, fields: relation.relationFromFields!, to: relation.relationToFields ?? [] } }
+function withCompositeKey(field: ResolvedField, keys: readonly CompositeKey[]): ResolvedField {
+  const key = keys.find((candidate) => candidate.fields.includes(field.name))
+  return key ? { ...field, partOfKey: key } : field
 }
 
 /** `field` with the unique column it references, when its relation names one that is not the id. */

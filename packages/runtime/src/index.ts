@@ -52,6 +52,7 @@ export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutErr
 export { defineEntities, ENTITY_OPERATIONS } from './entity/declarations.js'
 export type { EntityDeclaration, EntityDeclarations, EntityOperation } from './entity/declarations.js'
 export { ToolError } from './entity/entity-tool.js'
+export { wholeKey, type WholeKey } from './entity/whole-key.js'
 export type { EntityTool, JsonSchema, ToolContext } from './entity/entity-tool.js'
 export { createToolRegistry } from './entity/tool-registry.js'
 export type { ToolRegistry, ToolRegistryOptions } from './entity/tool-registry.js'

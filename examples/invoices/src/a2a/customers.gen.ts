@@ -118,7 +118,7 @@ const refusals: RefusalContext = {
   fields: { id: 'id', name: 'name', email: 'email', userId: 'userId' },
   indexes: { Customer_userId_fkey: ['userId'] },
   keys: ['userId'],
-  references: {},
+  references: [],
 }
 
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.

@@ -273,7 +273,7 @@ const refusals: RefusalContext = {
   },
   indexes: { Invoice_customerId_fkey: ['customerId'], Invoice_userId_fkey: ['userId'] },
   keys: ['userId'],
-  references: { customerId: 'customer' },
+  references: [{ name: 'customerId', fields: ['customerId'], names: 'customer' }],
 }
 
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.

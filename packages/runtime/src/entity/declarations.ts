@@ -44,7 +44,8 @@ export interface EntityDeclaration {
   readOnly?: readonly string[]
   /**
    * Foreign keys into models that are not entities which agents may set. Such a key has no
-   * ownership check (agents may name any row of that model), so it is left out unless listed.
+   * ownership check (agents may name any row of that model), so it is left out unless listed. A
+   * key of several columns (`fields: [binZone, binShelf]`) is listed with all of its fields.
    */
   writableReferences?: readonly string[]
   /** What the entity is, for tool and skill descriptions. */

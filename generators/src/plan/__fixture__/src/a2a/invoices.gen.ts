@@ -276,7 +276,7 @@ const refusals: RefusalContext = {
   },
   indexes: { Invoice_number_key: ['number'], Invoice_userId_fkey: ['userId'] },
   keys: ['userId', 'orgId'],
-  references: {},
+  references: [],
 }
 
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.

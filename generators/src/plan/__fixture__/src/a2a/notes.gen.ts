@@ -184,7 +184,7 @@ const refusals: RefusalContext = {
   },
   indexes: {},
   keys: ['authorId'],
-  references: {},
+  references: [],
 }
 
 // Another owner's row reads exactly like a missing one, so ids reveal nothing across owners.

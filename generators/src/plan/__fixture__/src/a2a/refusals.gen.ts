@@ -11,8 +11,18 @@ export interface RefusalContext {
   indexes: Readonly<Record<string, readonly string[]>>
   /** The owner (and tenant) fields, set from the caller rather than sent. */
   keys: readonly string[]
-  /** Foreign key fields a write may send, and what they name. */
-  references: Readonly<Record<string, string>>
+  /** The foreign keys a write may send. */
+  references: readonly Reference[]
+}
+
+/** A foreign key: `{ name: 'customerId', fields: ['customerId'], names: 'customer' }`. */
+export interface Reference {
+  /** How messages name it: its field, or for a key of several columns its relation (`bin`). */
+  name: string
+  /** The fields that hold it. */
+  fields: readonly string[]
+  /** How messages name the row it references. */
+  names: string
 }
 
 /**
@@ -35,10 +45,11 @@ export function databaseRefusal(error: unknown, args: object, context: RefusalCo
   }
   if (code === 'P2003') {
     const values = args as Record<string, unknown>
-    const candidates = named.filter((field) => field in context.references)
-    const sent = (candidates.length > 0 ? candidates : Object.keys(context.references)).filter((field) => values[field] != null)
-    if (sent.length === 1) return new ToolError(`${sent[0]}: ${context.references[sent[0]!]} ${JSON.stringify(values[sent[0]!])} not found`)
-    if (sent.length > 1) return new ToolError(`one of ${sent.join(', ')} names a row that does not exist`)
+    // A database that names no constraint (SQLite) leaves every reference the write sent in doubt.
+    const candidates = context.references.filter((reference) => reference.fields.some((field) => named.includes(field)))
+    const sent = (candidates.length > 0 ? candidates : context.references).filter((reference) => reference.fields.some((field) => values[field] != null))
+    if (sent.length === 1) return new ToolError(`${sent[0]!.name}: ${sent[0]!.names} ${keyText(sent[0]!, values)} not found`)
+    if (sent.length > 1) return new ToolError(`one of ${sent.map(referenceText).join(', ')} names a row that does not exist`)
   }
   if (code === 'P2025') return new ToolError(`${context.singular} not found`)
   return error
@@ -72,3 +83,13 @@ function constraintFields(error: unknown, context: RefusalContext): string[] {
   }
   return [...found]
 }
+
+// The value a reference was sent: `"c1"`, or for a key of several columns `(binZone "A", binShelf 3)`.
+function keyText({ fields }: Reference, values: Record<string, unknown>): string {
+  if (fields.length === 1) return JSON.stringify(values[fields[0]!])
+  const sent = fields.filter((field) => values[field] !== undefined)
+  return `(${sent.map((field) => `${field} ${JSON.stringify(values[field])}`).join(', ')})`
+}
+
+// `customerId`, or for a key of several columns `bin (binZone, binShelf)`.
+const referenceText = ({ name, fields }: Reference) => (fields.length === 1 ? name : `${name} (${fields.join(', ')})`)
