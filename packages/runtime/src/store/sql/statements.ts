@@ -150,15 +150,15 @@ const withoutReturning = new WeakMap<Sql, { change: TaskUpdate; guarded: Sql }>(
 
 /**
  * For a database without UPDATE … RETURNING (Dialect.updateReturning false, MySQL): the update alone, and the read of the row it
- * wrote (by id and the version it made), both to run in one transaction; undefined for any
+ * wrote (by id and the version it made, with `columns` more), both to run in one transaction; undefined for any
  * statement but {@link updateTask}'s.
  */
-export function returningParts(statement: Sql): { update: Sql; read: Sql } | undefined {
+export function returningParts(statement: Sql, columns: Sql = sql``): { update: Sql; read: Sql } | undefined {
   const parts = withoutReturning.get(statement)
   if (!parts) return undefined
   const { change, guarded } = parts
   const version = change.expectedVersion + change.versions
-  return { update: guarded, read: sql`SELECT ${WRITTEN_COLUMNS}, ${pushed(change.id)} FROM "A2ATask" WHERE "id" = ${change.id} AND "version" = ${version}` }
+  return { update: guarded, read: sql`SELECT ${WRITTEN_COLUMNS}, ${pushed(change.id)}${columns} FROM "A2ATask" WHERE "id" = ${change.id} AND "version" = ${version}` }
 }
 
 /**
