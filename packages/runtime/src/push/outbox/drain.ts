@@ -34,6 +34,11 @@ interface Failure {
   final: boolean
 }
 
+/** What a drain throws for the engine to retry it: logged already. */
+export class DeliveryFailed extends Error {
+  override name = 'DeliveryFailed'
+}
+
 // Client errors that retrying can cure: a timeout, a conflict, too early, too many requests.
 const RETRYABLE_4XX = new Set([408, 409, 425, 429])
 
@@ -68,7 +73,7 @@ export async function drain(job: DrainJob, context: DrainContext): Promise<void>
     await rows.failed(row, failure.error, job)
     log(context.logger, 'warn', `a2a: ${where} failed (attempt ${attempts} of ${job.retryLimit + 1}), will retry: ${failure.error}`)
     // The engine retries this job, with backoff, and the row waits for it.
-    throw new Error(`${where} failed: ${failure.error}`)
+    throw new DeliveryFailed(`${where} failed: ${failure.error}`)
   }
 }
 

@@ -51,6 +51,30 @@ export interface DeadLetter {
   deadSince: Date
 }
 
+/** A dead row as the tables' statements read it. */
+export interface DeadRow {
+  id: string | number
+  task_id: string
+  config_id: string
+  owner: string
+  version: number
+  attempts: number
+  last_error: string | null
+  /** PostgreSQL's timestamptz, MySQL's time in ms. */
+  updated_at: Date | number
+}
+
+export const deadLetterOf = (row: DeadRow): DeadLetter => ({
+  id: String(row.id),
+  taskId: row.task_id,
+  configId: row.config_id,
+  owner: row.owner,
+  version: row.version,
+  attempts: row.attempts,
+  lastError: row.last_error,
+  deadSince: new Date(row.updated_at),
+})
+
 /** The outbox table's statements, on the outbox's connection. */
 export interface OutboxRows {
   insert(rows: readonly NewOutboxRow[]): Promise<void>

@@ -8,7 +8,7 @@
  * @module
  */
 import type pg from 'pg'
-import type { OutboxRow, OutboxRows } from './outbox-seams.js'
+import { deadLetterOf, type DeadRow, type OutboxRow, type OutboxRows } from './outbox-seams.js'
 
 /** The table lives in the schema pg-boss uses, so reliable delivery keeps to one schema. */
 export function outboxDdl(schema: string): string {
@@ -126,19 +126,7 @@ export function pgOutboxRows(pool: Pick<pg.Pool, 'query'>, schema: string): Outb
     failed: async (row, error, job) => void (await pool.query(sql.failed, [row.id, error, job.id])),
     dead: async (row, error) => void (await pool.query(sql.dead, [row.id, error])),
     prune: async (deliveredMs, deadMs) => void (await pool.query(sql.prune, [deliveredMs, deadMs])),
-    async deadLetters(limit) {
-      const { rows } = await pool.query(sql.deadLetters, [limit])
-      return rows.map((row) => ({
-        id: String(row.id),
-        taskId: row.task_id,
-        configId: row.config_id,
-        owner: row.owner,
-        version: row.version,
-        attempts: row.attempts,
-        lastError: row.last_error,
-        deadSince: row.updated_at,
-      }))
-    },
+    deadLetters: async (limit) => (await pool.query<DeadRow>(sql.deadLetters, [limit])).rows.map(deadLetterOf),
     async redeliver(ids) {
       const { rows } = await pool.query<{ task_id: string; config_id: string }>(sql.redeliver, [ids])
       return rows.map((row) => ({ taskId: row.task_id, configId: row.config_id }))
