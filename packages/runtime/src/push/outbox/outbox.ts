@@ -159,7 +159,7 @@ export abstract class Outbox implements PushDeliveryProvider {
   }
 
   /** Dead-lettered notifications, oldest first. */
-  deadLetters(limit = 100): Promise<DeadLetter[]> {
+  async deadLetters(limit = 100): Promise<DeadLetter[]> {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`deadLetters(limit) takes a whole number of at least 1, not ${scrub(limit, 40)}`)
     return this.#backend.rows.deadLetters(limit)
   }

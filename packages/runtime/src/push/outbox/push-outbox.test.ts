@@ -341,9 +341,25 @@ function outboxTests(target: OutboxDatabase): void {
     }
   }, 60_000)
 
-  it("keeps its tables apart from the app's and names a bad option", async () => {
-    expect(target.refused.options).toThrow(target.refused.error)
-    await outbox()
+  it("keeps its tables apart from the app's and names a bad option or argument", async () => {
+    for (const { options, error } of target.refused) expect(options).toThrow(error)
+    const box = await outbox()
     expect(await target.tables(database.url)).toEqual(target.provider === 'postgres' ? ['job', 'outbox'] : ['a2a_push_outbox'])
+    await expect(box.redeliver(['12', 'x; DROP TABLE'])).rejects.toThrow('redeliver(ids) takes the ids deadLetters() gave (digit strings like "42"), not "x; DROP TABLE"')
+    await expect(box.redeliver('12' as never)).rejects.toThrow('redeliver(ids) takes the ids deadLetters() gave (digit strings like "42"), not "12"')
+    await expect(box.deadLetters(0)).rejects.toThrow('deadLetters(limit) takes a whole number of at least 1, not 0')
+    expect(await box.redeliver([])).toBe(0)
   })
+
+  it('prunes the dead letters kept past keepDeadMs', async () => {
+    const first = await outbox({ allowPrivate: false })
+    const server = await agent(first)
+    const { task } = await send(server, 'echo', '/pruned')
+    const lettersOfTask = async (box: Outbox) => (await box.deadLetters()).filter((letter) => letter.taskId === task.id)
+    await expect.poll(async () => (await lettersOfTask(first)).length, { timeout: 10_000, interval: 100 }).toBe(2)
+    await first.stop()
+    // Another replica keeps dead letters a millisecond: its first sweep, at start, prunes them.
+    const second = await outbox({ keepDeadMs: 1 })
+    expect(await lettersOfTask(second)).toEqual([])
+  }, 30_000)
 }

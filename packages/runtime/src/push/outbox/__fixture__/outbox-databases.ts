@@ -37,8 +37,8 @@ export interface OutboxDatabase {
   tables(url: string): Promise<string[]>
   /** Makes outboxes on a fresh table (round: a number of its own). */
   fresh(url: string, round: number): Promise<(options: OutboxOptions) => Outbox>
-  /** Options it refuses, and its words. */
-  refused: { options: () => Outbox; error: RegExp }
+  /** Options it refuses, and its words for each. */
+  refused: { options: () => Outbox; error: RegExp }[]
 }
 
 export const POSTGRES_OUTBOX: OutboxDatabase = {
@@ -64,7 +64,10 @@ export const POSTGRES_OUTBOX: OutboxDatabase = {
       return rows.map((row) => row.table_name)
     }),
   fresh: async (url, round) => (options) => new PushOutbox({ connectionString: url, schema: `a2a_race_${round}`, ...options }),
-  refused: { options: () => new PushOutbox({ connectionString: 'postgresql://127.0.0.1/x', schema: 'Bad-Name' }), error: /lower-case SQL identifier/ },
+  refused: [
+    { options: () => new PushOutbox({ connectionString: 'postgresql://127.0.0.1/x', schema: 'Bad-Name' }), error: /lower-case SQL identifier/ },
+    { options: () => new PushOutbox({}), error: /PushOutbox needs pool \(the app's pg Pool\) or connectionString/ },
+  ],
 }
 
 export const MYSQL_OUTBOX: OutboxDatabase = {
@@ -102,10 +105,14 @@ export const MYSQL_OUTBOX: OutboxDatabase = {
     await onMysql(url, (connection) => connection.query('DROP TABLE IF EXISTS a2a_push_outbox'))
     return (options) => new MysqlPushOutbox({ url, ...options })
   },
-  refused: {
-    options: () => new MysqlPushOutbox({ url: 'postgresql://root:secret@127.0.0.1/app' }),
-    error: /MysqlPushOutbox url must be a mysql:\/\/ or mariadb:\/\/ URL, e\.g\. mysql:\/\/root@127\.0\.0\.1:3306\/invoices; got one starting "postgresql:"/,
-  },
+  refused: [
+    {
+      options: () => new MysqlPushOutbox({ url: 'postgresql://root:secret@127.0.0.1/app' }),
+      error: /MysqlPushOutbox url must be a mysql:\/\/ or mariadb:\/\/ URL, e\.g\. mysql:\/\/root@127\.0\.0\.1:3306\/invoices; got one starting "postgresql:"/,
+    },
+    { options: () => new MysqlPushOutbox({ url: 'mysql://root@127.0.0.1:3306/' }), error: /MysqlPushOutbox needs the database in its URL/ },
+    { options: () => new MysqlPushOutbox({}), error: /MysqlPushOutbox needs pool \(a mariadb pool\) or url/ },
+  ],
 }
 
 export const OUTBOX_DATABASES: readonly OutboxDatabase[] = [POSTGRES_OUTBOX, MYSQL_OUTBOX]
