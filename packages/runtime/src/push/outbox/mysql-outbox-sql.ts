@@ -9,6 +9,7 @@
  */
 import type mariadb from 'mariadb'
 import { DATABASE_MS as NOW } from '../../store/sql/mysql/clock.js'
+import type { WebhookTarget } from '../webhook-client.js'
 import { deadLetterOf, type DeadLetter, type DeadRow, type DrainJob, type NewOutboxRow, type OutboxRow, type OutboxRows } from './outbox-seams.js'
 
 /** The table, in the app's database beside the task store's; `a2a migrate` leaves it out of the app's schema. */
@@ -79,6 +80,13 @@ export interface DueHead {
 
 type Query = <R>(sql: string, values?: unknown[]) => Promise<R>
 
+/** A row's target; an empty authentication (a 0.3 config's, as MysqlStore writes it) is none. */
+function targetOf(json: string): WebhookTarget {
+  const target = JSON.parse(json) as WebhookTarget
+  if (target.authentication && Object.keys(target.authentication).length === 0) delete target.authentication
+  return target
+}
+
 export class MysqlOutboxRows implements OutboxRows {
   readonly #pool: mariadb.Pool
   readonly #retryDelayMs: number
@@ -128,7 +136,7 @@ export class MysqlOutboxRows implements OutboxRows {
         task_id: head.task_id,
         config_id: head.config_id,
         version: head.version,
-        target: JSON.parse(head.target),
+        target: targetOf(head.target),
         body: JSON.parse(head.body),
         trace_context: head.trace_context === null ? null : JSON.parse(head.trace_context),
         attempts: head.attempts,

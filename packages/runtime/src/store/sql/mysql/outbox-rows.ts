@@ -35,15 +35,15 @@ export const keepLanded = sql`SET @a2a_landed = ROW_COUNT()`
 
 /** The generation the config's authentication column holds beside its authentication (sql/rows.ts). */
 const generation = sql`JSON_UNQUOTE(JSON_EXTRACT(c."authentication", '$.generation'))`
-const authentication = sql`JSON_REMOVE(c."authentication", '$.generation')`
 
 /** The rows of the write's events for each config of the task, when the update landed. */
 export function outboxInsert(table: string, change: TaskUpdate): Sql {
   const made = change.expectedVersion + change.versions
   const traceContext = traceCarrier()
-  // JSON_MERGE_PATCH drops the null members: the target has only what webhookTarget would give it.
+  // JSON_MERGE_PATCH drops the null members: the target has what webhookTarget would give it, but
+  // a 0.3 config's authentication of none, `{}` once its generation is out, which the outbox drops as it reads.
   const target = sql`JSON_MERGE_PATCH('{}', JSON_OBJECT('url', c."url", 'token', c."token",
-    'authentication', IF(JSON_LENGTH(${authentication}) > 0, ${authentication}, NULL), 'generation', ${generation}))`
+    'authentication', JSON_REMOVE(c."authentication", '$.generation'), 'generation', ${generation}))`
   return sql`INSERT INTO ${raw(`"${outboxTable(table)}"`)} (task_id, config_id, owner, version, target, body, trace_context, due_at, created_at, updated_at)
     SELECT c."taskId", c."id", c."owner", e."version", ${target},
       CASE WHEN ${generation} = '0.3' THEN JSON_OBJECT('task', JSON_EXTRACT(t."task", '$')) ELSE e."event" END,
