@@ -26,7 +26,7 @@ export class MysqlOutboxEngine implements OutboxEngine {
   readonly #log: (line: string) => void
   #drain: ((job: DrainJob) => Promise<void>) | undefined
   #concurrency = 0
-  /** The configs this replica drains now, by `taskId configId`: a look never starts a second drain of one. */
+  /** The configs this replica drains now, by task and config id: a look never starts a second drain of one. */
   readonly #draining = new Map<string, Promise<void>>()
   #timer: NodeJS.Timeout | undefined
   /** The look in flight; `again` when a wake-up came meanwhile. */
@@ -90,7 +90,7 @@ export class MysqlOutboxEngine implements OutboxEngine {
       if (free <= 0) return
       // As many more as drain here now: those heads are skipped.
       for (const head of await this.#rows.heads(free + this.#draining.size)) {
-        const key = `${head.task_id} ${head.config_id}`
+        const key = `${head.task_id}\u0000${head.config_id}`
         if (this.#draining.has(key) || this.#draining.size >= this.#concurrency || !this.#drain) continue
         const job: DrainJob = { id: randomUUID(), data: { taskId: head.task_id, configId: head.config_id }, retryCount: head.attempts, retryLimit: this.#settings.maxAttempts - 1 }
         this.#start(key, job, this.#drain)
