@@ -14,9 +14,10 @@ export const MIGRATIONS_TABLE = '_prisma_migrations'
 /**
  * Tables the runtime creates on start in the app's database, as pg-boss does its schema on
  * PostgreSQL: never part of the app's schema, so no migration drops or reports them. `a2a_jobs` is
- * MysqlJobQueue's (@a2a-agent/runtime/mysql-jobs).
+ * MysqlJobQueue's (@a2a-agent/runtime/mysql-jobs), `a2a_push_outbox` MysqlPushOutbox's
+ * (@a2a-agent/runtime/mysql-push-outbox).
  */
-export const RUNTIME_TABLES: readonly string[] = [MIGRATIONS_TABLE, 'a2a_jobs']
+export const RUNTIME_TABLES: readonly string[] = [MIGRATIONS_TABLE, 'a2a_jobs', 'a2a_push_outbox']
 
 // Column names upper-cased with AS: MySQL 8 returns information_schema columns upper-case, MariaDB as written.
 const COLUMNS = `SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS def, EXTRA AS extra

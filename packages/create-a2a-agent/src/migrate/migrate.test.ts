@@ -293,15 +293,17 @@ describe('a2a migrate dev', () => {
     expect((await migrate('dev')).stdout).toContain('Already in sync')
   })
 
-  it("leaves the runtime's job table out: no drift, no migration drops it", async () => {
+  it("leaves the runtime's job and push outbox tables out: no drift, no migration drops them", async () => {
     await writeSchema(INITIAL)
     expect((await migrate('dev', '--name', 'init')).code).toBe(0)
-    // As MysqlJobQueue creates it on start (@a2a-agent/runtime/mysql-jobs).
+    // As MysqlJobQueue and MysqlPushOutbox create them on start (@a2a-agent/runtime/mysql-jobs, mysql-push-outbox).
     await query('CREATE TABLE a2a_jobs (id CHAR(64) NOT NULL PRIMARY KEY)')
+    await query('CREATE TABLE a2a_push_outbox (id BIGINT NOT NULL PRIMARY KEY)')
     const again = await migrate('dev')
     expect(again.stderr).toBe('')
     expect(again.stdout).toContain('Already in sync')
     expect(await columns('a2a_jobs')).toEqual(['id'])
+    expect(await columns('a2a_push_outbox')).toEqual(['id'])
   })
 
   it('stops when an applied migration was edited', async () => {

@@ -5,8 +5,8 @@ import { createInterface } from 'node:readline'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 
-// Real processes on a real PostgreSQL (a database of this file's own) and a push receiver on
-// loopback: a job survives kill -9 of its worker and completes on another.
+// Real processes on a real PostgreSQL and MariaDB (a database of this file's own on each) and a
+// push receiver on loopback: a job survives kill -9 of its worker and completes on another.
 
 let database: TestDatabase
 let sqliteDatabase: TestDatabase
@@ -121,14 +121,20 @@ it('SQLite: a job survives kill -9 of its one-process app and completes, once, w
   expect(done.status.message.parts).toEqual([{ text: 'statement for 2026-10 ready (attempt 2)' }])
 }, 60_000)
 
-it('MySQL: a job survives kill -9 of its worker mid-run and completes, once, on another worker', async () => {
+it('MySQL: a job survives kill -9 of its worker mid-run and completes, once, on another worker, each push delivered once', async () => {
   const web = await start('serve', mysqlDatabase.url)
   const hanging = await start('work-and-hang', mysqlDatabase.url)
   expect(hanging.line).toBe('working')
-  const { task } = await rpc(web.line, 'SendMessage', { message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: '2026-09' }] } })
+  const { task } = await rpc(web.line, 'SendMessage', {
+    message: { messageId: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: '2026-09' }] },
+    configuration: { taskPushNotificationConfig: { url: receiverUrl } },
+  })
   expect(task.status.state).toBe('TASK_STATE_WORKING')
   await expect.poll(() => hanging.lines, { timeout: 10_000 }).toContain('hanging on attempt 1')
   await expect.poll(async () => (await rpc(web.line, 'GetTask', { id: task.id })).artifacts?.length, { timeout: 5000 }).toBe(1)
+  // Its artifact's push went out, and its outbox recorded the receiver's answer, before the kill.
+  await expect.poll(() => pushes.map((push) => kindOf(push.body)), { timeout: 20_000, interval: 50 }).toContain('artifact statement')
+  await new Promise((resolve) => setTimeout(resolve, 1000))
   hanging.child.kill('SIGKILL')
   // A worker started at once waits out the killed attempt's lease (timeout 8 s and grace), then takes it.
   await start('work', mysqlDatabase.url)
@@ -136,4 +142,8 @@ it('MySQL: a job survives kill -9 of its worker mid-run and completes, once, on 
   const done = await rpc(web.line, 'GetTask', { id: task.id })
   expect(done.artifacts).toEqual([{ artifactId: 'statement', name: 'statement', parts: [{ text: 'statement for 2026-09' }] }])
   expect(done.status.message.parts).toEqual([{ text: 'statement for 2026-09 ready (attempt 2)' }])
+  // Every event once, none repeated by the kill or the retry (waited for a while after the last).
+  await expect.poll(() => pushes.map((push) => kindOf(push.body)), { timeout: 10_000 }).toContain('TASK_STATE_COMPLETED')
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  expect(pushes.map((push) => kindOf(push.body))).toEqual(['task', 'TASK_STATE_WORKING', 'artifact statement', 'TASK_STATE_COMPLETED'])
 }, 60_000)

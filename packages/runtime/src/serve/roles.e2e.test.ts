@@ -1,6 +1,6 @@
 /**
- * Three processes of one app by role on one PostgreSQL database, started together (their push
- * outboxes race to create pg-boss's queue): the agent process answers A2A and 404 for the app's
+ * Three processes of one app by role on one database (PostgreSQL, then MariaDB), started together
+ * (their push outboxes race to create their tables, pg-boss's queue on PostgreSQL): the agent process answers A2A and 404 for the app's
  * route, the web process the app's route and no A2A, the worker health only. The work is the
  * worker's: with it stopped, a push notification the agent queued waits and a task left by a
  * stopped run stays WORKING, even through the start-up of another agent and web process; started again, it delivers the one and settles the other FAILED.
@@ -9,17 +9,17 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeRecord } from '../store/conformance-fixtures.js'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
-import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
+import type { MysqlStore } from '../store/sql/mysql/mysql-store.js'
+import type { PostgresStore } from '../store/sql/postgres/postgres-store.js'
+import { OUTBOX_DATABASES } from '../push/outbox/__fixture__/outbox-databases.js'
 
 const FIXTURE = new URL('./__fixture__/roles-app.ts', import.meta.url).pathname
 const RUNTIME = new URL('../..', import.meta.url).pathname
 const LEASE_MS = 400
 
-let database: TestDatabase
-let store: PostgresStore
 let receiver: Server
 const hits: { path: string; body: any }[] = []
 interface AppProcess {
@@ -31,8 +31,6 @@ interface AppProcess {
 const processes: AppProcess[] = []
 
 beforeAll(async () => {
-  database = await openDatabase('postgres')
-  store = new PostgresStore(database.url)
   receiver = createServer((request, response) => {
     let body = ''
     request.on('data', (chunk) => (body += chunk))
@@ -46,14 +44,12 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const app of processes) if (app.child.exitCode === null) app.child.kill('SIGKILL')
   receiver?.close()
-  await store?.close()
-  await database?.close()
 })
 
-function start(role: string): AppProcess {
+function startApp(role: string, databaseUrl: string): AppProcess {
   const child = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', FIXTURE], {
     cwd: RUNTIME,
-    env: { ...process.env, A2A_ROLE: role, DATABASE_URL: database.url, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'info', RUN_LEASE_MS: String(LEASE_MS) },
+    env: { ...process.env, A2A_ROLE: role, DATABASE_URL: databaseUrl, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'info', RUN_LEASE_MS: String(LEASE_MS) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -87,57 +83,74 @@ const finalState = (path: string) => {
   const body = hits.filter((hit) => hit.path === path).at(-1)?.body
   return body?.task?.status.state ?? body?.statusUpdate?.status.state
 }
-const stateOf = async (id: string) => (await store.get(id))?.task.status.state
+for (const target of OUTBOX_DATABASES)
+  describe(`on ${target.provider}`, () => {
+    let database: TestDatabase
+    let store: PostgresStore | MysqlStore
+    beforeAll(async () => {
+      database = await openDatabase(target.provider)
+      store = target.store(database.url, 2)
+    })
+    afterAll(async () => {
+      await store?.close()
+      await database?.close()
+    })
+    const stateOf = async (id: string) => (await store.get(id))?.task.status.state
+    const start = (role: string) => startApp(role, database.url)
+    // Paths of this database's tasks, apart from the other's.
+    const firstPath = `/${target.provider}/first`
+    const secondPath = `/${target.provider}/second`
 
-it("web, agent and worker on one database: each serves its part, and the background work is the worker's", async () => {
-  const [web, agent, worker] = [start('web'), start('agent'), start('worker')]
-  const [webUrl, agentUrl, workerUrl] = await Promise.all([web.url, agent.url, worker.url])
-  for (const app of [web, agent, worker]) expect(app.stderr()).toBe('')
+    it("web, agent and worker on one database: each serves its part, and the background work is the worker's", async () => {
+      const [web, agent, worker] = [start('web'), start('agent'), start('worker')]
+      const [webUrl, agentUrl, workerUrl] = await Promise.all([web.url, agent.url, worker.url])
+      for (const app of [web, agent, worker]) expect(app.stderr()).toBe('')
 
-  expect(await status(agentUrl, '/hello')).toBe(404)
-  expect(await status(agentUrl, '/.well-known/agent-card.json')).toBe(200)
-  expect(await status(webUrl, '/hello')).toBe(200)
-  expect(await status(webUrl, '/.well-known/agent-card.json')).toBe(404)
-  expect(await status(webUrl, '/a2a', rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }))).toBe(404)
-  expect(await status(workerUrl, '/hello')).toBe(404)
-  expect(await status(workerUrl, '/a2a', rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }))).toBe(404)
-  for (const base of [webUrl, agentUrl, workerUrl]) expect(await status(base, '/readyz')).toBe(200)
+      expect(await status(agentUrl, '/hello')).toBe(404)
+      expect(await status(agentUrl, '/.well-known/agent-card.json')).toBe(200)
+      expect(await status(webUrl, '/hello')).toBe(200)
+      expect(await status(webUrl, '/.well-known/agent-card.json')).toBe(404)
+      expect(await status(webUrl, '/a2a', rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }))).toBe(404)
+      expect(await status(workerUrl, '/hello')).toBe(404)
+      expect(await status(workerUrl, '/a2a', rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }))).toBe(404)
+      for (const base of [webUrl, agentUrl, workerUrl]) expect(await status(base, '/readyz')).toBe(200)
 
-  // The worker delivers what the agent queued.
-  const first = await fetch(`${agentUrl}/a2a`, sendWithPush('/first'))
-  expect(((await first.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
-  await expect.poll(() => finalState('/first'), { timeout: 20_000 }).toBe('TASK_STATE_COMPLETED')
-  const delivered = kinds('/first')
+      // The worker delivers what the agent queued.
+      const first = await fetch(`${agentUrl}/a2a`, sendWithPush(firstPath))
+      expect(((await first.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
+      await expect.poll(() => finalState(firstPath), { timeout: 20_000 }).toBe('TASK_STATE_COMPLETED')
+      const delivered = kinds(firstPath)
 
-  // Without a worker, nothing is delivered and nothing is swept.
-  worker.child.kill('SIGTERM')
-  expect(await worker.exited).toBe(0)
-  const second = await fetch(`${agentUrl}/a2a`, sendWithPush('/second'))
-  expect(((await second.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
-  const left = {
-    ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }),
-    skill: 'done',
-    lease: { runner: 'gone', until: Date.now() - 60_000 },
-  }
-  await store.create(left)
-  // Nor by an agent or web process started after it was left: no start-up sweep either.
-  const late = [start('agent'), start('web')]
-  await Promise.all(late.map((app) => app.url))
-  // Several leases: a sweep would run every quarter of one, a delivery poll every half second.
-  await new Promise((resolve) => setTimeout(resolve, 2500))
-  expect(hits.filter((hit) => hit.path === '/second')).toEqual([])
-  expect(await stateOf(left.id)).toBe('TASK_STATE_WORKING')
+      // Without a worker, nothing is delivered and nothing is swept.
+      worker.child.kill('SIGTERM')
+      expect(await worker.exited).toBe(0)
+      const second = await fetch(`${agentUrl}/a2a`, sendWithPush(secondPath))
+      expect(((await second.json()) as any).result.task.status.state).toBe('TASK_STATE_COMPLETED')
+      const left = {
+        ...makeRecord({ id: 'left-by-a-stopped-run', state: 'TASK_STATE_WORKING', time: Date.now() - 60_000 }),
+        skill: 'done',
+        lease: { runner: 'gone', until: Date.now() - 60_000 },
+      }
+      await store.create(left)
+      // Nor by an agent or web process started after it was left: no start-up sweep either.
+      const late = [start('agent'), start('web')]
+      await Promise.all(late.map((app) => app.url))
+      // Several leases: a sweep would run every quarter of one, a delivery poll every half second.
+      await new Promise((resolve) => setTimeout(resolve, 2500))
+      expect(hits.filter((hit) => hit.path === secondPath)).toEqual([])
+      expect(await stateOf(left.id)).toBe('TASK_STATE_WORKING')
 
-  const again = start('worker')
-  await again.url
-  await expect.poll(() => finalState('/second'), { timeout: 20_000 }).toBe('TASK_STATE_COMPLETED')
-  await expect.poll(() => stateOf(left.id), { timeout: 10_000 }).toBe('TASK_STATE_FAILED')
-  // Each event once: the first task's not again, the second's as the first's were.
-  expect(kinds('/first')).toEqual(delivered)
-  expect(kinds('/second')).toEqual(delivered)
+      const again = start('worker')
+      await again.url
+      await expect.poll(() => finalState(secondPath), { timeout: 20_000 }).toBe('TASK_STATE_COMPLETED')
+      await expect.poll(() => stateOf(left.id), { timeout: 10_000 }).toBe('TASK_STATE_FAILED')
+      // Each event once: the first task's not again, the second's as the first's were.
+      expect(kinds(firstPath)).toEqual(delivered)
+      expect(kinds(secondPath)).toEqual(delivered)
 
-  const running = [web, agent, again, ...late]
-  for (const app of running) app.child.kill('SIGTERM')
-  expect(await Promise.all(running.map((app) => app.exited))).toEqual(running.map(() => 0))
-  expect(running.map((app) => app.stderr())).toEqual(running.map(() => ''))
-}, 120_000)
+      const running = [web, agent, again, ...late]
+      for (const app of running) app.child.kill('SIGTERM')
+      expect(await Promise.all(running.map((app) => app.exited))).toEqual(running.map(() => 0))
+      expect(running.map((app) => app.stderr())).toEqual(running.map(() => ''))
+    }, 120_000)
+  })

@@ -120,12 +120,16 @@ export interface Capabilities {
   }
   /**
    * The push outbox's rows are written in the same transaction as the task write whose event
-   * they carry (PostgresStore), so a crash between the two cannot lose the event. Without it
-   * PushOutbox writes them right after the task write.
+   * they carry (PostgresStore, MysqlStore), so a crash between the two cannot lose the event.
+   * Without it the outbox writes them right after the task write.
    */
   pushOutbox: {
-    /** From now on writes `<schema>.outbox` rows with each task write carrying an event; resolves false, changing nothing, when that table is not in the store's database. */
-    queuePushOutbox(schema: string): Promise<boolean>
+    /**
+     * From now on writes the outbox's rows with each task write carrying an event; resolves false,
+     * changing nothing, when its table is not in the store's database. `outbox` names it as the
+     * outbox does: PushOutbox its schema (`<outbox>.outbox`), MysqlPushOutbox its table.
+     */
+    queuePushOutbox(outbox: string): Promise<boolean>
     /** The configs whose outbox rows the write that made `version` wrote with it; undefined when it wrote none. */
     outboxedFor(taskId: string, version: number): string[] | undefined
   }

@@ -3,7 +3,7 @@
  * in-memory exporter here): the caller's traceparent continues through request → A2A method →
  * skill run → store statements → push delivery, and on to the push receiver, with one trace id;
  * a run that outlives its request, and a resumed INPUT_REQUIRED task, stay in their callers' traces;
- * the PostgreSQL push outbox's workers deliver in the trace of the write that queued each row.
+ * the push outbox's workers (PostgreSQL's and MySQL's) deliver in the trace of the write that queued each row.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -20,7 +20,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 import { prepareSqlite } from '../store/prisma/prepare-sqlite.js'
 import { SqliteStore } from '../store/sql/sqlite/sqlite-store.js'
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
-import { PushOutbox } from '../push/outbox/push-outbox.js'
+import { OUTBOX_DATABASES } from '../push/outbox/__fixture__/outbox-databases.js'
 import { gate } from '../testing/gate.js'
 import { bindingClient, type BindingClient } from '../testing/binding-client.js'
 import { startTestServer, tokenResolver, userMessage } from '../testing/test-server.js'
@@ -249,46 +249,47 @@ describe('PostgresStore statements', () => {
   })
 })
 
-describe('the PostgreSQL push outbox', () => {
-  it('delivers in the trace of the write that queued the row, on to the receiver', async () => {
-    const postgres = await openDatabase('postgres')
-    const quiet = { warn: () => {}, error: () => {} }
-    const outbox = new PushOutbox({ connectionString: postgres.url, allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5 })
-    const pgStore = new PostgresStore(postgres.url, { max: 2, onConnectionError: () => {} })
-    const outboxTrace = '33333333333333333333333333333333'
-    try {
-      await outbox.start()
-      // Rows written both ways: by the outbox (the task's first event) and by the store's task writes.
-      const agent = await startTestServer({ skills: [echo], store: pgStore, allowPrivatePush: true, pushDelivery: outbox, logger: quiet })
+for (const target of OUTBOX_DATABASES)
+  describe(`the push outbox on ${target.provider}`, () => {
+    it('delivers in the trace of the write that queued the row, on to the receiver', async () => {
+      const database = await openDatabase(target.provider)
+      const quiet = { warn: () => {}, error: () => {} }
+      const outbox = target.outbox(database.url, { allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5 })
+      const store = target.store(database.url, 2)
+      const outboxTrace = target.provider === 'postgres' ? '33333333333333333333333333333333' : '44444444444444444444444444444444'
       try {
-        await expect.poll(() => pgStore.queuePushOutbox('a2a_push')).toBe(true)
-        pushed.length = 0
-        pushedBodies.length = 0
-        await agent.result(
-          'SendMessage',
-          { message: userMessage('hello'), configuration: { taskPushNotificationConfig: { url: pushUrl } } },
-          { headers: { traceparent: traceparent(outboxTrace, CALLER_SPAN) } },
-        )
-        await expect.poll(() => pushedBodies.some((body) => body.includes('TASK_STATE_COMPLETED')), { timeout: 20_000, interval: 50 }).toBe(true)
+        await outbox.start()
+        // Rows written both ways: by the outbox (the task's first event) and by the store's task writes.
+        const agent = await startTestServer({ skills: [echo], store, allowPrivatePush: true, pushDelivery: outbox, logger: quiet })
+        try {
+          await expect.poll(() => store.queuePushOutbox(target.outboxName)).toBe(true)
+          pushed.length = 0
+          pushedBodies.length = 0
+          await agent.result(
+            'SendMessage',
+            { message: userMessage('hello'), configuration: { taskPushNotificationConfig: { url: pushUrl } } },
+            { headers: { traceparent: traceparent(outboxTrace, CALLER_SPAN) } },
+          )
+          await expect.poll(() => pushedBodies.some((body) => body.includes('TASK_STATE_COMPLETED')), { timeout: 20_000, interval: 50 }).toBe(true)
+        } finally {
+          await agent.close()
+        }
+        const sent = pushed.map((headers) => String(headers.traceparent).split('-')[1])
+        expect(sent.length).toBeGreaterThan(1)
+        expect(new Set(sent)).toEqual(new Set([outboxTrace]))
+        // Each worker's delivery span continues the caller's trace; webhook-client's span is its child.
+        const finished = () => exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === outboxTrace)
+        // A delivery's span ends once the worker has recorded the receiver's answer, after the receiver saw the request.
+        await expect.poll(() => byName(finished(), 'push outbox delivery').length).toBe(sent.length)
+        const spans = finished()
+        const consumers = byName(spans, 'push outbox delivery')
+        for (const consumer of consumers) expect(consumer.kind).toBe(SpanKind.CONSUMER)
+        const deliveries = byName(spans, 'push delivery')
+        expect(deliveries.map(parentOf).sort()).toEqual(consumers.map(idOf).sort())
       } finally {
-        await agent.close()
+        await outbox.stop()
+        await store.close()
+        await database.close()
       }
-      const sent = pushed.map((headers) => String(headers.traceparent).split('-')[1])
-      expect(sent.length).toBeGreaterThan(1)
-      expect(new Set(sent)).toEqual(new Set([outboxTrace]))
-      // Each worker's delivery span continues the caller's trace; webhook-client's span is its child.
-      const finished = () => exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === outboxTrace)
-      // A delivery's span ends once the worker has recorded the receiver's answer, after the receiver saw the request.
-      await expect.poll(() => byName(finished(), 'push outbox delivery').length).toBe(sent.length)
-      const spans = finished()
-      const consumers = byName(spans, 'push outbox delivery')
-      for (const consumer of consumers) expect(consumer.kind).toBe(SpanKind.CONSUMER)
-      const deliveries = byName(spans, 'push delivery')
-      expect(deliveries.map(parentOf).sort()).toEqual(consumers.map(idOf).sort())
-    } finally {
-      await outbox.stop()
-      await pgStore.close()
-      await postgres.close()
-    }
-  }, 40_000)
-})
+    }, 40_000)
+  })

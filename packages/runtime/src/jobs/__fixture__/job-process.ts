@@ -4,8 +4,8 @@
  * but its attempts hang after their artifact is stored, until the process is killed. Every role
  * delivers push notifications through the outbox. On SQLite (a `file:` URL) one process does
  * both, as SQLite apps run: `serve` and `serve-and-hang` print the URL, the queue in a side file.
- * On MySQL/MariaDB (a `mysql:` URL) the roles are PostgreSQL's, on PrismaStore and MysqlJobQueue,
- * without push notifications (the outbox is PostgreSQL's).
+ * On MySQL/MariaDB (a `mysql:` URL) the roles are PostgreSQL's, on MysqlStore, MysqlJobQueue and
+ * MysqlPushOutbox.
  */
 import express from 'express'
 import { z } from 'zod'
@@ -17,9 +17,8 @@ import { PostgresStore } from '../../store/sql/postgres/postgres-store.js'
 import { PushOutbox } from '../../push/outbox/push-outbox.js'
 import { PgBossJobQueue } from '../pg-boss-job-queue.js'
 import { MysqlJobQueue } from '../mysql-job-queue.js'
-import { PrismaMariaDb } from '@prisma/adapter-mariadb'
-import { PrismaStore } from '../../store/prisma/prisma-store.js'
-import { PrismaClient as MysqlClient } from '../../store/prisma/__fixture__/mysql/generated/client/client.js'
+import { MysqlPushOutbox } from '../../push/outbox/mysql-push-outbox.js'
+import { MysqlStore } from '../../store/sql/mysql/mysql-store.js'
 import { SqliteJobQueue } from '../sqlite-job-queue.js'
 import { SqliteStore } from '../../store/sql/sqlite/sqlite-store.js'
 import { defineJob } from '../../skills/job.js'
@@ -55,8 +54,8 @@ const skill = defineSkill({
   handler: (ctx) => ctx.enqueue(statement, { month: ctx.text }, 'statement queued'),
 })
 
-const outbox =
-  sqlite || mysql ? undefined : new PushOutbox({ connectionString: url, allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger })
+const delivery = { allowPrivate: true, timeoutMs: 1000, pollingIntervalSeconds: 0.5, sweepIntervalMs: 500, logger }
+const outbox = sqlite ? undefined : mysql ? new MysqlPushOutbox({ url, ...delivery }) : new PushOutbox({ connectionString: url, ...delivery })
 await outbox?.start()
 const queue = sqlite
   ? new SqliteJobQueue({ file: `${url}.jobs`, pollingIntervalMs: 100, expireGraceMs: 500 })
@@ -67,11 +66,7 @@ const exchange = createExchange({
   card: { name: 'Statements', description: 'monthly statements', version: '0.0.0' },
   resolvePrincipal: () => ({ owner: 'alice' }),
   skills: [skill],
-  store: sqlite
-    ? new SqliteStore(url)
-    : mysql
-      ? new PrismaStore(new MysqlClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) }))
-      : new PostgresStore(url, { max: 4 }),
+  store: sqlite ? new SqliteStore(url) : mysql ? new MysqlStore(url, { max: 4 }) : new PostgresStore(url, { max: 4 }),
   allowPrivatePush: true,
   ...(outbox ? { pushDelivery: outbox } : {}),
   jobs: { queue, jobs: [statement] },

@@ -1,8 +1,8 @@
 /**
- * One pg-boss job: deliver a push config's pending outbox rows, oldest version first, until none
- * is left or one fails. A failure is retried by pg-boss (the job throws; its retry count is that
- * row's attempt count, and pg-boss's backoff spaces the attempts); the row belongs to the job's
- * retries meanwhile, so no other wake-up overtakes it. Past its last attempt, or at once when no
+ * One drain job: deliver a push config's pending outbox rows, oldest version first, until none
+ * is left or one fails. A failure is retried by the engine (the job throws; its retry count is
+ * that row's attempt count, and the engine's backoff spaces the attempts); the row belongs to the
+ * job's retries meanwhile, so no other wake-up overtakes it. Past its last attempt, or at once when no
  * retry can help (a refused address, a 4xx that is not about timing), the row is dead-lettered
  * and the config goes on with its next row in a fresh job, with a fresh retry budget.
  * @module
@@ -12,18 +12,10 @@ import { PushUrlError } from '../address-guard.js'
 import { continuedSpan } from '../../trace/tracing.js'
 import { sentBody } from '../generation.js'
 import { describeUrl, type deliverWebhook } from '../webhook-client.js'
-import type { OutboxRow, outboxStatements } from './outbox-sql.js'
-
-export interface DrainJob {
-  id: string
-  data: { taskId: string; configId: string }
-  retryCount: number
-  retryLimit: number
-}
+import type { DrainJob, OutboxRow, OutboxRows } from './outbox-seams.js'
 
 export interface DrainContext {
-  query<Row>(text: string, values: unknown[]): Promise<Row[]>
-  sql: ReturnType<typeof outboxStatements>
+  rows: Pick<OutboxRows, 'claim' | 'delivered' | 'stale' | 'failed' | 'dead'>
   deliver: typeof deliverWebhook
   allowPrivate: boolean
   timeoutMs: number
@@ -42,26 +34,31 @@ interface Failure {
   final: boolean
 }
 
+/** What a drain throws for the engine to retry it: logged already. */
+export class DeliveryFailed extends Error {
+  override name = 'DeliveryFailed'
+}
+
 // Client errors that retrying can cure: a timeout, a conflict, too early, too many requests.
 const RETRYABLE_4XX = new Set([408, 409, 425, 429])
 
 export async function drain(job: DrainJob, context: DrainContext): Promise<void> {
-  const { sql, query } = context
+  const { rows } = context
   const { taskId, configId } = job.data
   const started = Date.now()
   for (;;) {
     if (Date.now() - started > context.maxDrainMs) return context.requeue(job.data)
-    const [row] = await query<OutboxRow>(sql.claim, [taskId, configId, job.id, context.leaseMs])
+    const row = await rows.claim(taskId, configId, job, context.leaseMs)
     // Nothing pending, or the head row is another job's (in flight, or waiting for its retry).
     if (!row) return
     if (row.delivered_version !== null && row.version < row.delivered_version) {
-      await query(sql.stale, [row.id])
+      await rows.stale(row)
       continue
     }
     // In the trace of the write that queued the row: the receiver's traceparent continues the caller's.
     const failure = await continuedSpan('push outbox delivery', row.trace_context, { 'a2a.task_id': taskId }, () => attempt(row, context))
     if (!failure) {
-      await query(sql.delivered, [row.id])
+      await rows.delivered(row)
       // This job's retry count belongs to the row just delivered; the next row starts afresh.
       if (job.retryCount > 0) return context.requeue(job.data)
       continue
@@ -69,14 +66,14 @@ export async function drain(job: DrainJob, context: DrainContext): Promise<void>
     const where = `push delivery to ${describeUrl(row.target.url)} (task ${scrub(taskId, 100)}, config ${scrub(configId, 100)}, version ${row.version})`
     const attempts = row.attempts + 1
     if (failure.final || job.retryCount >= job.retryLimit) {
-      await query(sql.dead, [row.id, failure.error])
+      await rows.dead(row, failure.error)
       log(context.logger, 'error', `a2a: ${where} dead-lettered after ${attempts} attempt(s): ${failure.error}`)
       return context.requeue(job.data)
     }
-    await query(sql.failed, [row.id, failure.error, job.id])
+    await rows.failed(row, failure.error, job)
     log(context.logger, 'warn', `a2a: ${where} failed (attempt ${attempts} of ${job.retryLimit + 1}), will retry: ${failure.error}`)
-    // pg-boss retries this job, with backoff, and the row waits for it.
-    throw new Error(`${where} failed: ${failure.error}`)
+    // The engine retries this job, with backoff, and the row waits for it.
+    throw new DeliveryFailed(`${where} failed: ${failure.error}`)
   }
 }
 

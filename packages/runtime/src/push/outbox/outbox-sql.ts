@@ -7,7 +7,8 @@
  * when two replicas' inserts commit out of order.
  * @module
  */
-import type { WebhookTarget } from '../webhook-client.js'
+import type pg from 'pg'
+import { deadLetterOf, type DeadRow, type OutboxRow, type OutboxRows } from './outbox-seams.js'
 
 /** The table lives in the schema pg-boss uses, so reliable delivery keeps to one schema. */
 export function outboxDdl(schema: string): string {
@@ -37,18 +38,6 @@ export function outboxDdl(schema: string): string {
     CREATE INDEX IF NOT EXISTS outbox_delivered ON ${schema}.outbox (task_id, config_id, version) WHERE state = 'delivered';
     CREATE INDEX IF NOT EXISTS outbox_dead ON ${schema}.outbox (updated_at) WHERE state = 'dead';
     COMMIT;`
-}
-
-export interface OutboxRow {
-  id: string
-  task_id: string
-  config_id: string
-  version: number
-  target: WebhookTarget
-  body: unknown
-  trace_context: Record<string, string> | null
-  attempts: number
-  delivered_version: number | null
 }
 
 export function outboxStatements(schema: string) {
@@ -122,5 +111,25 @@ export function outboxStatements(schema: string) {
       UPDATE ${table} SET state = 'pending', attempts = 0, job_id = NULL, lease_until = NULL, updated_at = now()
       WHERE id = ANY($1::bigint[]) AND state = 'dead'
       RETURNING task_id, config_id`,
+  }
+}
+
+/** The statements on `pool`, as drain.ts and outbox.ts call them. */
+export function pgOutboxRows(pool: Pick<pg.Pool, 'query'>, schema: string): OutboxRows & { sql: ReturnType<typeof outboxStatements> } {
+  const sql = outboxStatements(schema)
+  return {
+    sql,
+    insert: async (rows) => void (await pool.query(sql.insert, [JSON.stringify(rows)])),
+    claim: async (taskId, configId, job, leaseMs) => (await pool.query<OutboxRow>(sql.claim, [taskId, configId, job.id, leaseMs])).rows[0],
+    delivered: async (row) => void (await pool.query(sql.delivered, [row.id])),
+    stale: async (row) => void (await pool.query(sql.stale, [row.id])),
+    failed: async (row, error, job) => void (await pool.query(sql.failed, [row.id, error, job.id])),
+    dead: async (row, error) => void (await pool.query(sql.dead, [row.id, error])),
+    prune: async (deliveredMs, deadMs) => void (await pool.query(sql.prune, [deliveredMs, deadMs])),
+    deadLetters: async (limit) => (await pool.query<DeadRow>(sql.deadLetters, [limit])).rows.map(deadLetterOf),
+    async redeliver(ids) {
+      const { rows } = await pool.query<{ task_id: string; config_id: string }>(sql.redeliver, [ids])
+      return rows.map((row) => ({ taskId: row.task_id, configId: row.config_id }))
+    },
   }
 }

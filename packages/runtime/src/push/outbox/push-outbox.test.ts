@@ -2,13 +2,11 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Logger } from '../../log/logger.js'
 import type { PushConfigRecord } from '../../store/store.js'
 import { openDatabase, type TestDatabase } from '../../store/prisma/__fixture__/databases.js'
 import { PrismaStore } from '../../store/prisma/prisma-store.js'
-import { PostgresStore } from '../../store/sql/postgres/postgres-store.js'
 import { makeRecord, nextTask } from '../../store/conformance-fixtures.js'
 import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
 import { wireCheck } from '../../testing/wire-schema.js'
@@ -17,9 +15,11 @@ import { bearerFetch, connect03 } from '../../compat-v03/__fixture__/clients.js'
 import { ask } from '../../compat-v03/__fixture__/skills.js'
 import { deliverWebhook } from '../webhook-client.js'
 import { echo, work } from '../__fixture__/skills.js'
-import { PushOutbox, type PushOutboxOptions } from './push-outbox.js'
+import type { Outbox, OutboxOptions } from './outbox.js'
+import { OUTBOX_DATABASES, type OutboxDatabase } from './__fixture__/outbox-databases.js'
 
-// Real PostgreSQL (a database of this file's own, dropped after) and receivers on loopback.
+// Each database's outbox on it (PostgreSQL, MariaDB: a database of this file's own per server,
+// dropped after), the same tests, and receivers on loopback.
 
 interface Hit {
   path: string
@@ -28,7 +28,6 @@ interface Hit {
   at: number
 }
 
-let database: TestDatabase
 let receiver: Server
 let base: string
 let hits: Hit[] = []
@@ -40,7 +39,6 @@ let hold: (path: string) => boolean = () => false
 const held: ServerResponse[] = []
 
 beforeAll(async () => {
-  database = await openDatabase('postgres')
   receiver = createServer((request, response) => {
     let text = ''
     request.on('data', (chunk) => (text += chunk))
@@ -57,7 +55,6 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await new Promise<void>((resolve) => receiver.close(() => resolve()))
-  await database?.close()
 })
 
 const quiet: Logger = { warn: () => {}, error: () => {} }
@@ -71,22 +68,6 @@ afterEach(async () => {
   for (const response of held.splice(0)) response.destroy()
 })
 
-async function outbox(options: Partial<PushOutboxOptions> = {}): Promise<PushOutbox> {
-  const instance = new PushOutbox({ connectionString: database.url, allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5, retryDelaySeconds: 1, ...options })
-  await instance.start()
-  started.push({ close: () => instance.stop() })
-  return instance
-}
-
-async function agent(delivery: PushOutbox): Promise<TestServer> {
-  const server = await startTestServer({ skills: [work, echo], store: new PrismaStore(database.db), allowPrivatePush: true, pushDelivery: delivery, logger: quiet })
-  started.push(server)
-  return server
-}
-
-const send = (server: TestServer, skill: string, path: string) =>
-  server.result('SendMessage', { message: userMessage(path, { skill }), configuration: { taskPushNotificationConfig: { url: `${base}${path}` } } })
-
 const kindOf = (body: any) => Object.keys(body)[0]
 const stateOf = (body: any) => body.task?.status.state ?? body.statusUpdate?.status.state
 const hitsOf = (path: string) => hits.filter((hit) => hit.path === path)
@@ -99,30 +80,58 @@ function counting(counts: number[], index: number): typeof deliverWebhook {
   }
 }
 
-/**
- * On PostgresStore, task `id` with these configs completes in a write that writes their outbox rows;
- * the process dies before any notify reaches an outbox, and a restarted replica's outbox (started
- * here) finds the rows by its sweep: what arrives comes from the rows alone.
- */
-async function rowsOfDiedWrite(id: string, configs: Omit<PushConfigRecord, 'taskId' | 'owner' | 'createdAt'>[]) {
-  const first = await outbox()
-  const store = new PostgresStore(database.url, { max: 2 })
-  started.push({ close: () => store.close() })
-  first.attach({ store, logger: quiet, allowPrivate: true })
-  await expect.poll(() => store.queuePushOutbox('a2a_push')).toBe(true)
-  const record = makeRecord({ id, state: 'TASK_STATE_WORKING', messageIds: [`m-${id}`] })
-  await store.create(record)
-  for (const [i, config] of configs.entries()) await store.putPushConfig({ ...config, taskId: id, owner: 'alice', createdAt: Date.now() + i })
-  const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
-  const event = { statusUpdate: { taskId: id, contextId: record.contextId, status: task.status } }
-  expect(await store.update(id, 1, { task, event })).toMatchObject({ version: 2 })
-  expect(store.outboxedFor(id, 2)?.sort()).toEqual(configs.map((config) => config.id).sort())
-  await first.stop()
-  await outbox({ sweepIntervalMs: 1000 })
-  return { record, event }
-}
+const statusOf = (taskId: string, state: string) => ({ statusUpdate: { taskId, contextId: 'c', status: { state } } })
 
-describe('PushOutbox', () => {
+for (const target of OUTBOX_DATABASES) describe(target.name, () => outboxTests(target))
+
+function outboxTests(target: OutboxDatabase): void {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await openDatabase(target.provider)
+  }, 60_000)
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  async function outbox(options: Partial<OutboxOptions> = {}): Promise<Outbox> {
+    const instance = target.outbox(database.url, { allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5, retryDelaySeconds: 1, ...options })
+    await instance.start()
+    started.push({ close: () => instance.stop() })
+    return instance
+  }
+
+  async function agent(delivery: Outbox): Promise<TestServer> {
+    const server = await startTestServer({ skills: [work, echo], store: new PrismaStore(database.db), allowPrivatePush: true, pushDelivery: delivery, logger: quiet })
+    started.push(server)
+    return server
+  }
+
+  const send = (server: TestServer, skill: string, path: string) =>
+    server.result('SendMessage', { message: userMessage(path, { skill }), configuration: { taskPushNotificationConfig: { url: `${base}${path}` } } })
+
+  /**
+   * On the native store, task `id` with these configs completes in a write that writes their outbox rows;
+   * the process dies before any notify reaches an outbox, and a restarted replica's outbox (started
+   * here) finds the rows by its sweep: what arrives comes from the rows alone.
+   */
+  async function rowsOfDiedWrite(id: string, configs: Omit<PushConfigRecord, 'taskId' | 'owner' | 'createdAt'>[]) {
+    const first = await outbox()
+    const store = target.store(database.url, 2)
+    started.push({ close: () => store.close() })
+    first.attach({ store, logger: quiet, allowPrivate: true })
+    await expect.poll(() => store.queuePushOutbox(target.outboxName)).toBe(true)
+    const record = makeRecord({ id, state: 'TASK_STATE_WORKING', messageIds: [`m-${id}`] })
+    await store.create(record)
+    for (const [i, config] of configs.entries()) await store.putPushConfig({ ...config, taskId: id, owner: 'alice', createdAt: Date.now() + i })
+    const task = nextTask(record, 'TASK_STATE_COMPLETED', Date.now())
+    const event = { statusUpdate: { taskId: id, contextId: record.contextId, status: task.status } }
+    expect(await store.update(id, 1, { task, event })).toMatchObject({ version: 2 })
+    expect(store.outboxedFor(id, 2)?.sort()).toEqual(configs.map((config) => config.id).sort())
+    await first.stop()
+    await outbox({ sweepIntervalMs: 1000 })
+    return { record, event }
+  }
+
   it('with two replicas on one database, delivers each notification once, in order per config, the final state last', async () => {
     answerDelayMs = 5
     const counts = [0, 0]
@@ -198,35 +207,41 @@ describe('PushOutbox', () => {
 
   it('delivers what a crashed replica left: rows whose wake-up was lost, and a row whose lease ran out', async () => {
     await outbox() // the tables exist
-    const client = new pg.Client({ connectionString: database.url })
-    await client.connect()
-    const status = (taskId: string, state: string) => ({ statusUpdate: { taskId, contextId: 'c', status: { state } } })
-    try {
-      const insert = `INSERT INTO a2a_push.outbox (task_id, config_id, owner, version, target, body, lease_until, updated_at)
-        VALUES ($1, 'c1', 'alice', $2, $3, $4, $5, now() - interval '1 minute')`
-      await client.query(insert, ['t-lost', 2, { url: `${base}/lost` }, status('t-lost', 'TASK_STATE_COMPLETED'), null])
-      await client.query(insert, ['t-lost', 1, { url: `${base}/lost` }, status('t-lost', 'TASK_STATE_WORKING'), null])
-      await client.query(insert, ['t-leased', 1, { url: `${base}/leased` }, status('t-leased', 'TASK_STATE_FAILED'), new Date(Date.now() - 1000)])
-    } finally {
-      await client.end()
-    }
+    await target.leave(database.url, [
+      { taskId: 't-lost', version: 2, url: `${base}/lost`, body: statusOf('t-lost', 'TASK_STATE_COMPLETED') },
+      { taskId: 't-lost', version: 1, url: `${base}/lost`, body: statusOf('t-lost', 'TASK_STATE_WORKING') },
+      { taskId: 't-leased', version: 1, url: `${base}/leased`, body: statusOf('t-leased', 'TASK_STATE_FAILED'), leaseLapsedMs: 1000 },
+    ])
     await outbox({ sweepIntervalMs: 1000 })
     await expect.poll(() => hits.length, { timeout: 10_000, interval: 50 }).toBe(3)
     expect(hitsOf('/lost').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
     expect(hitsOf('/leased').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_FAILED'])
   }, 30_000)
 
-  it('on PostgresStore the task write writes the rows: an event whose process died before handing it over is delivered', async () => {
+  it('drops a row that commits after a later version of its config was delivered, never sending it after that one', async () => {
+    const box = await outbox({ sweepIntervalMs: 500 })
+    await target.leave(database.url, [{ taskId: 't-late', version: 3, url: `${base}/late`, body: statusOf('t-late', 'TASK_STATE_COMPLETED') }])
+    await expect.poll(() => hitsOf('/late').length, { timeout: 10_000, interval: 50 }).toBe(1)
+    // Another replica's write of an earlier version commits only now: taken, and dropped.
+    await target.leave(database.url, [{ taskId: 't-late', version: 2, url: `${base}/late`, body: statusOf('t-late', 'TASK_STATE_WORKING') }])
+    await expect.poll(() => target.pending(database.url), { timeout: 10_000, interval: 100 }).toBe(0)
+    expect(hitsOf('/late').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_COMPLETED'])
+    expect((await box.deadLetters()).filter((letter) => letter.taskId === 't-late')).toEqual([])
+  }, 30_000)
+
+  it('on the native store the task write writes the rows: an event whose process died before handing it over is delivered', async () => {
     const { event } = await rowsOfDiedWrite('t-died', [{ id: 'c1', url: `${base}/died`, token: 'tok' }])
     await expect.poll(() => hitsOf('/died').length, { timeout: 10_000, interval: 50 }).toBe(1)
     expect(hitsOf('/died')[0]!.body).toEqual(event)
   }, 30_000)
 
-  it('on PostgresStore each event still arrives once, in order, when the task writes write the rows', async () => {
+  it('on the native store each event still arrives once, in order, when the task writes write the rows', async () => {
     const delivery = await outbox()
+    const store = target.store(database.url, 4)
+    started.push({ close: () => store.close() })
     const server = await startTestServer({
       skills: [work, echo],
-      store: new PostgresStore(database.url, { max: 4 }),
+      store,
       allowPrivatePush: true,
       pushDelivery: delivery,
       logger: quiet,
@@ -278,7 +293,7 @@ describe('PushOutbox', () => {
     expect(hitsOf('/gen/10').map((hit) => kindOf(hit.body))).toEqual(['statusUpdate', 'statusUpdate'])
   }, 30_000)
 
-  it("on PostgresStore the task write writes a 0.3 config's row with the task it wrote, sent in the 0.3 shape", async () => {
+  it("on the native store the task write writes a 0.3 config's row with the task it wrote, sent in the 0.3 shape", async () => {
     const { record, event } = await rowsOfDiedWrite('t-gen', [
       { id: 'c03', url: `${base}/gen/03`, token: 'tok', generation: '0.3' },
       { id: 'c10', url: `${base}/gen/10`, authentication: { scheme: 'Bearer', credentials: 's' } },
@@ -295,17 +310,10 @@ describe('PushOutbox', () => {
 
   it('a replica killed mid-delivery: another delivers that row again after its lease, then the rest in order', async () => {
     await (await outbox()).stop() // the tables exist
-    const client = new pg.Client({ connectionString: database.url })
-    await client.connect()
-    const status = (state: string) => ({ statusUpdate: { taskId: 't-kill', contextId: 'c', status: { state } } })
-    try {
-      const insert = `INSERT INTO a2a_push.outbox (task_id, config_id, owner, version, target, body, updated_at)
-        VALUES ('t-kill', 'c1', 'alice', $1, $2, $3, now() - interval '1 minute')`
-      await client.query(insert, [1, { url: `${base}/kill` }, status('TASK_STATE_WORKING')])
-      await client.query(insert, [2, { url: `${base}/kill` }, status('TASK_STATE_COMPLETED')])
-    } finally {
-      await client.end()
-    }
+    await target.leave(database.url, [
+      { taskId: 't-kill', version: 1, url: `${base}/kill`, body: statusOf('t-kill', 'TASK_STATE_WORKING') },
+      { taskId: 't-kill', version: 2, url: `${base}/kill`, body: statusOf('t-kill', 'TASK_STATE_COMPLETED') },
+    ])
     hold = (path) => path === '/kill'
     const replica = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', new URL('./__fixture__/replica.ts', import.meta.url).pathname, database.url], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -323,25 +331,35 @@ describe('PushOutbox', () => {
     expect(hitsOf('/kill').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
   }, 60_000)
 
-  it("replicas starting together on a fresh schema all start (pg-boss's create_queue deadlocks some; they try again)", async () => {
+  it("replicas starting together on a fresh table all start (pg-boss's create_queue deadlocks some on PostgreSQL; they try again)", async () => {
     // Without the retry, 8 of 20 such starts failed with 40P01 here.
     for (const round of [1, 2, 3]) {
-      const replicas = Array.from({ length: 4 }, () => new PushOutbox({ connectionString: database.url, schema: `a2a_race_${round}`, logger: quiet }))
+      const make = await target.fresh(database.url, round)
+      const replicas = Array.from({ length: 4 }, () => make({ logger: quiet }))
       started.push(...replicas.map((replica) => ({ close: () => replica.stop() })))
       await Promise.all(replicas.map((replica) => replica.start()))
     }
   }, 60_000)
 
-  it('keeps its tables in its own schema and names a bad one', async () => {
-    expect(() => new PushOutbox({ connectionString: database.url, schema: 'Bad-Name' })).toThrow(/lower-case SQL identifier/)
-    await outbox()
-    const client = new pg.Client({ connectionString: database.url })
-    await client.connect()
-    try {
-      const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'a2a_push' AND table_name IN ('outbox', 'job') ORDER BY 1`)
-      expect(rows.map((row) => row.table_name)).toEqual(['job', 'outbox'])
-    } finally {
-      await client.end()
-    }
+  it("keeps its tables apart from the app's and names a bad option or argument", async () => {
+    for (const { options, error } of target.refused) expect(options).toThrow(error)
+    const box = await outbox()
+    expect(await target.tables(database.url)).toEqual(target.provider === 'postgres' ? ['job', 'outbox'] : ['a2a_push_outbox'])
+    await expect(box.redeliver(['12', 'x; DROP TABLE'])).rejects.toThrow('redeliver(ids) takes the ids deadLetters() gave (digit strings like "42"), not "x; DROP TABLE"')
+    await expect(box.redeliver('12' as never)).rejects.toThrow('redeliver(ids) takes the ids deadLetters() gave (digit strings like "42"), not "12"')
+    await expect(box.deadLetters(0)).rejects.toThrow('deadLetters(limit) takes a whole number of at least 1, not 0')
+    expect(await box.redeliver([])).toBe(0)
   })
-})
+
+  it('prunes the dead letters kept past keepDeadMs', async () => {
+    const first = await outbox({ allowPrivate: false })
+    const server = await agent(first)
+    const { task } = await send(server, 'echo', '/pruned')
+    const lettersOfTask = async (box: Outbox) => (await box.deadLetters()).filter((letter) => letter.taskId === task.id)
+    await expect.poll(async () => (await lettersOfTask(first)).length, { timeout: 10_000, interval: 100 }).toBe(2)
+    await first.stop()
+    // Another replica keeps dead letters a millisecond: its first sweep, at start, prunes them.
+    const second = await outbox({ keepDeadMs: 1 })
+    expect(await lettersOfTask(second)).toEqual([])
+  }, 30_000)
+}

@@ -1,21 +1,31 @@
 /**
  * One app for every role, as a scaffolded main.ts starts one: an agent with the `done` skill on
- * PostgresStore, its push notifications through a PushOutbox (a background service: its workers
- * deliver under the worker and all roles, the other roles only queue), and an Express route of its
- * own at /hello. A2A_ROLE picks the process's part; RUN_LEASE_MS sets the run leases.
+ * the database's native store (PostgresStore, or MysqlStore for a mysql:// URL), its push
+ * notifications through that database's push outbox (a background service: its workers deliver
+ * under the worker and all roles, the other roles only queue), and an Express route of its own at
+ * /hello. A2A_ROLE picks the process's part; RUN_LEASE_MS sets the run leases.
  */
 import express from 'express'
 import { a2aListener, createExchange, defineSkill, serve } from '@a2a-agent/runtime'
-import { PostgresStore } from '@a2a-agent/runtime/prisma'
-import { PushOutbox } from '@a2a-agent/runtime/push-outbox'
+import { MysqlStore, PostgresStore } from '@a2a-agent/runtime/prisma'
 
 const done = defineSkill({ id: 'done', description: 'completes at once', handler: (ctx) => ctx.complete('done') })
 
+/** The store and outbox of the database at `url`, each outbox's driver loaded only for its database. */
+async function storage(url: string, logger: { warn(line: string): void; error(line: string): void }) {
+  const delivery = { allowPrivate: true, pollingIntervalSeconds: 0.5, logger }
+  if (/^mysql:/.test(url)) {
+    const { MysqlPushOutbox } = await import('@a2a-agent/runtime/mysql-push-outbox')
+    return { store: new MysqlStore(url), outbox: new MysqlPushOutbox({ url, ...delivery }) }
+  }
+  const { PushOutbox } = await import('@a2a-agent/runtime/push-outbox')
+  return { store: new PostgresStore(url), outbox: new PushOutbox({ connectionString: url, ...delivery }) }
+}
+
 await serve({
   name: 'roles-app',
-  start({ env, logger }) {
-    const store = new PostgresStore(env.DATABASE_URL!)
-    const outbox = new PushOutbox({ connectionString: env.DATABASE_URL!, allowPrivate: true, pollingIntervalSeconds: 0.5, logger })
+  async start({ env, logger }) {
+    const { store, outbox } = await storage(env.DATABASE_URL!, logger)
     const exchange = createExchange({
       skills: [done],
       store,

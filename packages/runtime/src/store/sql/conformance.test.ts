@@ -27,12 +27,12 @@ const targets: { name: string; provider: Provider; open: (database: TestDatabase
     open: (database) => new PostgresStore(database.url, { insertBeforeRun: true }),
     capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'claims'),
   },
-  // As PostgresStore but the push outbox and the job rows (pg-boss's, PostgreSQL only).
+  // As PostgresStore but the job rows (pg-boss's, PostgreSQL only).
   {
     name: 'MysqlStore',
     provider: 'mysql',
     open: (database) => new MysqlStore(database.url),
-    capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'pushOutbox' && capability !== 'jobRows'),
+    capabilities: POSTGRES_CAPABILITIES.filter((capability) => capability !== 'jobRows'),
   },
 ]
 

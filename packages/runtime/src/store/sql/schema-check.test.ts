@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises'
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import Database from 'better-sqlite3'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeRecord } from '../conformance-fixtures.js'
-import { openDatabase, type TestDatabase } from '../prisma/__fixture__/databases.js'
+import { onPostgres, openDatabase, type TestDatabase } from '../prisma/__fixture__/databases.js'
 import { isConnectionLoss } from './postgres/executor.js'
 import { PostgresStore } from './postgres/postgres-store.js'
 import { PrismaStore } from '../prisma/prisma-store.js'
@@ -49,16 +48,6 @@ const ALIASES = [
   'ttl',
   'written',
 ]
-
-async function withAdmin<R>(url: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await work(client)
-  } finally {
-    await client.end()
-  }
-}
 
 const rejection = (promise: Promise<unknown>) =>
   promise.then(
@@ -133,7 +122,7 @@ describe("PostgresStore checks the database's schema before its first statement"
   })
 
   it("answers every statement with one clear error when a table and a column are missing, not the database's", async () => {
-    await withAdmin(database.url, (admin) => admin.query('DROP TABLE "A2ATaskEvent"; ALTER TABLE "A2ATask" DROP COLUMN "leaseUntil"'))
+    await onPostgres(database.url, (admin) => admin.query('DROP TABLE "A2ATaskEvent"; ALTER TABLE "A2ATask" DROP COLUMN "leaseUntil"'))
     const store = new PostgresStore(database.url, { max: 2 })
     try {
       const error = await rejection(store.ready())
@@ -152,7 +141,7 @@ describe("PostgresStore checks the database's schema before its first statement"
   })
 
   it('names every table of a database without any', async () => {
-    await withAdmin(database.url, (admin) => admin.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public'))
+    await onPostgres(database.url, (admin) => admin.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public'))
     const store = new PostgresStore(database.url, { max: 2 })
     try {
       const error = await rejection(store.ready())
@@ -232,7 +221,7 @@ describe("PostgresStore's schema check when the server refuses a connection for 
   const role = `a2a_limited_${process.pid}_${Date.now()}`
   beforeAll(async () => {
     database = await openDatabase('postgres')
-    await withAdmin(database.url, async (admin) => {
+    await onPostgres(database.url, async (admin) => {
       await admin.query(`CREATE ROLE "${role}" LOGIN`)
       await admin.query(`GRANT ALL ON ALL TABLES IN SCHEMA public TO "${role}"`)
     })
@@ -241,19 +230,19 @@ describe("PostgresStore's schema check when the server refuses a connection for 
     await database?.close()
     const server = new URL(database.url)
     server.pathname = '/postgres'
-    await withAdmin(server.href, (admin) => admin.query(`DROP ROLE IF EXISTS "${role}"`))
+    await onPostgres(server.href, (admin) => admin.query(`DROP ROLE IF EXISTS "${role}"`))
   })
 
   it('answers "too many connections" (53300) as itself, and checks again once a connection is let in', async () => {
     const name = new URL(database.url).pathname.slice(1)
-    await withAdmin(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT 0`))
+    await onPostgres(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT 0`))
     const url = new URL(database.url)
     url.username = role
     const store = new PostgresStore(url.href, { max: 2, onConnectionError: () => {} })
     try {
       const error = await rejection(store.ready())
       expect(error).toMatchObject({ code: '53300' })
-      await withAdmin(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT -1`))
+      await onPostgres(database.url, (admin) => admin.query(`ALTER DATABASE "${name}" CONNECTION LIMIT -1`))
       await store.ready()
       await store.create(makeRecord({ id: 'let-in' }))
       expect(await store.get('let-in')).toMatchObject({ id: 'let-in' })

@@ -45,8 +45,12 @@ export const SQL_CAPABILITIES: readonly CapabilityName[] = ['filtersTenant', 'fi
 /** Tasks whose writes' facts are remembered until their events are handed on (see version-facts.ts). */
 const REMEMBERED_TASKS = 4096
 
-/** An updated row, with whether its task has push configs and the configs its outbox rows went to (PostgresStore). */
-type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] }
+/** An updated row, with whether its task has push configs and the configs its outbox rows went to (PostgresStore: an array; MysqlStore: its JSON, or null). */
+type PushedRow = Omit<TaskRow, 'task'> & { pushed: boolean | number | bigint; outboxed?: string[] | string | null }
+
+/** The configs of an updated row's outbox rows, each once; undefined without any. */
+const outboxedOf = ({ outboxed }: PushedRow): string[] | undefined =>
+  outboxed === undefined || outboxed === null ? undefined : [...new Set<string>(typeof outboxed === 'string' ? JSON.parse(outboxed) : outboxed)]
 
 export class SqlStore implements Store {
   /** What every SQL store has; a subclass adds its own (see capabilities.ts). */
@@ -200,8 +204,9 @@ export class SqlStore implements Store {
    */
   #written(row: PushedRow, task: Task, versions: number): TaskRecord {
     // Each version the write made had its own event, and the same facts.
+    const outboxed = outboxedOf(row)
     for (let version = row.version - versions + 1; version <= row.version; version++) {
-      if (row.outboxed?.length) this.#outboxed.set(row.id, version, row.outboxed)
+      if (outboxed?.length) this.#outboxed.set(row.id, version, outboxed)
       // SQLite answers 0 or 1, PostgreSQL a boolean.
       if (!Number(row.pushed)) this.#unpushed.set(row.id, version, true)
     }

@@ -114,13 +114,17 @@ const pushed = (id: string): Sql => sql`EXISTS (SELECT 1 FROM "A2APushConfig" WH
  */
 const WRITTEN_COLUMNS = sql`"id", "contextId", "owner", "tenant", "scope", "skill", "version", "messageIds", "repliedWithMessage", "createdAt", "updatedAt", "statusState", "statusTime", "runner", "leaseUntil"`
 
+/** What a statement built on {@link updateTask} (as a CTE `"written"`) answers: the row as written, but its task. */
+export const WRITTEN_ROW = sql`${WRITTEN_COLUMNS}, "pushed"`
+
 /**
  * The version-guarded write: it matches nothing once another writer has moved the version, and
  * returns the row as written but its task (see WRITTEN_COLUMNS), with whether the task has push configs (`pushed`). Owner, tenant and scope are never set. `updatedAt` never goes
  * backwards (a clock step back keeps the stored time), and the status time falls back to it when
- * the task carries no timestamp, as MemoryStore does.
+ * the task carries no timestamp, as MemoryStore does. `withTask` returns the task too, for a
+ * statement around it to read (PostgresStore's outbox rows for 0.3 configs) without binding it again.
  */
-export function updateTask(change: TaskUpdate): Sql {
+export function updateTask(change: TaskUpdate, withTask = false): Sql {
   const now = new Date()
   const updatedAt = sql`CASE WHEN "updatedAt" > ${now} THEN "updatedAt" ELSE ${now} END`
   const stamped = taskTime(change.task, Number.NaN)
@@ -135,7 +139,8 @@ export function updateTask(change: TaskUpdate): Sql {
     ...(change.lease !== undefined ? [sql`"runner" = ${change.lease?.runner ?? null}`, sql`"leaseUntil" = ${change.lease ? toDate(change.lease.until) : null}`] : []),
   ]
   const guarded = sql`UPDATE "A2ATask" SET ${join(assignments)} WHERE "id" = ${change.id} AND "version" = ${change.expectedVersion}`
-  const update = shaped(`update ${updateShape(change, stamped)}`, sql`${guarded} RETURNING ${WRITTEN_COLUMNS}, ${pushed(change.id)}`)
+  const returning = withTask ? sql`${WRITTEN_COLUMNS}, "task", ${pushed(change.id)}` : sql`${WRITTEN_COLUMNS}, ${pushed(change.id)}`
+  const update = shaped(`update ${updateShape(change, stamped)}${withTask ? ' with task' : ''}`, sql`${guarded} RETURNING ${returning}`)
   withoutReturning.set(update, { change, guarded })
   return update
 }
@@ -145,15 +150,15 @@ const withoutReturning = new WeakMap<Sql, { change: TaskUpdate; guarded: Sql }>(
 
 /**
  * For a database without UPDATE … RETURNING (Dialect.updateReturning false, MySQL): the update alone, and the read of the row it
- * wrote (by id and the version it made), both to run in one transaction; undefined for any
+ * wrote (by id and the version it made, with `columns` more), both to run in one transaction; undefined for any
  * statement but {@link updateTask}'s.
  */
-export function returningParts(statement: Sql): { update: Sql; read: Sql } | undefined {
+export function returningParts(statement: Sql, columns: Sql = sql``): { update: Sql; read: Sql } | undefined {
   const parts = withoutReturning.get(statement)
   if (!parts) return undefined
   const { change, guarded } = parts
   const version = change.expectedVersion + change.versions
-  return { update: guarded, read: sql`SELECT ${WRITTEN_COLUMNS}, ${pushed(change.id)} FROM "A2ATask" WHERE "id" = ${change.id} AND "version" = ${version}` }
+  return { update: guarded, read: sql`SELECT ${WRITTEN_COLUMNS}, ${pushed(change.id)}${columns} FROM "A2ATask" WHERE "id" = ${change.id} AND "version" = ${version}` }
 }
 
 /**

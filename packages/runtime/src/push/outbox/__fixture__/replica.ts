@@ -1,11 +1,12 @@
 /**
- * A replica that only delivers: a PushOutbox on the database at argv[2], started, running until
- * it is killed. Prints "started" once its workers run.
+ * A replica that only delivers: the outbox of the database at argv[2] (PushOutbox, or
+ * MysqlPushOutbox for a mysql:// URL), started, running until it is killed. Prints "started" once
+ * its workers run.
  */
-import { PushOutbox } from '../push-outbox.js'
+import { outboxDatabaseOf } from './outbox-databases.js'
 
-const outbox = new PushOutbox({
-  connectionString: process.argv[2],
+const url = process.argv[2]!
+const outbox = outboxDatabaseOf(url).outbox(url, {
   allowPrivate: true,
   timeoutMs: 1000,
   concurrency: 1,

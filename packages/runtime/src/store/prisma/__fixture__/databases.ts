@@ -196,21 +196,38 @@ export function countingStatementRows(log: RowLog): () => void {
   }
 }
 
+/** `work` on a PostgreSQL connection of its own to `url`, closed after. */
+export async function onPostgres<R>(url: string, work: (client: pg.Client) => Promise<R>): Promise<R> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** `work` on a MySQL/MariaDB connection of its own to `url` (`mysql://`), closed after. */
+export async function onMysql<R>(url: string, work: (connection: mariadb.Connection) => Promise<R>): Promise<R> {
+  const connection = await mariadb.createConnection(url.replace(/^mysql:/, 'mariadb:'))
+  try {
+    return await work(connection)
+  } finally {
+    await connection.end()
+  }
+}
+
 /**
  * Process ids of the backends of the database at `url` waiting on a lock, those whose statement
  * starts with `queryPrefix` when given, asked on a connection of its own: a caller's open
  * transaction would see one snapshot of pg_stat_activity all along.
  */
-export async function lockWaiters(url: string, queryPrefix = ''): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
+export function lockWaiters(url: string, queryPrefix = ''): Promise<number[]> {
+  return onPostgres(url, async (client) => {
     const { rows } = await client.query<{ pid: number }>(
       `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND starts_with(query, $1)`,
       [queryPrefix],
     )
     return rows.map((row) => row.pid)
-  } finally {
-    await client.end()
-  }
+  })
 }

@@ -8,7 +8,7 @@
  * MySQL has no UPDATE … RETURNING: such a statement (statements.returningParts) is sent as the
  * update, then the read of the row it wrote, in one transaction; the read counts only when the
  * update changed a row. A write may also carry follow-ups ({@link MysqlExecutor.follow}, the kept
- * events) that run right after it in its transaction, guarded by `ROW_COUNT() > 0`.
+ * events and outbox rows) that run right after it in its transaction, guarded by its row count.
  *
  * Group commit: the writes marked `group` that arrive in one turn of the event loop (or while the
  * group transactions under way hold every slot) go in one transaction on one connection
@@ -150,7 +150,7 @@ const rows = (answer: Answer | undefined): Row[] => (Array.isArray(answer) ? ans
 export class MysqlExecutor implements Executor {
   readonly dialect = MYSQL
   readonly #pool: MysqlPool
-  readonly #follows = new WeakMap<Sql, Sql[]>()
+  readonly #follows = new WeakMap<Sql, { after: Sql[]; columns: Sql | undefined }>()
   /** Connections (by server id) whose session is READ COMMITTED already. */
   readonly #readCommitted = new Set<number>()
   #waiting: Grouped[] = []
@@ -164,10 +164,11 @@ export class MysqlExecutor implements Executor {
 
   /**
    * Statements to run in `write`'s transaction right after it, each only when it changed a row
-   * (write it with `ROW_COUNT() > 0` in its WHERE): the events an update keeps. Returns `write`.
+   * (the first keeps its ROW_COUNT() for the others: outbox-rows.ts): the events an update keeps,
+   * its outbox rows. `columns`: more columns of the read of the row it wrote. Returns `write`.
    */
-  follow(write: Sql, after: Sql[]): Sql {
-    if (after.length) this.#follows.set(write, after)
+  follow(write: Sql, after: Sql[], columns?: Sql): Sql {
+    if (after.length) this.#follows.set(write, { after, columns })
     return write
   }
 
@@ -214,9 +215,10 @@ export class MysqlExecutor implements Executor {
 
   /** The unit of one statement: an update with RETURNING as its update, follow-ups and read. */
   #unit(statement: Sql, count: boolean): Unit {
-    const parts = returningParts(statement)
+    const follow = this.#follows.get(statement)
+    const parts = returningParts(statement, follow?.columns)
     if (!parts) return { parts: [sent(statement)], answer: ([answer]) => (count ? changed(answer) : rows(answer)) }
-    const follows = (this.#follows.get(statement) ?? []).map(sent)
+    const follows = (follow?.after ?? []).map(sent)
     return {
       parts: [sent(parts.update), ...follows, sent(parts.read)],
       // The read finds the version the update made; when the update changed nothing, that row is another writer's.

@@ -28,6 +28,7 @@ import { TickBatch } from '../tick-batch.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
 import { MysqlCounters } from './counters.js'
+import { keepLanded, LANDED, outboxedColumn, outboxExists, outboxInsert, outboxTable } from './outbox-rows.js'
 import { MYSQL } from '../dialect.js'
 import type { CapabilityName } from '../../capabilities.js'
 
@@ -45,18 +46,16 @@ const PRUNE_BATCH = 20_000
 
 /**
  * The events of an update, kept in A2ATaskEvent right after it in its transaction, when it changed
- * the row (`ROW_COUNT()`: the update's count), stamped by the database's clock (the change feed
+ * the row (`keepLanded`: the update's count), stamped by the database's clock (the change feed
  * reads by it): the last under the version it made, each earlier one under the one before.
  */
-const keptEvents = (change: statements.TaskUpdate): Sql[] => {
+const keptEvents = (change: statements.TaskUpdate): Sql => {
   const made = change.expectedVersion + change.versions
   const rows = change.events.map((event, i) => sql`SELECT ${made - change.events.length + 1 + i} AS "version", ${encodeJson(event, 'event')} AS "event"`)
-  return [
-    sql`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt")
+  return sql`INSERT INTO "A2ATaskEvent" ("taskId", "version", "owner", "event", "createdAt")
       SELECT t."id", e."version", t."owner", e."event", UTC_TIMESTAMP(3) FROM "A2ATask" t, (${join(rows, ' UNION ALL ')}) e
-      WHERE t."id" = ${change.id} AND t."version" = ${made} AND ROW_COUNT() > 0
-      ON DUPLICATE KEY UPDATE "owner" = VALUES("owner"), "event" = VALUES("event"), "createdAt" = VALUES("createdAt")`,
-  ]
+      WHERE t."id" = ${change.id} AND t."version" = ${made} AND ${LANDED}
+      ON DUPLICATE KEY UPDATE "owner" = VALUES("owner"), "event" = VALUES("event"), "createdAt" = VALUES("createdAt")`
 }
 
 /** The new task's message-index rows, when the insert before it stored the task. */
@@ -95,7 +94,7 @@ export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
   readonly #executor: MysqlExecutor
   readonly #checked: SchemaCheckedExecutor
-  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no push outbox nor job rows, which are PostgreSQL's (pg-boss). */
+  /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no job rows, which are PostgreSQL's (pg-boss). */
   override readonly capabilities: readonly CapabilityName[]
   /** Limits count in the A2ALimitEntry table, so every replica sees the same counts. */
   readonly counters: MysqlCounters
@@ -103,6 +102,8 @@ export class MysqlStore extends SqlStore {
   readonly #tasks: TickBatch<string, TaskRow>
   /** Every replica's task writes with events, read from A2ATaskEvent every 25 ms while the exchange listens. */
   readonly notifications: MysqlChangeFeed
+  /** The push outbox table task writes also fill (queuePushOutbox), once one has started here. */
+  #outbox: string | undefined
 
   /** `url`: the app's `mysql://` URL, the one its Prisma adapter opens. */
   constructor(url: string, options: MysqlStoreOptions = {}) {
@@ -124,7 +125,7 @@ export class MysqlStore extends SqlStore {
     this.#executor = executor
     this.#checked = checked
     this.counters = new MysqlCounters(this.db)
-    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'counters']
+    const shared: CapabilityName[] = ['acceptOnce', 'notifications', 'keptEvents', 'pushOutbox', 'counters']
     this.capabilities = [...SQL_CAPABILITIES, ...shared, ...(options.insertBeforeRun ? [] : ['claims' as const])]
     this.#tasks = new TickBatch(
       (id) => id,
@@ -151,9 +152,19 @@ export class MysqlStore extends SqlStore {
     return written
   }
 
+  /** The update, then its events kept and, once an outbox started here, its outbox rows, in its transaction. */
   protected override updateStatement(change: statements.TaskUpdate): Sql {
     const update = super.updateStatement(change)
-    return change.events.length ? this.#executor.follow(update, keptEvents(change)) : update
+    if (!change.events.length) return update
+    const outbox = this.#outbox
+    if (!outbox) return this.#executor.follow(update, [keepLanded, keptEvents(change)])
+    return this.#executor.follow(update, [keepLanded, keptEvents(change), outboxInsert(outbox, change)], outboxedColumn(outbox, change))
+  }
+
+  async queuePushOutbox(table: string): Promise<boolean> {
+    const [found] = await this.db.query<{ found: number }>(outboxExists(outboxTable(table)), { idempotent: true })
+    if (Number(found?.found)) this.#outbox = table
+    return Boolean(Number(found?.found))
   }
 
   /**

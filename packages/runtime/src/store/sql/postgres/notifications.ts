@@ -18,6 +18,7 @@ import type { TaskNote, TaskNotifications } from '../../store.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import type { ErrorEmitter } from './pool.js'
 import { sql, type Sql } from '../sql.js'
+import { WRITTEN_ROW } from '../statements.js'
 
 /** The channel every task write is notified on. */
 export const TASK_CHANNEL = 'a2a_task'
@@ -78,8 +79,9 @@ export function keepingEvents(update: Sql, events: readonly StreamResponse[], al
     : sql``
   const ctes = also.reduce((all, one) => sql`${all}${one.ctes}`, kept)
   const columns = also.reduce((all, one) => sql`${all}${one.columns}`, sql``)
+  // The written row's columns, never its task, which the update may return for the CTEs alone.
   return sql`WITH "written" AS (${update})${ctes}
-    SELECT "written".*${columns} FROM "written"`
+    SELECT ${WRITTEN_ROW}${columns} FROM "written"`
 }
 
 /** `<version>:<taskId>` → a note; anything else (another app's NOTIFY on the channel) is ignored. */

@@ -11,7 +11,7 @@
 import type { StreamResponse } from '../../../wire/types.js'
 import { raw } from 'sql-template-tag'
 import { traceCarrier } from '../../../trace/tracing.js'
-import { eventRows, eventVersion } from './notifications.js'
+import { eventRows, eventVersion, type keepingEvents } from './notifications.js'
 import { sql, type Sql } from '../sql.js'
 
 /** A lower-case SQL identifier, as PushOutbox requires of its schema. */
@@ -27,10 +27,11 @@ export function outboxTable(schema: string): string {
 export const outboxExists = (table: string): Sql => sql`SELECT to_regclass(${table}) IS NOT NULL AS "exists"`
 
 /**
- * CTEs for {@link notifyingUpdate}'s statement: the rows of the task's configs, from the row
- * `"written"`, and the column `outboxed` naming the configs they were written for.
+ * CTEs for {@link keepingEvents}' statement: the rows of the task's configs, from the row
+ * `"written"` (returning its task: a 0.3 config's body is built from it, never bound a second
+ * time), and the column `outboxed` naming the configs they were written for.
  */
-export function outboxRows(table: string, events: readonly StreamResponse[], taskJson: string): { ctes: Sql; columns: Sql } {
+export function outboxRows(table: string, events: readonly StreamResponse[]): { ctes: Sql; columns: Sql } {
   const into = raw(`INSERT INTO ${table} (task_id, config_id, owner, version, target, body, trace_context)`)
   const traceContext = traceCarrier()
   // The authentication column holds the config's generation too (sql/rows.ts): the target names it apart, as webhookTarget does.
@@ -39,7 +40,7 @@ export function outboxRows(table: string, events: readonly StreamResponse[], tas
     ctes: sql`, "outboxed" AS (${into}
       SELECT c."taskId", c."id", c."owner", ${eventVersion(events)},
         jsonb_strip_nulls(jsonb_build_object('url', c."url", 'token', c."token", 'authentication', NULLIF(${auth} - 'generation', '{}'), 'generation', ${auth} -> 'generation')),
-        CASE WHEN ${auth} ->> 'generation' = '0.3' THEN jsonb_build_object('task', ${taskJson}::jsonb) ELSE e."event" END,
+        CASE WHEN ${auth} ->> 'generation' = '0.3' THEN jsonb_build_object('task', w."task") ELSE e."event" END,
         ${traceContext && JSON.stringify(traceContext)}::jsonb
       FROM ${eventRows(events)} JOIN "A2APushConfig" c ON c."taskId" = w."id" RETURNING config_id)`,
     columns: sql`, ARRAY(SELECT DISTINCT config_id FROM "outboxed") AS "outboxed"`,

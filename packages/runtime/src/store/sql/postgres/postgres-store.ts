@@ -129,9 +129,11 @@ export class PostgresStore extends SqlStore {
   }
 
   protected override updateStatement({ job, ...change }: statements.TaskUpdate): Sql {
-    const update = super.updateStatement(change)
+    const outbox = change.events.length ? this.#outbox : undefined
+    // With an outbox the update returns its task to the outbox rows' CTE, which builds 0.3 bodies from it.
+    const update = outbox ? statements.updateTask(change, true) : super.updateStatement(change)
     if (!change.events.length && !job) return update
-    const also = [...(this.#outbox && change.events.length ? [outboxRows(this.#outbox, change.events, change.taskJson)] : []), ...(job ? [jobRowCte(job)] : [])]
+    const also = [...(outbox ? [outboxRows(outbox, change.events)] : []), ...(job ? [jobRowCte(job)] : [])]
     const shape = `update ${statements.updateShape(change)} keeping ${change.events.length ? 'events' : 'no events'} ${this.#outbox ?? ''}${job ? ` job ${job.schema}` : ''}`
     return shaped(shape, keepingEvents(update, change.events, also))
   }
