@@ -33,7 +33,8 @@
  * sqlite, sqlite-direct, postgres, postgres-direct, postgres-app, mysql, mysql-direct, sdk, sdk-sqlite, sdk-postgres, sdk-mysql; a kind listed again is measured
  * again, and each store's ratio is the median of its rows paired in order with the SDK's: e.g.
  * BENCH_STORES=sdk,postgres-direct,postgres-direct,sdk,sdk,postgres-direct for three pairs), BENCH_PG_URL (default postgresql://root@127.0.0.1:5432/postgres; the
- * bench creates a2a_bench_<pid> there and drops it), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/mysql; the same), BENCH_SERVER_ARGS (extra node flags for every
+ * bench creates a2a_bench_<pid> there and drops it), BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/mysql; the same), BENCH_PUSH_OUTBOX=1 (mysql-direct
+ * with a MysqlPushOutbox started on its database: its writes with events write outbox rows too), BENCH_SERVER_ARGS (extra node flags for every
  * server), BENCH_PROFILE=0 (skip the profile), BENCH_PROFILE_STORE=sqlite-direct or postgres-direct (profile SqliteStore or PostgresStore
  * instead; BENCH_PROFILE_METHOD=GetTask profiles GetTask over the task ids instead of SendMessage; its statements are not counted, Prisma's adapter being where they are). Temporary files, the database and the servers are
  * removed on every exit: success, error, SIGINT/SIGTERM, the watchdog.

@@ -6,7 +6,9 @@
  * or `mysql-direct` (MysqlStore on its own mariadb pool), on the database at
  * BENCH_DB_URL, which stores.bench.ts created with the schema and removes after. /bench/queries
  * counts statements at Prisma's adapter, at pg's Client for postgres-direct and at mariadb's
- * connections for mysql-direct (SqliteStore's stay uncounted).
+ * connections for mysql-direct (SqliteStore's stay uncounted). BENCH_PUSH_OUTBOX=1 (mysql-direct
+ * only) starts a MysqlPushOutbox on the store's database, so each task write with events also
+ * writes its outbox rows, as an app's does once it has one (none here: no send sets a push config).
  * Mounted as generated apps mount it (a2aListener in front of an Express app holding
  * /bench/queries), so GetTask's rate is the store's and not Express routing's.
  * Prints `{"port":N}` on stdout once listening; runs until SIGTERM.
@@ -15,6 +17,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { a2aListener, createExchange, createHttpServer, defineSkill, type Store } from '@a2a-agent/runtime'
 import { MysqlStore, PostgresStore, PrismaStore, SqliteStore, prepareSqlite } from '@a2a-agent/runtime/prisma'
+import { MysqlPushOutbox } from '@a2a-agent/runtime/mysql-push-outbox'
 import { BENCH_TOKEN } from './shared.js'
 import { doneSkill } from './done-skill.mjs'
 
@@ -150,6 +153,8 @@ async function openStore(): Promise<Store | undefined> {
 }
 
 const store = await openStore()
+if (process.env.BENCH_PUSH_OUTBOX === '1' && kind !== 'mysql-direct') throw new Error(`BENCH_PUSH_OUTBOX=1 runs with BENCH_STORE=mysql-direct only, not ${JSON.stringify(kind)}`)
+const outbox = process.env.BENCH_PUSH_OUTBOX === '1' ? new MysqlPushOutbox({ url }) : undefined
 /** `Bearer <token>` is the owner `bench`; `Bearer <token>.<k>` the owner `bench-<k>`. */
 function ownerOf(authorization: string | undefined): { owner: string } | undefined {
   if (authorization === `Bearer ${BENCH_TOKEN}`) return { owner: 'bench' }
@@ -160,12 +165,16 @@ function ownerOf(authorization: string | undefined): { owner: string } | undefin
 const exchange = createExchange({
   skills: [done],
   ...(store ? { store } : {}),
+  ...(outbox ? { pushDelivery: outbox } : {}),
   resolvePrincipal: (request) => ownerOf(request.headers.authorization),
   card: { name: `Bench (${kind})`, description: 'Store throughput target', version: '0.0.0' },
   // One owner takes all of wrk's connections, past any cap; BENCH_RUN_CAP=default keeps the
   // exchange's default cap (how generated apps run; the driver then spreads sends over owners).
   ...(process.env.BENCH_RUN_CAP === 'default' ? {} : { maxConcurrentRunsPerOwner: -1 }),
 })
+
+// Started once attached: the store then writes the outbox rows with its task writes.
+await outbox?.start()
 
 const app = express()
 app.disable('x-powered-by')
@@ -179,6 +188,7 @@ const server = createHttpServer(a2aListener(exchange, app)).listen(0, '127.0.0.1
 
 process.once('SIGTERM', async () => {
   await exchange.shutdown({ timeoutMs: 1000 })
+  await outbox?.stop().catch(() => {})
   await disconnect().catch(() => {})
   server.closeAllConnections()
   // process.exit still writes a --cpu-prof profile.

@@ -67,7 +67,7 @@ export { isConnectionLoss } from './store/sql/postgres/executor.js'
  * ```
  */
 export { MysqlStore, type MysqlStoreOptions } from './store/sql/mysql/mysql-store.js'
-export { isMysqlConnectionLoss } from './store/sql/mysql/executor.js'
+export { isMysqlConnectionLoss } from './store/sql/mysql/connection-loss.js'
 /** Whether a store failure means the database is out of reach for now (answered -31503, HTTP 503 with Retry-After). */
 export { isStoreUnavailable } from './store/unavailable.js'
 /**

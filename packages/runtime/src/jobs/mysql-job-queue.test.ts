@@ -2,8 +2,9 @@ import mariadb from 'mariadb'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/databases.js'
 import { PrismaStore } from '../store/prisma/prisma-store.js'
+import { expectUnreachable, keepingLogger, killConnections, nowhereUrl } from '../store/sql/mysql/__fixture__/cut-pools.js'
 import { closeAfterEach, quiet } from './__fixture__/job-server.js'
-import { tableQueueCases, type TableRow } from './__fixture__/table-queue-cases.js'
+import { queued, settings, tableQueueCases, type TableRow } from './__fixture__/table-queue-cases.js'
 import { MysqlJobQueue, mysqlJobId } from './mysql-job-queue.js'
 
 // MysqlJobQueue on a real MariaDB (a database of this file's own), through a listening server and
@@ -46,4 +47,28 @@ it('refuses a URL that is not MySQL, and no URL nor pool', () => {
     'MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting "postgresql:"',
   )
   expect(() => new MysqlJobQueue({})).toThrow("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL")
+})
+
+it('on a pool of its own, logs each connection killed under it and goes on: a job enqueued after runs', async () => {
+  // A database of the queue's own: its connections are the only ones there, and only they are killed.
+  const own = await openDatabase('mysql')
+  later(() => own.close())
+  const logger = keepingLogger()
+  const queue = new MysqlJobQueue({ url: own.url, pollingIntervalMs: 20, logger })
+  later(() => queue.stop())
+  const ran: string[] = []
+  await queue.work({ run: async (job) => void ran.push(job.key), dead: async () => {}, concurrency: 2 })
+  await queue.enqueue(queued('before'), settings)
+  await expect.poll(() => ran).toEqual(['before'])
+  expect(await killConnections(own.url)).toBeGreaterThan(0)
+  await expect.poll(() => logger.lines.filter((line) => line.startsWith('a2a: job queue database connection lost: SqlError: '))).not.toEqual([])
+  await queue.enqueue(queued('after'), settings)
+  await expect.poll(() => ran).toEqual(['before', 'after'])
+})
+
+it('on a URL where nothing listens, start() rejects naming the URL without its password, and the failed connects are logged', async () => {
+  const logger = keepingLogger()
+  const queue = new MysqlJobQueue({ url: await nowhereUrl('hunter2'), logger })
+  later(() => queue.stop())
+  await expectUnreachable('MysqlJobQueue', () => queue.start(), logger, 'a2a: job queue database connection lost: ')
 })

@@ -14,12 +14,14 @@
 import { createHash } from 'node:crypto'
 import mariadb from 'mariadb'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
+import { logPoolErrors, unreachable, withCause } from '../store/sql/mysql/pool-errors.js'
+import { readCommitted } from '../store/sql/mysql/transaction.js'
 import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
 import type { DeadJob } from './memory-job-queue.js'
 import { type Claim, claimOf, type DeadRow, deadJobOf, type JobRow, type JobTable, type Outcome, TableJobQueue, type TableJobQueueOptions } from './table-job-queue.js'
 
 export interface MysqlJobQueueOptions extends TableJobQueueOptions {
-  /** A mariadb pool the queue shares; or give `url`. */
+  /** A mariadb pool the queue shares (it adds `error` listeners that log); or give `url`. */
   pool?: mariadb.Pool
   /** For a pool of the queue's own (closed by stop()): the app's `mysql://` or `mariadb://` URL. */
   url?: string
@@ -59,14 +61,17 @@ export const mysqlJobId = (key: string): string => createHash('sha256').update(k
 /** The queue's statements on the pool. */
 class MysqlJobTable implements JobTable {
   readonly #pool: mariadb.Pool
+  /** The URL of the queue's own pool, named when it cannot connect. */
+  readonly #url: string | undefined
   #started: Promise<void> | undefined
 
-  constructor(pool: mariadb.Pool) {
+  constructor(pool: mariadb.Pool, url: string | undefined) {
     this.#pool = pool
+    this.#url = url
   }
 
   ready(): Promise<void> {
-    this.#started ??= this.#pool.query(SCHEMA).then(() => undefined)
+    this.#started ??= this.#pool.query(SCHEMA).then(() => undefined, unreachable('MysqlJobQueue', this.#url))
     this.#started.catch(() => (this.#started = undefined))
     return this.#started
   }
@@ -82,38 +87,20 @@ class MysqlJobTable implements JobTable {
     await this.#pool.query(`DELETE FROM a2a_jobs WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
   }
 
-  /**
-   * In one short transaction, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`).
-   * READ COMMITTED: the scan locks only the row it returns.
-   */
-  async claim(agent: string, worker: string, graceMs: number): Promise<Claim | undefined> {
-    const connection = await this.#pool.getConnection()
-    try {
-      await connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
-      await connection.beginTransaction()
-      const [row] = (await connection.query(
-        {
-          sql: `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_jobs WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          bigIntAsNumber: true,
-        },
+  /** In one short transaction, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`). */
+  claim(agent: string, worker: string, graceMs: number): Promise<Claim | undefined> {
+    return readCommitted(this.#pool, async (query) => {
+      const [row] = await query<JobRow[]>(
+        `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_jobs WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
         [agent],
-      )) as JobRow[]
-      let claimed: Claim | undefined
-      if (row) {
-        const { claim, holdMs } = claimOf(row, graceMs)
-        // Held for the dead-letter write, or leased as the next attempt.
-        const set = claim.dead ? '' : `state = 'active', attempts = attempts + 1, `
-        await connection.query(`UPDATE a2a_jobs SET ${set}run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [holdMs, worker, row.id])
-        claimed = claim
-      }
-      await connection.commit()
-      return claimed
-    } catch (error) {
-      await connection.rollback().catch(() => undefined)
-      throw error
-    } finally {
-      await connection.release()
-    }
+      )
+      if (!row) return undefined
+      const { claim, holdMs } = claimOf(row, graceMs)
+      // Held for the dead-letter write, or leased as the next attempt.
+      const set = claim.dead ? '' : `state = 'active', attempts = attempts + 1, `
+      await query(`UPDATE a2a_jobs SET ${set}run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [holdMs, worker, row.id])
+      return claim
+    })
   }
 
   /** None once the job was taken again by another worker (its lease lapsed). */
@@ -149,11 +136,13 @@ export class MysqlJobQueue implements JobQueue {
     this.#ownPool = !options.pool
     // The driver reads mariadb:// URLs only; BIGINT columns (times in ms) as numbers, not BigInt.
     this.#pool = options.pool ?? mariadb.createPool(options.url!.replace(/^mysql:/, 'mariadb:'))
-    this.#table = new MysqlJobTable(this.#pool)
-    this.#queue = new TableJobQueue(this.#table, { ...options, oneWorker: 'MysqlJobQueue runs one worker per agent in a process', logger: options.logger ?? consoleLogger })
+    const logger = options.logger ?? consoleLogger
+    logPoolErrors(this.#pool, (error) => logger.error(`a2a: job queue database connection lost: ${withCause(error)}`))
+    this.#table = new MysqlJobTable(this.#pool, options.pool ? undefined : options.url)
+    this.#queue = new TableJobQueue(this.#table, { ...options, oneWorker: 'MysqlJobQueue runs one worker per agent in a process', logger })
   }
 
-  /** Creates the table if missing; enqueue and work call it. */
+  /** Creates the table if missing; enqueue and work call it. Rejects naming the URL (without its password) when the queue's own pool cannot connect. */
   start(): Promise<void> {
     return this.#table.ready()
   }

@@ -6,7 +6,7 @@
  */
 import { A2AError } from '../wire/a2a-error.js'
 import { isConnectionLoss } from './sql/postgres/executor.js'
-import { isMysqlConnectionLoss } from './sql/mysql/executor.js'
+import { isMysqlConnectionLoss } from './sql/mysql/connection-loss.js'
 
 /** Prisma's own codes for a database it cannot reach, or a pool it waited on in vain. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024'])

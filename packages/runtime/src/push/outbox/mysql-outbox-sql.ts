@@ -9,6 +9,8 @@
  */
 import type mariadb from 'mariadb'
 import { DATABASE_MS as NOW } from '../../store/sql/mysql/clock.js'
+import { unreachable } from '../../store/sql/mysql/pool-errors.js'
+import { readCommitted } from '../../store/sql/mysql/transaction.js'
 import type { WebhookTarget } from '../webhook-client.js'
 import { deadLetterOf, type DeadLetter, type DeadRow, type DrainJob, type NewOutboxRow, type OutboxRow, type OutboxRows } from './outbox-seams.js'
 
@@ -78,8 +80,6 @@ export interface DueHead {
   attempts: number
 }
 
-type Query = <R>(sql: string, values?: unknown[]) => Promise<R>
-
 /** A row's target; an empty authentication (a 0.3 config's, as MysqlStore writes it) is none. */
 function targetOf(json: string): WebhookTarget {
   const target = JSON.parse(json) as WebhookTarget
@@ -90,15 +90,18 @@ function targetOf(json: string): WebhookTarget {
 export class MysqlOutboxRows implements OutboxRows {
   readonly #pool: mariadb.Pool
   readonly #retryDelayMs: number
+  /** The URL of the outbox's own pool, named when it cannot connect. */
+  readonly #url: string | undefined
 
-  constructor(pool: mariadb.Pool, retryDelaySeconds: number) {
+  constructor(pool: mariadb.Pool, retryDelaySeconds: number, url?: string) {
     this.#pool = pool
     this.#retryDelayMs = retryDelaySeconds * 1000
+    this.#url = url
   }
 
-  /** Creates the table when missing. */
+  /** Creates the table when missing; rejects naming the URL (without its password) when the outbox's own pool cannot connect. */
   async create(): Promise<void> {
-    await this.#query(DDL)
+    await this.#query(DDL).catch(unreachable('MysqlPushOutbox', this.#url))
   }
 
   /** Up to `limit` due head rows, soonest first, read without locks (a claim decides). */
@@ -124,7 +127,7 @@ export class MysqlOutboxRows implements OutboxRows {
   }
 
   claim(taskId: string, configId: string, job: DrainJob, leaseMs: number): Promise<OutboxRow | undefined> {
-    return this.#transaction(async (query) => {
+    return readCommitted(this.#pool, async (query) => {
       const [head] = await query<HeadRow[]>(HEAD, [job.id, taskId, configId])
       if (!head || !Number(head.claimable)) return undefined
       const [, [delivered]] = await Promise.all([
@@ -146,7 +149,7 @@ export class MysqlOutboxRows implements OutboxRows {
   }
 
   delivered(row: OutboxRow): Promise<void> {
-    return this.#transaction(async (query) => {
+    return readCommitted(this.#pool, async (query) => {
       await Promise.all([
         query(`UPDATE ${T} SET state = 'delivered', attempts = attempts + 1, lease_until = NULL, leased_by = NULL, last_error = NULL, updated_at = ${NOW} WHERE id = ?`, [row.id]),
         query(`DELETE FROM ${T} WHERE task_id = ? AND config_id = ? AND state = 'delivered' AND id <> ?`, [row.task_id, row.config_id, row.id]),
@@ -162,7 +165,7 @@ export class MysqlOutboxRows implements OutboxRows {
   failed(row: OutboxRow, error: string, _job: DrainJob): Promise<void> {
     const failures = row.attempts + 1
     const backoffMs = Math.round(((this.#retryDelayMs * 2 ** Math.min(16, failures)) / 2) * (1 + Math.random()))
-    return this.#transaction(async (query) => {
+    return readCommitted(this.#pool, async (query) => {
       await Promise.all([
         query(`UPDATE ${T} SET attempts = attempts + 1, last_error = ?, lease_until = NULL, leased_by = NULL, updated_at = ${NOW} WHERE id = ?`, [error, row.id]),
         query(`UPDATE ${T} SET due_at = ${NOW} + ? WHERE task_id = ? AND config_id = ? AND state = 'pending'`, [backoffMs, row.task_id, row.config_id]),
@@ -191,7 +194,7 @@ export class MysqlOutboxRows implements OutboxRows {
   }
 
   redeliver(ids: readonly string[]): Promise<DrainJob['data'][]> {
-    return this.#transaction(async (query) => {
+    return readCommitted(this.#pool, async (query) => {
       const rows = await query<{ task_id: string; config_id: string }[]>(`SELECT task_id, config_id FROM ${T} WHERE id IN (?) AND state = 'dead' FOR UPDATE`, [ids])
       await query(
         `UPDATE ${T} SET state = 'pending', attempts = 0, lease_until = NULL, leased_by = NULL, due_at = ${NOW}, updated_at = ${NOW} WHERE id IN (?) AND state = 'dead'`,
@@ -204,24 +207,5 @@ export class MysqlOutboxRows implements OutboxRows {
   /** BIGINT columns (times in ms, counts) as numbers, whatever the pool's own options. */
   #query<R>(sql: string, values: unknown[] = []): Promise<R> {
     return this.#pool.query({ sql, bigIntAsNumber: true }, values)
-  }
-
-  /**
-   * `work` in one READ COMMITTED transaction on one connection, its statements pipelined where it
-   * sends them together; rolled back when anything failed.
-   */
-  async #transaction<R>(work: (query: Query) => Promise<R>): Promise<R> {
-    const connection = await this.#pool.getConnection()
-    try {
-      await Promise.all([connection.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED'), connection.beginTransaction()])
-      const result = await work((sql, values = []) => connection.query({ sql, bigIntAsNumber: true }, values))
-      await connection.commit()
-      return result
-    } catch (error) {
-      await connection.rollback().catch(() => undefined)
-      throw error
-    } finally {
-      await connection.release()
-    }
   }
 }

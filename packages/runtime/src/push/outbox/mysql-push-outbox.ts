@@ -9,6 +9,7 @@
  */
 import mariadb from 'mariadb'
 import { scrub } from '../../log/logger.js'
+import { logPoolErrors, withCause } from '../../store/sql/mysql/pool-errors.js'
 import { MysqlOutboxEngine } from './mysql-outbox-engine.js'
 import { MYSQL_OUTBOX_TABLE, MysqlOutboxRows } from './mysql-outbox-sql.js'
 import { Outbox, retrySettings, type OutboxOptions } from './outbox.js'
@@ -16,7 +17,7 @@ import { Outbox, retrySettings, type OutboxOptions } from './outbox.js'
 export type { DeadLetter } from './outbox-seams.js'
 
 export interface MysqlPushOutboxOptions extends OutboxOptions {
-  /** A mariadb pool the outbox shares (it adds an `error` listener); or give `url`. */
+  /** A mariadb pool the outbox shares (it adds `error` listeners that log); or give `url`. */
   pool?: mariadb.Pool
   /** For a pool of the outbox's own (closed by stop()): the app's `mysql://` or `mariadb://` URL. */
   url?: string
@@ -30,10 +31,9 @@ export class MysqlPushOutbox extends Outbox {
     if (!options.pool) checkUrl(options.url!)
     super(options, MYSQL_OUTBOX_TABLE, (log) => {
       const pool = options.pool ?? mariadb.createPool(ownPool(options.url!, (options.concurrency ?? 4) + 2))
-      // A connection that could not be made is an `error` on the pool; without a listener it ends the process.
-      ;(pool as unknown as NodeJS.EventEmitter).on('error', (error: unknown) => log(`a2a: push outbox database connection lost: ${scrub(error)}`))
+      logPoolErrors(pool, (error) => log(`a2a: push outbox database connection lost: ${withCause(error)}`))
       const settings = retrySettings(options)
-      const rows = new MysqlOutboxRows(pool, settings.retryDelaySeconds)
+      const rows = new MysqlOutboxRows(pool, settings.retryDelaySeconds, options.pool ? undefined : options.url)
       const engine = new MysqlOutboxEngine(rows, { ...settings, pollingIntervalSeconds: options.pollingIntervalSeconds }, log)
       return { rows, engine, close: async () => (options.pool ? undefined : pool.end()) }
     })

@@ -25,6 +25,8 @@ import type { Executor, Run, Step, Steps } from '../executor.js'
 import type { Sql } from '../sql.js'
 import { returningParts } from '../statements.js'
 import { MYSQL } from '../dialect.js'
+import { isMysqlConnectionLoss, POOL_TIMEOUT } from './connection-loss.js'
+import { inTransaction, onConnection } from './transaction.js'
 
 type Row = Record<string, unknown>
 
@@ -44,39 +46,6 @@ export interface MysqlConnection {
 export interface MysqlPool {
   getConnection(): Promise<MysqlConnection>
   end(): Promise<void>
-}
-
-/**
- * Error numbers of a connection that died under a statement (or could not be had): the server
- * killed it (KILL CONNECTION 1927, shutdown 1053), it went away (2006, 2013), and the connector's
- * own: already closed (45001), destroyed (45004), socket closed (45009), connect timeout (45012),
- * closed under a command (45013), socket error (45019), socket timeout (45026), no connection from
- * the pool in time (45028), too many connections (1040).
- */
-const LOST_ERRNOS = new Set([1927, 1053, 2006, 2013, 1040, 45001, 45004, 45009, 45012, 45013, 45019, 45026, 45028])
-
-/** Node's words for a dropped socket or a refused connection. */
-const LOST_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT'])
-
-const lostErrno = (errno: unknown): boolean => LOST_ERRNOS.has(Number(errno))
-
-/**
- * True when `error` says the statement's connection died (or none could be made), not that the
- * SQL failed: the connector's errors (`fatal` ones close their connection), and Prisma's wrapping
- * of them through @prisma/adapter-mariadb (`meta.driverAdapterError.cause`, kind `mysql` with the
- * error number, or TooManyConnections; a failed raw query's P2010 with the number as `meta.code`).
- */
-export function isMysqlConnectionLoss(error: unknown): boolean {
-  if (!(error instanceof Error)) return false
-  const { code, errno, fatal, sqlState } = error as { code?: unknown; errno?: unknown; fatal?: unknown; sqlState?: unknown }
-  if (fatal === true || lostErrno(errno) || LOST_CODES.has(String(code)) || String(sqlState).startsWith('08')) return true
-  const meta = (error as { meta?: { code?: unknown; driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; state?: unknown } } } }).meta
-  // P2010, a raw query that failed, names the driver's error number in `meta.code`.
-  if (code === 'P2010' && lostErrno(meta?.code)) return true
-  const adapted = meta?.driverAdapterError?.cause
-  if (adapted?.kind === 'mysql' && (lostErrno(adapted.code) || String(adapted.state).startsWith('08'))) return true
-  if (adapted?.kind === 'TooManyConnections') return true
-  return error.cause !== undefined && isMysqlConnectionLoss(error.cause)
 }
 
 /** A statement as the connector takes it. */
@@ -197,15 +166,13 @@ export class MysqlExecutor implements Executor {
     return overDeadlocks(() => this.#transaction(steps))
   }
 
-  #transaction<R>(steps: () => Steps<R>): Promise<R> {
-    return this.#onConnection(async (connection) => {
-      await connection.query('START TRANSACTION')
+  async #transaction<R>(steps: () => Steps<R>): Promise<R> {
+    return inTransaction(await this.connection(), async (connection) => {
       const it = steps()
       let next = it.next()
       while (!next.done) next = it.next(await this.#step(connection, next.value))
-      await connection.query('COMMIT')
       return next.value
-    }, true)
+    })
   }
 
   async #step(connection: MysqlConnection, step: Step): Promise<unknown> {
@@ -231,7 +198,8 @@ export class MysqlExecutor implements Executor {
     try {
       return await this.#alone(unit)
     } catch (error) {
-      if (!run.idempotent || !isMysqlConnectionLoss(error)) throw error
+      // A pool that timed out tried to connect all along: another wait would only double the caller's.
+      if (!run.idempotent || !isMysqlConnectionLoss(error) || (error as { errno?: unknown }).errno === POOL_TIMEOUT) throw error
       // The pool has dropped the dead connection; this takes a live one or opens a new one.
       return this.#alone(unit)
     }
@@ -240,8 +208,8 @@ export class MysqlExecutor implements Executor {
   /** One statement on its own commits on its own; more go in one transaction. Sent again when InnoDB undid it to end a deadlock. */
   #alone(unit: Unit): Promise<unknown> {
     const [only, ...more] = unit.parts
-    if (more.length === 0) return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer([await connection.query(only!.text, only!.values)]), false))
-    return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer((await this.#inOneTransaction(connection, [unit]))[0]!), false))
+    if (more.length === 0) return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer([await connection.query(only!.text, only!.values)])))
+    return overDeadlocks(() => this.#onConnection(async (connection) => unit.answer((await this.#inOneTransaction(connection, [unit]))[0]!)))
   }
 
   /**
@@ -259,23 +227,9 @@ export class MysqlExecutor implements Executor {
     return units.map((unit) => answers.slice(at, (at += unit.parts.length)))
   }
 
-  /**
-   * `work` on a connection of the pool; after a failure the transaction is rolled back (when
-   * `rollback`), and a connection that died or could not roll back is destroyed, not reused.
-   */
-  async #onConnection<R>(work: (connection: MysqlConnection) => Promise<R>, rollback: boolean): Promise<R> {
-    const connection = await this.connection()
-    let broken = false
-    try {
-      return await work(connection)
-    } catch (error) {
-      broken = isMysqlConnectionLoss(error)
-      if (rollback && !broken) await connection.query('ROLLBACK').catch(() => (broken = true))
-      throw error
-    } finally {
-      if (broken) connection.destroy()
-      else await connection.release()
-    }
+  /** `work` on a connection of the pool, outside a transaction of its own (one dead is destroyed, not reused). */
+  async #onConnection<R>(work: (connection: MysqlConnection) => Promise<R>): Promise<R> {
+    return onConnection(await this.connection(), work, false)
   }
 
   /** A connection of the pool, its session READ COMMITTED: the caller releases it, or destroys it once it died. */
@@ -320,13 +274,11 @@ export class MysqlExecutor implements Executor {
   async #commit(group: Grouped[]): Promise<void> {
     if (group.length > 1) {
       try {
-        const answers = await this.#onConnection(
-          (connection) =>
-            this.#inOneTransaction(
-              connection,
-              group.map((grouped) => grouped.unit),
-            ),
-          false,
+        const answers = await this.#onConnection((connection) =>
+          this.#inOneTransaction(
+            connection,
+            group.map((grouped) => grouped.unit),
+          ),
         )
         group.forEach((grouped, i) => settle(grouped, () => grouped.unit.answer(answers[i]!)))
         return

@@ -11,7 +11,8 @@
 import type { PgClient, PgPool, QueryConfig, QueryResult } from '../postgres/executor.js'
 import { HeldInserts } from '../postgres/held-inserts.js'
 import type { Sql } from '../sql.js'
-import { isMysqlConnectionLoss, sent, type MysqlConnection, type MysqlExecutor } from './executor.js'
+import { isMysqlConnectionLoss } from './connection-loss.js'
+import { sent, type MysqlConnection, type MysqlExecutor } from './executor.js'
 
 class HeldConnection implements PgClient {
   readonly #connection: MysqlConnection

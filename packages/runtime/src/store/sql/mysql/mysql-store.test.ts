@@ -8,7 +8,8 @@ import type { TaskNote } from '../../store.js'
 import { expectTurnCapAcrossReplicas } from '../__fixture__/turn-cap.js'
 import type { Executor } from '../executor.js'
 import { sql } from '../sql.js'
-import { isMysqlConnectionLoss } from './executor.js'
+import { isMysqlConnectionLoss } from './connection-loss.js'
+import { killConnections, nowhereUrl } from './__fixture__/cut-pools.js'
 import { MysqlStore } from './mysql-store.js'
 
 // MysqlStore beside the app's Prisma client on one MariaDB database, as an app runs them; two
@@ -19,28 +20,18 @@ const connectionOf = (url: string) => {
   return { host: parsed.hostname, port: Number(parsed.port || 3306), user: decodeURIComponent(parsed.username), database: parsed.pathname.slice(1) }
 }
 
-/** Kills every connection to the database but the admin's own: what a failover does to a pool. */
-async function killConnections(url: string): Promise<number> {
-  const admin = await mariadb.createConnection(connectionOf(url))
-  try {
-    const ids = (await admin.query('SELECT ID AS id FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND ID <> CONNECTION_ID()')) as { id: number }[]
-    for (const { id } of ids) await admin.query(`KILL CONNECTION ${Number(id)}`).catch(() => undefined)
-    return ids.length
-  } finally {
-    await admin.end()
-  }
-}
-
 describe('MysqlStore and PrismaStore on one MariaDB database', () => {
   let database: TestDatabase
   let direct: MysqlStore
   let other: MysqlStore
   let prisma: PrismaStore
+  /** What `direct` heard of its lost connections. */
+  const lost: Error[] = []
   const timeZone = process.env.TZ
   beforeAll(async () => {
     database = await openDatabase('mysql')
-    direct = new MysqlStore(database.url, { max: 4, onConnectionError: () => undefined })
-    other = new MysqlStore(database.url, { max: 4 })
+    direct = new MysqlStore(database.url, { max: 4, onConnectionError: (error) => lost.push(error) })
+    other = new MysqlStore(database.url, { max: 4, onConnectionError: () => undefined })
     prisma = new PrismaStore(database.db)
     // Far from UTC: a store that bound or read local times would shift every DateTime.
     process.env.TZ = 'Pacific/Kiritimati'
@@ -54,12 +45,15 @@ describe('MysqlStore and PrismaStore on one MariaDB database', () => {
 
   it("each reads back exactly what the other wrote, and the app's Prisma models read both", () => expectEachReadsTheOther(database, direct, prisma))
 
-  it('survives its connections being killed: no error event escapes, reads and guarded writes go on', async () => {
+  it('survives its connections being killed, telling onConnectionError of each: reads and guarded writes go on', async () => {
     const record = makeRecord({ id: 'cut', state: 'TASK_STATE_WORKING', messageIds: ['c1'] })
     await direct.create(record)
     // Warm the pool: several connections idle when the server kills them all.
     await Promise.all(Array.from({ length: 4 }, () => direct.get('cut')))
+    lost.length = 0
     expect(await killConnections(database.url)).toBeGreaterThan(0)
+    await expect.poll(() => lost.length).toBeGreaterThan(0)
+    expect(lost.every(isMysqlConnectionLoss)).toBe(true)
     expect(await direct.get('cut')).toEqual(record)
     await Promise.all(Array.from({ length: 4 }, () => direct.get('cut')))
     await killConnections(database.url)
@@ -180,3 +174,23 @@ describe('MysqlStore and PrismaStore on one MariaDB database', () => {
     expect(() => new MysqlStore('mysql://root@127.0.0.1:3306')).toThrow('MysqlStore needs the database in its URL')
   })
 })
+
+it('answers ready() on a server that is not there with an error naming its URL, password hidden, and tells onConnectionError', async () => {
+  const url = await nowhereUrl('hunter2')
+  const heard: Error[] = []
+  const store = new MysqlStore(url, { max: 1, onConnectionError: (error) => heard.push(error) })
+  try {
+    const started = Date.now()
+    const error: Error = await store.ready().then(
+      () => expect.fail('ready() resolved with no server'),
+      (rejected) => rejected,
+    )
+    expect(error.message).toMatch(/^MysqlStore could not connect to mysql:\/\/app:\*\*\*@127\.0\.0\.1:\d+\/app: .*ECONNREFUSED.*Check that MySQL or MariaDB is up/)
+    expect(error.message).not.toContain('hunter2')
+    // One wait of the pool (10 s): a statement is not sent again after a pool that found no connection in time.
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(heard.length).toBeGreaterThan(0)
+  } finally {
+    await store.close()
+  }
+}, 20_000)

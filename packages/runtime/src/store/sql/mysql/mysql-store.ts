@@ -28,6 +28,7 @@ import { TickBatch } from '../tick-batch.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
 import { MysqlCounters } from './counters.js'
+import { type PoolEvents, logPoolErrors, unreachable } from './pool-errors.js'
 import { keepLanded, LANDED, outboxedColumn, outboxExists, outboxInsert, outboxTable } from './outbox-rows.js'
 import { MYSQL } from '../dialect.js'
 import type { CapabilityName } from '../../capabilities.js'
@@ -82,7 +83,7 @@ function connectionOptions(url: string): Record<string, unknown> {
   }
 }
 
-export function loadMariadb(): { createPool(options: Record<string, unknown>): MysqlPool & { on(event: string, listener: (error: Error) => void): unknown } } {
+export function loadMariadb(): { createPool(options: Record<string, unknown>): MysqlPool & PoolEvents } {
   try {
     return createRequire(import.meta.url)('mariadb')
   } catch (error) {
@@ -92,6 +93,7 @@ export function loadMariadb(): { createPool(options: Record<string, unknown>): M
 
 export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
+  readonly #url: string
   readonly #executor: MysqlExecutor
   readonly #checked: SchemaCheckedExecutor
   /** A SQL store's, and what replicas sharing a database need (claims unless insertBeforeRun); no job rows, which are PostgreSQL's (pg-boss). */
@@ -116,12 +118,12 @@ export class MysqlStore extends SqlStore {
       insertIdAsNumber: true,
     })
     const onLost = options.onConnectionError ?? throttledLog('a MySQL connection of the task store was lost')
-    // A connection that died while idle in the pool is logged here, never an unhandled event.
-    pool.on('error', onLost)
+    logPoolErrors(pool, onLost)
     const executor = new MysqlExecutor(pool)
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('MysqlStore', POSTGRES_STORE_SCHEMA, await foundColumns(executor, POSTGRES_STORE_SCHEMA)))
     super(tracedExecutor(checked, 'mysql'))
     this.#pool = pool
+    this.#url = url
     this.#executor = executor
     this.#checked = checked
     this.counters = new MysqlCounters(this.db)
@@ -203,9 +205,13 @@ export class MysqlStore extends SqlStore {
     return rows.map(toRecord)
   }
 
-  /** Resolves once the database has every table and column the store uses; rejects with a TaskStoreSchemaError naming what is missing. */
+  /**
+   * Resolves once the database has every table and column the store uses; rejects with a
+   * TaskStoreSchemaError naming what is missing, or naming the URL (without its password) when the
+   * store cannot connect.
+   */
   ready(): Promise<void> {
-    return this.#checked.ready()
+    return this.#checked.ready().catch(unreachable('MysqlStore', this.#url))
   }
 
   /** Stops the change feed and closes the store's pool; the app's Prisma client is not touched. */
