@@ -1,13 +1,13 @@
 /**
  * A MySQL/MariaDB pool's connections cut, and a server that is not there, for the tests of what
- * the runtime's pools (MysqlStore, MysqlJobQueue, MysqlPushOutbox) do then. A pool under test gets
+ * the runtime's pools (MysqlStore, MysqlJobQueue, MysqlPushOutbox) do then. A pool to be cut alone gets
  * a database of its own (openDatabase), so its connections are the ones information_schema.PROCESSLIST
  * lists on that database, and killing them touches no other pool's.
  * @module
  */
-import { createServer, type AddressInfo } from 'node:net'
 import { expect } from 'vitest'
 import type { Logger } from '../../../../log/logger.js'
+import { freePort } from '../../../../../../../test/free-port.js'
 import { onMysql } from '../../../prisma/__fixture__/databases.js'
 
 /** Kills every connection to the database of `url` but the killer's own, as a failover or an operator would; answers how many. */
@@ -30,11 +30,7 @@ export function keepingLogger(): Logger & { lines: string[] } {
  * its pool gives up on a connection after a second (`acquireTimeout`), not the default ten.
  */
 export async function nowhereUrl(password: string): Promise<string> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return `mysql://app:${password}@127.0.0.1:${port}/app?acquireTimeout=1000`
+  return `mysql://app:${password}@127.0.0.1:${await freePort()}/app?acquireTimeout=1000`
 }
 
 /**
