@@ -33,7 +33,8 @@ const SEND = '/lf.a2a.v1.A2AService/SendMessage'
 const sendRequest = (text: string) => codecOf('lf.a2a.v1.SendMessageRequest').encode({ message: userMessage(text, { skill: 'echo' }) })
 const framed = (message: Buffer, compressed = false) => Buffer.concat([Buffer.from([compressed ? 1 : 0, ...u32(message.length)]), message])
 const u32 = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]
-const h2Frame = (type: number, flags: number, stream: number, payload: Buffer) => Buffer.concat([Buffer.from([...u32(payload.length).slice(1), type, flags, ...u32(stream)]), payload])
+const h2Frame = (type: number, flags: number, stream: number, payload: Buffer) =>
+  Buffer.concat([Buffer.from([...u32(payload.length).slice(1), type, flags, ...u32(stream)]), payload])
 /** An HPACK block of literals without indexing; every value here is shorter than 127 bytes. */
 const literalHeaders = (headers: Record<string, string>) =>
   Buffer.concat(Object.entries(headers).map(([name, value]) => Buffer.concat([Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)])))
@@ -194,8 +195,19 @@ describe("the runtime's gRPC transport", () => {
     silent.on('error', () => {})
     const closed = new Promise((resolve) => silent.on('close', resolve))
     const request = codecOf('lf.a2a.v1.SubscribeToTaskRequest').encode({ id: task.id })
-    const block = literalHeaders({ ':method': 'POST', ':scheme': 'http', ':path': '/lf.a2a.v1.A2AService/SubscribeToTask', ':authority': '127.0.0.1', 'content-type': 'application/grpc', te: 'trailers', authorization: 'Bearer alice', 'a2a-version': '1.0' })
-    silent.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), h2Frame(4, 0, 0, Buffer.alloc(0)), h2Frame(1, 0x4, 1, block), h2Frame(0, 0x1, 1, framed(request))]))
+    const block = literalHeaders({
+      ':method': 'POST',
+      ':scheme': 'http',
+      ':path': '/lf.a2a.v1.A2AService/SubscribeToTask',
+      ':authority': '127.0.0.1',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      authorization: 'Bearer alice',
+      'a2a-version': '1.0',
+    })
+    silent.write(
+      Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), h2Frame(4, 0, 0, Buffer.alloc(0)), h2Frame(1, 0x4, 1, block), h2Frame(0, 0x1, 1, framed(request))]),
+    )
     // Its first event went out, so the seat is taken ...
     await expect.poll(() => Buffer.concat(received).includes(Buffer.from(task.id))).toBe(true)
     expect((await client.stream('SubscribeToTask', { id: task.id })).status).toBe(GrpcStatus.RESOURCE_EXHAUSTED)
