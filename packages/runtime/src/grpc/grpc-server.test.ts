@@ -11,23 +11,13 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { Client, credentials, Metadata, Server, ServerCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { grpcBindingClient } from '../testing/grpc-client.js'
 import { wireCheck } from '../testing/wire-schema.js'
 import { codecOf } from './codec.js'
 import { a2aServiceDefinition, a2aServiceHandlers } from './grpc-service.js'
 import { serveGrpc } from './serve-grpc.js'
-
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
-const hold = defineSkill({
-  id: 'hold',
-  description: 'works until canceled',
-  handler: async (ctx) => {
-    await ctx.working()
-    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
-  },
-})
+import { echo, hold } from './__fixture__/skills.js'
 
 const SEND = '/lf.a2a.v1.A2AService/SendMessage'
 const sendRequest = (text: string) => codecOf('lf.a2a.v1.SendMessageRequest').encode({ message: userMessage(text, { skill: 'echo' }) })
