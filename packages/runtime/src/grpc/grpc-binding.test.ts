@@ -1,6 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineSkill } from '../skills/skill.js'
 import type { BindingClient } from '../testing/binding-client.js'
 import { startTestServer, userMessage, type TestServer, type TestServerOptions } from '../testing/test-server.js'
 import { wireCheck } from '../testing/wire-schema.js'
@@ -8,16 +7,7 @@ import { createAgentHost } from '../agents/agent-host.js'
 import { tokenResolver } from '../testing/test-server.js'
 import { grpcBindingClient } from '../testing/grpc-client.js'
 import { serveGrpc } from './serve-grpc.js'
-
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
-const hold = defineSkill({
-  id: 'hold',
-  description: 'works until canceled',
-  handler: async (ctx) => {
-    await ctx.working()
-    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
-  },
-})
+import { echo, hold } from './__fixture__/skills.js'
 
 let server: TestServer | undefined
 let client: BindingClient

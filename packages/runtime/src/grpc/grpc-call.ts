@@ -33,4 +33,6 @@ export interface GrpcCall {
   fail(error: GrpcError): void
   /** The caller went away, its deadline passed, or the server closed the call: nothing more reaches it. */
   onCancel(listener: () => void): void
+  /** A stream's keep-alive beat: the carrier checks that the caller's connection still answers. */
+  keepAlive(): void
 }

@@ -40,6 +40,9 @@ abstract class GrpcJsCall implements GrpcCall {
     else this.call.on('cancelled', listener)
   }
 
+  /** grpc-js keeps connections alive by its own options (`grpc.keepalive_time_ms`). */
+  keepAlive(): void {}
+
   abstract reply(message: object): void
   abstract write(message: object): void
   abstract end(): void

@@ -6,32 +6,28 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2'
 import { tmpdir } from 'node:os'
+import { connect as netConnect } from 'node:net'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { Client, credentials, Metadata, Server, ServerCredentials, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { defineSkill } from '../skills/skill.js'
 import { startTestServer, userMessage, type TestServer } from '../testing/test-server.js'
 import { grpcBindingClient } from '../testing/grpc-client.js'
 import { wireCheck } from '../testing/wire-schema.js'
 import { codecOf } from './codec.js'
 import { a2aServiceDefinition, a2aServiceHandlers } from './grpc-service.js'
 import { serveGrpc } from './serve-grpc.js'
-
-const echo = defineSkill({ id: 'echo', description: 'echo', handler: (ctx) => ctx.complete(ctx.text) })
-const hold = defineSkill({
-  id: 'hold',
-  description: 'works until canceled',
-  handler: async (ctx) => {
-    await ctx.working()
-    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
-  },
-})
+import { echo, hold } from './__fixture__/skills.js'
 
 const SEND = '/lf.a2a.v1.A2AService/SendMessage'
 const sendRequest = (text: string) => codecOf('lf.a2a.v1.SendMessageRequest').encode({ message: userMessage(text, { skill: 'echo' }) })
 const framed = (message: Buffer, compressed = false) => Buffer.concat([Buffer.from([compressed ? 1 : 0, ...u32(message.length)]), message])
 const u32 = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]
+const h2Frame = (type: number, flags: number, stream: number, payload: Buffer) =>
+  Buffer.concat([Buffer.from([...u32(payload.length).slice(1), type, flags, ...u32(stream)]), payload])
+/** An HPACK block of literals without indexing; every value here is shorter than 127 bytes. */
+const literalHeaders = (headers: Record<string, string>) =>
+  Buffer.concat(Object.entries(headers).map(([name, value]) => Buffer.concat([Buffer.from([0, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)])))
 
 let server: TestServer | undefined
 const sessions: ClientHttp2Session[] = []
@@ -175,6 +171,38 @@ describe("the runtime's gRPC transport", () => {
     const ended = await new Promise<ServiceError>((resolve) => call.on('error', resolve))
     expect(ended.code).toBe(GrpcStatus.DEADLINE_EXCEEDED)
     raw.close()
+    await expect.poll(async () => (await client.stream('SubscribeToTask', { id: task.id })).status).toBe(GrpcStatus.OK)
+    await client.result('CancelTask', { id: task.id })
+  })
+
+  it('cuts a connection whose peer stops answering PINGs, so its stream gives the seat back', async () => {
+    const { server, client } = await start({ maxStreamSeatsPerOwner: 1, streamKeepAliveMs: 150 })
+    const task = (await client.result('SendMessage', { message: userMessage('wait', { skill: 'hold' }), configuration: { returnImmediately: true } })).task
+    // A peer that subscribes, then goes silent: it reads what comes and answers nothing, not even SETTINGS or PING.
+    const silent = netConnect(grpcPort(server), '127.0.0.1')
+    const received: Buffer[] = []
+    silent.on('data', (chunk: Buffer) => received.push(chunk))
+    silent.on('error', () => {})
+    const closed = new Promise((resolve) => silent.on('close', resolve))
+    const request = codecOf('lf.a2a.v1.SubscribeToTaskRequest').encode({ id: task.id })
+    const block = literalHeaders({
+      ':method': 'POST',
+      ':scheme': 'http',
+      ':path': '/lf.a2a.v1.A2AService/SubscribeToTask',
+      ':authority': '127.0.0.1',
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      authorization: 'Bearer alice',
+      'a2a-version': '1.0',
+    })
+    silent.write(
+      Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), h2Frame(4, 0, 0, Buffer.alloc(0)), h2Frame(1, 0x4, 1, block), h2Frame(0, 0x1, 1, framed(request))]),
+    )
+    // Its first event went out, so the seat is taken ...
+    await expect.poll(() => Buffer.concat(received).includes(Buffer.from(task.id))).toBe(true)
+    expect((await client.stream('SubscribeToTask', { id: task.id })).status).toBe(GrpcStatus.RESOURCE_EXHAUSTED)
+    // ... until a PING goes a whole beat unanswered and the connection is cut.
+    await closed
     await expect.poll(async () => (await client.stream('SubscribeToTask', { id: task.id })).status).toBe(GrpcStatus.OK)
     await client.result('CancelTask', { id: task.id })
   })

@@ -186,6 +186,8 @@ class ServerCall implements GrpcCall {
   #cancelled = false
   #onCancel: (() => void)[] | undefined
   #deadline: NodeJS.Timeout | undefined
+  /** A PING sent at the last keep-alive beat and not answered yet. */
+  #pingOutstanding = false
 
   constructor(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, route: GrpcRoute | undefined, remoteAddress: string, open: Set<ServerCall>) {
     this.#stream = stream
@@ -226,7 +228,8 @@ class ServerCall implements GrpcCall {
   }
 
   reply(message: object): void {
-    if (this.answered) return
+    // A stream the client reset is destroyed before its close event tells the call.
+    if (this.answered || this.#stream.destroyed) return
     const bytes = frame(this.#route!.encode(message))
     this.answered = true
     this.#respond()
@@ -234,7 +237,7 @@ class ServerCall implements GrpcCall {
   }
 
   write(message: object): void {
-    if (this.answered) return
+    if (this.answered || this.#stream.destroyed) return
     const bytes = frame(this.#route!.encode(message))
     this.#respond()
     this.#stream.write(bytes)
@@ -257,6 +260,21 @@ class ServerCall implements GrpcCall {
   onCancel(listener: () => void): void {
     if (this.#cancelled) listener()
     else (this.#onCancel ??= []).push(listener)
+  }
+
+  /**
+   * A PING on the caller's connection at each beat; one still unanswered at the next beat means the
+   * peer is gone without closing (a dropped network, a frozen host), and the connection is cut, so
+   * its streams end and give their seats back instead of waiting hours for TCP to notice.
+   */
+  keepAlive(): void {
+    const session = this.#stream.session
+    if (this.answered || !session || session.destroyed) return
+    if (this.#pingOutstanding) return void session.destroy()
+    // ping() refuses past the session's limit of PINGs in flight: another stream's PING is testing the connection then.
+    this.#pingOutstanding = session.ping(() => {
+      this.#pingOutstanding = false
+    })
   }
 
   expireAfter(ms: number): void {

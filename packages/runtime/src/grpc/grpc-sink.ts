@@ -1,7 +1,7 @@
 /**
  * A task stream's events on a gRPC server stream: each StreamResponse one message, the end an OK
- * status, a failure after the first event the error's status. Keep-alives are HTTP/2's own PINGs,
- * so the stream's keep-alive tick only drives the caller's recheck.
+ * status, a failure after the first event the error's status. Keep-alives are HTTP/2 PINGs on the
+ * caller's connection (the call's own keepAlive), beside the caller's recheck.
  * @module
  */
 import { notifyClosed as close, type Closer, type EventSink } from '../stream/sse-writer.js'
@@ -39,7 +39,9 @@ export class GrpcSink implements EventSink {
     if (this.#open) this.#call.write(JSON.parse(resultJson))
   }
 
-  keepAlive(): void {}
+  keepAlive(): void {
+    if (this.#open) this.#call.keepAlive()
+  }
 
   fail(error: A2AError): void {
     if (!this.#open) return
