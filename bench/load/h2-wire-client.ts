@@ -75,7 +75,8 @@ export class H2WireClient {
   readonly #streams = new Map<number, { answer: H2Answer; resolve: (answer: H2Answer) => void }>()
   /** The connection's send window (the server's receive window for request bodies). */
   #sendWindow = DEFAULT_WINDOW
-  readonly #blocked: (() => void)[] = []
+  /** Requests waiting for the connection's send window, with the bytes each needs. */
+  readonly #blocked: { bytes: number; send: () => void }[] = []
   #received = 0
   #corked = false
   #closed: string | undefined
@@ -117,7 +118,7 @@ export class H2WireClient {
         this.#write(Buffer.concat([frameHeader(block.length, HEADERS, END_HEADERS, streamId), block, frameHeader(body.length, DATA, END_STREAM, streamId), body]))
       }
       if (this.#sendWindow >= body.length) send()
-      else this.#blocked.push(send)
+      else this.#blocked.push({ bytes: body.length, send })
     })
   }
 
@@ -184,7 +185,7 @@ export class H2WireClient {
       case WINDOW_UPDATE:
         if (streamId === 0) {
           this.#sendWindow += payload.readUInt32BE(0) & MAX_WINDOW
-          while (this.#blocked.length && this.#sendWindow > 0) this.#blocked.shift()!()
+          while (this.#blocked.length && this.#sendWindow >= this.#blocked[0]!.bytes) this.#blocked.shift()!.send()
         }
         return
       case GOAWAY:

@@ -16,7 +16,10 @@ export interface GrpcCall {
   readonly path: string
   /** The decoded request message, or why it did not decode. */
   readonly request: Record<string, unknown> | Undecodable
-  /** Text metadata by lowercase key (`authorization`, `a2a-version`); binary (`-bin`) keys are left out. */
+  /**
+   * Text metadata by lowercase key (`authorization`, `a2a-version`), binary (`-bin`) keys left out,
+   * with `host` the authority dialled: what a resolver reads as an HTTP request's headers.
+   */
   readonly metadata: Readonly<Record<string, string>>
   /** The `:authority` the caller dialled. */
   readonly host: string

@@ -45,6 +45,5 @@ export async function admitCall(options: GateOptions, call: GrpcCall): Promise<A
 
 /** The call as the request a PrincipalResolver reads: its text metadata as headers, its path as URL. */
 function requestOf(call: GrpcCall): IncomingMessage {
-  const headers = { host: call.host, ...call.metadata }
-  return { method: 'POST', url: call.path, headers, socket: { remoteAddress: call.remoteAddress } } as unknown as IncomingMessage
+  return { method: 'POST', url: call.path, headers: call.metadata, socket: { remoteAddress: call.remoteAddress } } as unknown as IncomingMessage
 }

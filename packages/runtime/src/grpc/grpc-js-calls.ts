@@ -23,10 +23,10 @@ abstract class GrpcJsCall implements GrpcCall {
   constructor(protected readonly call: Call) {
     this.path = call.getPath()
     this.request = call.request as GrpcCall['request']
-    const metadata: Record<string, string> = {}
+    this.host = call.getHost()
+    const metadata: Record<string, string> = { host: this.host }
     for (const [key, value] of Object.entries(call.metadata.getMap())) if (typeof value === 'string') metadata[key] = value
     this.metadata = metadata
-    this.host = call.getHost()
     const peer = call.getPeer()
     this.remoteAddress = peer.startsWith('[') ? peer.slice(1, peer.indexOf(']')) : peer.slice(0, peer.lastIndexOf(':'))
   }

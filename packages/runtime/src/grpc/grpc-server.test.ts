@@ -42,6 +42,14 @@ async function start(options: Parameters<typeof startTestServer>[0] = {}) {
   return { server, client: server.client('GRPC', wireCheck) }
 }
 
+/** What a grpc-js client of alice's sends: her token and the A2A version. */
+function aliceMetadata(): Metadata {
+  const metadata = new Metadata()
+  metadata.set('authorization', 'Bearer alice')
+  metadata.set('a2a-version', '1.0')
+  return metadata
+}
+
 const grpcPort = (s: TestServer) => Number(s.exchange.agentCard('http://127.0.0.1').supportedInterfaces.at(-1)!.url.split(':').at(-1))
 
 /** One request on node:http2 as a client that may break the protocol sends it: the answer's headers, trailers and body. */
@@ -98,9 +106,7 @@ describe("the runtime's gRPC transport", () => {
     for (const algorithm of [1, 2]) {
       const compressing = new Client(`127.0.0.1:${grpcPort(server)}`, credentials.createInsecure(), { 'grpc.default_compression_algorithm': algorithm })
       const definition = a2aServiceDefinition().SendMessage!
-      const metadata = new Metadata()
-      metadata.set('authorization', 'Bearer alice')
-      metadata.set('a2a-version', '1.0')
+      const metadata = aliceMetadata()
       const answer = await new Promise<any>((resolve, reject) =>
         compressing.makeUnaryRequest(
           SEND,
@@ -160,9 +166,7 @@ describe("the runtime's gRPC transport", () => {
     const task = (await client.result('SendMessage', { message: userMessage('wait', { skill: 'hold' }), configuration: { returnImmediately: true } })).task
     const raw = new Client(`127.0.0.1:${grpcPort(server)}`, credentials.createInsecure())
     const definition = a2aServiceDefinition().SubscribeToTask!
-    const metadata = new Metadata()
-    metadata.set('authorization', 'Bearer alice')
-    metadata.set('a2a-version', '1.0')
+    const metadata = aliceMetadata()
     const call = raw.makeServerStreamRequest(definition.path, definition.requestSerialize, definition.responseDeserialize, { id: task.id }, metadata, {
       deadline: Date.now() + 300,
     })
@@ -259,9 +263,7 @@ describe("the runtime's gRPC transport", () => {
     const plain = new Client(`127.0.0.1:${binding.port}`, credentials.createInsecure())
     try {
       const definition = a2aServiceDefinition().SendMessage!
-      const metadata = new Metadata()
-      metadata.set('authorization', 'Bearer alice')
-      metadata.set('a2a-version', '1.0')
+      const metadata = aliceMetadata()
       const send = (client: Client) =>
         new Promise<any>((resolve) =>
           client.makeUnaryRequest(

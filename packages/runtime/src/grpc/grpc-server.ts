@@ -27,15 +27,15 @@ import {
   type SecureServerOptions,
   type ServerHttp2Stream,
 } from 'node:http2'
-import { type GrpcCall, Undecodable } from './grpc-call.js'
+import type { GrpcCall, Undecodable } from './grpc-call.js'
 import { encodeGrpcMessage, FrameError, frame, MessageReader, timeoutMs, unreadableEncoding } from './message-frames.js'
 import { type GrpcError, GrpcStatus, plainError } from './grpc-status.js'
 
 export interface GrpcRoute {
   /** Whether the answer is a server stream (such calls end UNAVAILABLE when the server closes). */
   streaming: boolean
-  /** The request message's bytes as ProtoJSON; throws when they are not one. */
-  decode(bytes: Buffer): Record<string, unknown>
+  /** The request message's bytes as ProtoJSON, or why they are not one. */
+  decode(bytes: Buffer): Record<string, unknown> | Undecodable
   encode(message: object): Buffer
   handle(call: GrpcCall): void
 }
@@ -146,7 +146,7 @@ export class GrpcServer {
           plainError(GrpcStatus.UNIMPLEMENTED, `Received ${count === 0 ? 'no request message' : 'a second request message'} for ${headers[':path']}, which takes one`),
         )
       }
-      call.request = decoded(route, reader.messages[0]!)
+      call.request = route.decode(reader.messages[0]!)
       route.handle(call)
     })
   }
@@ -155,14 +155,6 @@ export class GrpcServer {
 function readError(error: unknown): GrpcError {
   if (error instanceof FrameError) return error.status
   return plainError(GrpcStatus.INTERNAL, 'The request could not be read')
-}
-
-function decoded(route: GrpcRoute, bytes: Buffer): Record<string, unknown> | Undecodable {
-  try {
-    return route.decode(bytes)
-  } catch (error) {
-    return new Undecodable((error as Error).message)
-  }
 }
 
 const OK_TRAILERS = { 'grpc-status': '0', 'grpc-message': 'OK' }
@@ -212,9 +204,10 @@ class ServerCall implements GrpcCall {
     return (this.#headers[':authority'] as string | undefined) ?? ''
   }
 
+  /** Built once, on the gate's first read: the text headers, `host` the authority, as a resolver reads an HTTP request's. */
   get metadata(): Record<string, string> {
     if (this.#metadata) return this.#metadata
-    const metadata: Record<string, string> = {}
+    const metadata: Record<string, string> = { host: this.host }
     for (const key of Object.keys(this.#headers)) {
       if (key.charCodeAt(0) === 58 /* : */ || key.endsWith('-bin')) continue
       const value = this.#headers[key]

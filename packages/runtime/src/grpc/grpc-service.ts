@@ -14,7 +14,7 @@ import type { GateOptions } from '../http/gate.js'
 import { HttpRefusal } from '../core/http-refusal.js'
 import { scrub } from '../log/logger.js'
 import { A2AError } from '../wire/a2a-error.js'
-import { type Codec, codecOf, type MethodShape, SERVICE, serviceMethods } from './codec.js'
+import { codecOf, type MethodShape, SERVICE, serviceMethods } from './codec.js'
 import { type GrpcCall, Undecodable } from './grpc-call.js'
 import { admitCall } from './grpc-gate.js'
 import { toGrpcError } from './grpc-errors.js'
@@ -30,10 +30,10 @@ export interface GrpcServiceOptions extends GateOptions {
 export function a2aRoutes(options: GrpcServiceOptions): Map<string, GrpcRoute> {
   return new Map(
     serviceMethods().map((method) => {
-      const { request, response } = codecsOf(method)
+      const response = codecOf(method.response)
       const route: GrpcRoute = {
         streaming: method.streaming,
-        decode: (bytes) => request.decode(bytes),
+        decode: requestDecoder(method),
         encode: (message) => response.encode(message),
         handle: handlerOf(options, method),
       }
@@ -46,19 +46,14 @@ export function a2aRoutes(options: GrpcServiceOptions): Map<string, GrpcRoute> {
 export function a2aServiceDefinition(): ServiceDefinition {
   const definition: Record<string, ServiceDefinition[string]> = {}
   for (const method of serviceMethods()) {
-    const { request, response } = codecsOf(method)
+    const request = codecOf(method.request)
+    const response = codecOf(method.response)
     definition[method.name] = {
       path: `/${SERVICE}/${method.name}`,
       requestStream: false,
       responseStream: method.streaming,
       requestSerialize: (value: object) => request.encode(value),
-      requestDeserialize: (bytes: Buffer) => {
-        try {
-          return request.decode(bytes)
-        } catch (error) {
-          return new Undecodable((error as Error).message)
-        }
-      },
+      requestDeserialize: requestDecoder(method),
       responseSerialize: (value: object) => response.encode(value),
       responseDeserialize: (bytes: Buffer) => response.decode(bytes),
     }
@@ -78,20 +73,15 @@ export function a2aServiceHandlers(options: GrpcServiceOptions): UntypedServiceI
   return handlers
 }
 
-function codecsOf(method: MethodShape): { request: Codec; response: Codec } {
+/** The method's request message from its bytes, or why they are not one: answered INVALID_ARGUMENT once the caller is admitted. */
+function requestDecoder(method: MethodShape): (bytes: Buffer) => Record<string, unknown> | Undecodable {
   const request = codecOf(method.request)
-  return {
-    request: { ...request, decode: (bytes) => wrapped(method, () => request.decode(bytes)) },
-    response: codecOf(method.response),
-  }
-}
-
-/** Names the message type a request failed to decode as. */
-function wrapped<T>(method: MethodShape, decode: () => T): T {
-  try {
-    return decode()
-  } catch (error) {
-    throw new Error(`${method.request} did not decode: ${(error as Error).message}`)
+  return (bytes) => {
+    try {
+      return request.decode(bytes)
+    } catch (error) {
+      return new Undecodable(`${method.request} did not decode: ${(error as Error).message}`)
+    }
   }
 }
 
