@@ -313,7 +313,7 @@ const planned = (method: Method, binding: Binding) => !plan || plan.includes(`${
 
 /** Issue 13 §1 for the generated-app mount: each target with its figure, from this run. */
 function mountTargets(rows: Row[], samples: Map<Target, Row[]>, binding: Binding): void {
-  const [app, _bare, sdk] = ['ours', 'ours-bare', 'sdk'].map((name) => rows.find((row) => row.name === name && row.method === 'SendMessage' && row.binding === binding))
+  const [app, sdk] = ['ours', 'sdk'].map((name) => rows.find((row) => row.name === name && row.method === 'SendMessage' && row.binding === binding))
   const line = (label: string, value: number, met: boolean) => console.log(`SendMessage ${binding}: ${label} ${value.toFixed(2)} ${met ? 'met' : 'NOT met'}`)
   const paired = pairedShare(samples, 'ours', 'ours-bare', binding)
   if (paired) line(`ours/ours-bare throughput, ${paired.over}${paired.byCpu} (goal ≥ 0.90)`, paired.share, paired.share >= 0.9)
