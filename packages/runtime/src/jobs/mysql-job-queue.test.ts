@@ -42,11 +42,12 @@ tableQueueCases({
   later,
 })
 
-it('refuses a URL that is not MySQL, and no URL nor pool', () => {
+it('refuses a URL that is not MySQL or names no database, and no URL nor pool', () => {
   expect(() => new MysqlJobQueue({ url: 'postgresql://root:secret@127.0.0.1/app' })).toThrow(
     'MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting "postgresql:"',
   )
   expect(() => new MysqlJobQueue({})).toThrow("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL")
+  expect(() => new MysqlJobQueue({ url: 'mysql://root@127.0.0.1:3306/' })).toThrow('MysqlJobQueue needs the database in its URL: mysql://user:password@host:3306/<database>')
 })
 
 it('on a pool of its own, logs each connection killed under it and goes on: a job enqueued after runs', async () => {

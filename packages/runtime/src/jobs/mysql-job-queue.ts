@@ -12,9 +12,10 @@
  * @module
  */
 import { createHash } from 'node:crypto'
-import mariadb from 'mariadb'
-import { consoleLogger, scrub, type Logger } from '../log/logger.js'
-import { logPoolErrors, unreachable, withCause } from '../store/sql/mysql/pool-errors.js'
+import type mariadb from 'mariadb'
+import { consoleLogger, type Logger } from '../log/logger.js'
+import { unreachable, withCause } from '../store/sql/mysql/pool-errors.js'
+import { mariadbPool } from '../store/sql/mysql/mariadb-pool.js'
 import { readCommitted } from '../store/sql/mysql/transaction.js'
 import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
 import type { DeadJob } from './memory-job-queue.js'
@@ -30,9 +31,14 @@ export interface MysqlJobQueueOptions extends TableJobQueueOptions {
 
 export type DeadMysqlJob = DeadJob
 
+/** The queue's table, in the app's database beside the task store's; `a2a migrate` leaves it out of the app's schema. */
+export const MYSQL_JOBS_TABLE = 'a2a_jobs'
+
+const T = MYSQL_JOBS_TABLE
+
 // run_at is when the job is next due (waiting: its backoff; active: its lease), NULL once done or
 // dead: the claim's range scan on (agent, run_at) then meets only live jobs, in due order.
-const SCHEMA = `CREATE TABLE IF NOT EXISTS a2a_jobs (
+const SCHEMA = `CREATE TABLE IF NOT EXISTS ${T} (
   id CHAR(64) CHARACTER SET ascii NOT NULL,
   agent VARCHAR(191) NOT NULL,
   data LONGTEXT NOT NULL,
@@ -47,13 +53,12 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS a2a_jobs (
   last_error TEXT NULL,
   updated_at BIGINT NOT NULL,
   PRIMARY KEY (id),
-  KEY a2a_jobs_due (agent, run_at),
-  KEY a2a_jobs_kept (state, updated_at)
+  KEY ${T}_due (agent, run_at),
+  KEY ${T}_kept (state, updated_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`
 
 /** The database's time in ms: every process of the queue reads one clock. */
 const NOW = 'CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)'
-const URL_SCHEME = /^(mysql|mariadb):\/\//
 
 /** The key's row id: a key holds a client's message id, of any length; its hash fits a primary key. */
 export const mysqlJobId = (key: string): string => createHash('sha256').update(key).digest('hex')
@@ -78,27 +83,27 @@ class MysqlJobTable implements JobTable {
 
   async insert(job: QueuedJob, { retries, backoff, timeoutMs }: JobSettings): Promise<void> {
     await this.#pool.query(
-      `INSERT IGNORE INTO a2a_jobs (id, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ${NOW}, ${NOW})`,
+      `INSERT IGNORE INTO ${T} (id, agent, data, retries, delay_ms, exponential, timeout_ms, run_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ${NOW}, ${NOW})`,
       [mysqlJobId(job.key), job.agent ?? '', JSON.stringify(job), retries, backoff.delayMs, backoff.exponential ? 1 : 0, timeoutMs],
     )
   }
 
   async prune(keepMs: number): Promise<void> {
-    await this.#pool.query(`DELETE FROM a2a_jobs WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
+    await this.#pool.query(`DELETE FROM ${T} WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
   }
 
   /** In one short transaction, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`). */
   claim(agent: string, worker: string, graceMs: number): Promise<Claim | undefined> {
     return readCommitted(this.#pool, async (query) => {
       const [row] = await query<JobRow[]>(
-        `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM a2a_jobs WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, data, retries, delay_ms, exponential, timeout_ms, attempts, state FROM ${T} WHERE agent = ? AND run_at <= ${NOW} ORDER BY run_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
         [agent],
       )
       if (!row) return undefined
       const { claim, holdMs } = claimOf(row, graceMs)
       // Held for the dead-letter write, or leased as the next attempt.
       const set = claim.dead ? '' : `state = 'active', attempts = attempts + 1, `
-      await query(`UPDATE a2a_jobs SET ${set}run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [holdMs, worker, row.id])
+      await query(`UPDATE ${T} SET ${set}run_at = ${NOW} + ?, worker = ?, updated_at = ${NOW} WHERE id = ?`, [holdMs, worker, row.id])
       return claim
     })
   }
@@ -111,34 +116,26 @@ class MysqlJobTable implements JobTable {
         : outcome.state === 'waiting'
           ? [`state = 'waiting', run_at = ${NOW} + ?, last_error = ?`, [outcome.pauseMs, outcome.reason]]
           : [`state = 'dead', run_at = NULL, last_error = ?`, [outcome.reason]]
-    await this.#pool.query(`UPDATE a2a_jobs SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker])
+    await this.#pool.query(`UPDATE ${T} SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker])
   }
 
   async deadLetters(): Promise<DeadMysqlJob[]> {
     await this.ready()
-    const rows = (await this.#pool.query(`SELECT data, last_error, attempts FROM a2a_jobs WHERE state = 'dead' ORDER BY updated_at`)) as DeadRow[]
+    const rows = (await this.#pool.query(`SELECT data, last_error, attempts FROM ${T} WHERE state = 'dead' ORDER BY updated_at`)) as DeadRow[]
     return rows.map(deadJobOf)
   }
 }
 
 export class MysqlJobQueue implements JobQueue {
-  readonly #pool: mariadb.Pool
-  readonly #ownPool: boolean
+  readonly #close: () => Promise<void>
   readonly #table: MysqlJobTable
   readonly #queue: TableJobQueue
 
   constructor(options: MysqlJobQueueOptions) {
-    if (!options?.pool && !options?.url) throw new Error("MysqlJobQueue needs pool (a mariadb pool) or url (the app's mysql:// URL, e.g. mysql://root@127.0.0.1:3306/invoices)")
-    if (!options.pool && !URL_SCHEME.test(options.url!))
-      throw new Error(
-        `MysqlJobQueue url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(options.url).split('//')[0], 20))}`,
-      )
-    this.#ownPool = !options.pool
-    // The driver reads mariadb:// URLs only; BIGINT columns (times in ms) as numbers, not BigInt.
-    this.#pool = options.pool ?? mariadb.createPool(options.url!.replace(/^mysql:/, 'mariadb:'))
-    const logger = options.logger ?? consoleLogger
-    logPoolErrors(this.#pool, (error) => logger.error(`a2a: job queue database connection lost: ${withCause(error)}`))
-    this.#table = new MysqlJobTable(this.#pool, options.pool ? undefined : options.url)
+    const logger = options?.logger ?? consoleLogger
+    const { pool, url, close } = mariadbPool('MysqlJobQueue', options, {}, (error) => logger.error(`a2a: job queue database connection lost: ${withCause(error)}`))
+    this.#close = close
+    this.#table = new MysqlJobTable(pool, url)
     this.#queue = new TableJobQueue(this.#table, { ...options, oneWorker: 'MysqlJobQueue runs one worker per agent in a process', logger })
   }
 
@@ -163,6 +160,6 @@ export class MysqlJobQueue implements JobQueue {
   /** Stops looking for jobs, lets attempts in flight end, and closes the queue's own pool. */
   async stop(): Promise<void> {
     await this.#queue.halt()
-    if (this.#ownPool) await this.#pool.end()
+    await this.#close()
   }
 }

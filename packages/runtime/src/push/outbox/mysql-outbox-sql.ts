@@ -52,14 +52,15 @@ const HEADS = `SELECT o.task_id, o.config_id, o.attempts FROM ${T} o
   ORDER BY o.due_at, o.id LIMIT ?`
 
 /**
- * The config's head row, locked. Never SKIP LOCKED: skipping a head another transaction holds
- * would hand out the row behind it, out of order; the lock is held for a claim's few statements.
+ * The config's head row, locked, with the newest version delivered to the config (read, not
+ * locked: a locking clause reaches no subquery). Never SKIP LOCKED: skipping a head another
+ * transaction holds would hand out the row behind it, out of order; the lock is held for a
+ * claim's few statements.
  */
-const HEAD = `SELECT CAST(id AS CHAR) AS id, task_id, config_id, version, target, body, trace_context, attempts,
-    due_at <= ${NOW} AND (lease_until IS NULL OR lease_until < ${NOW} OR leased_by = ?) AS claimable
-  FROM ${T} WHERE task_id = ? AND config_id = ? AND state = 'pending' ORDER BY version, id LIMIT 1 FOR UPDATE`
-
-const DELIVERED_VERSION = `SELECT MAX(version) AS delivered_version FROM ${T} WHERE task_id = ? AND config_id = ? AND state = 'delivered'`
+const HEAD = `SELECT CAST(o.id AS CHAR) AS id, o.task_id, o.config_id, o.version, o.target, o.body, o.trace_context, o.attempts,
+    o.due_at <= ${NOW} AND (o.lease_until IS NULL OR o.lease_until < ${NOW} OR o.leased_by = ?) AS claimable,
+    (SELECT MAX(d.version) FROM ${T} d WHERE d.task_id = o.task_id AND d.config_id = o.config_id AND d.state = 'delivered') AS delivered_version
+  FROM ${T} o WHERE o.task_id = ? AND o.config_id = ? AND o.state = 'pending' ORDER BY o.version, o.id LIMIT 1 FOR UPDATE`
 
 interface HeadRow {
   id: string
@@ -71,6 +72,7 @@ interface HeadRow {
   trace_context: string | null
   attempts: number
   claimable: number
+  delivered_version: number | null
 }
 
 /** A pending head row the engine may start a drain for. */
@@ -130,10 +132,7 @@ export class MysqlOutboxRows implements OutboxRows {
     return readCommitted(this.#pool, async (query) => {
       const [head] = await query<HeadRow[]>(HEAD, [job.id, taskId, configId])
       if (!head || !Number(head.claimable)) return undefined
-      const [, [delivered]] = await Promise.all([
-        query(`UPDATE ${T} SET lease_until = ${NOW} + ?, leased_by = ? WHERE id = ?`, [leaseMs, job.id, head.id]),
-        query<{ delivered_version: number | null }[]>(DELIVERED_VERSION, [taskId, configId]),
-      ])
+      await query(`UPDATE ${T} SET lease_until = ${NOW} + ?, leased_by = ? WHERE id = ?`, [leaseMs, job.id, head.id])
       return {
         id: head.id,
         task_id: head.task_id,
@@ -143,7 +142,7 @@ export class MysqlOutboxRows implements OutboxRows {
         body: JSON.parse(head.body),
         trace_context: head.trace_context === null ? null : JSON.parse(head.trace_context),
         attempts: head.attempts,
-        delivered_version: delivered?.delivered_version ?? null,
+        delivered_version: head.delivered_version,
       }
     })
   }

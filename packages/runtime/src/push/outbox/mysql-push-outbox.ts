@@ -7,9 +7,9 @@
  * On MysqlStore in the same database the task write writes the rows in its own transaction.
  * @module
  */
-import mariadb from 'mariadb'
-import { scrub } from '../../log/logger.js'
-import { logPoolErrors, withCause } from '../../store/sql/mysql/pool-errors.js'
+import type mariadb from 'mariadb'
+import { checkPoolOrUrl, mariadbPool } from '../../store/sql/mysql/mariadb-pool.js'
+import { withCause } from '../../store/sql/mysql/pool-errors.js'
 import { MysqlOutboxEngine } from './mysql-outbox-engine.js'
 import { MYSQL_OUTBOX_TABLE, MysqlOutboxRows } from './mysql-outbox-sql.js'
 import { Outbox, retrySettings, type OutboxOptions } from './outbox.js'
@@ -23,34 +23,17 @@ export interface MysqlPushOutboxOptions extends OutboxOptions {
   url?: string
 }
 
-const URL_SCHEME = /^(mysql|mariadb):\/\//
-
 export class MysqlPushOutbox extends Outbox {
   constructor(options: MysqlPushOutboxOptions) {
-    if (!options?.pool && !options?.url) throw new Error("MysqlPushOutbox needs pool (a mariadb pool) or url (the app's mysql:// URL, e.g. mysql://root@127.0.0.1:3306/invoices)")
-    if (!options.pool) checkUrl(options.url!)
+    // The URL is refused here, though the pool is made when the outbox first needs it.
+    checkPoolOrUrl('MysqlPushOutbox', options)
     super(options, MYSQL_OUTBOX_TABLE, (log) => {
-      const pool = options.pool ?? mariadb.createPool(ownPool(options.url!, (options.concurrency ?? 4) + 2))
-      logPoolErrors(pool, (error) => log(`a2a: push outbox database connection lost: ${withCause(error)}`))
+      const onLost = (error: Error) => log(`a2a: push outbox database connection lost: ${withCause(error)}`)
+      const { pool, url, close } = mariadbPool('MysqlPushOutbox', options, { connectionLimit: (options.concurrency ?? 4) + 2 }, onLost)
       const settings = retrySettings(options)
-      const rows = new MysqlOutboxRows(pool, settings.retryDelaySeconds, options.pool ? undefined : options.url)
+      const rows = new MysqlOutboxRows(pool, settings.retryDelaySeconds, url)
       const engine = new MysqlOutboxEngine(rows, { ...settings, pollingIntervalSeconds: options.pollingIntervalSeconds }, log)
-      return { rows, engine, close: async () => (options.pool ? undefined : pool.end()) }
+      return { rows, engine, close }
     })
   }
-}
-
-function checkUrl(url: string): void {
-  if (!URL_SCHEME.test(url))
-    throw new Error(
-      `MysqlPushOutbox url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting ${JSON.stringify(scrub(String(url).split('//')[0], 20))}`,
-    )
-  if (!new URL(url).pathname.slice(1)) throw new Error('MysqlPushOutbox needs the database in its URL: mysql://user:password@host:3306/<database>')
-}
-
-/** The driver reads mariadb:// URLs only; `connections` at most. */
-function ownPool(url: string, connections: number): string {
-  const config = new URL(url.replace(/^mysql:/, 'mariadb:'))
-  config.searchParams.set('connectionLimit', String(connections))
-  return config.href
 }

@@ -72,8 +72,11 @@ export class MysqlChangeFeed implements TaskNotifications {
   committed(taskId: string, version: number): void {
     if (this.#listeners.size === 0) return
     const now = Date.now()
-    // Kept past any read's window, then forgotten.
-    for (const [key, at] of this.#toldHere) if (at < now - 10 * OVERLAP_MS) this.#toldHere.delete(key)
+    // Kept past any read's window, then forgotten: filled in time order, so the oldest go first.
+    for (const [key, at] of this.#toldHere) {
+      if (at >= now - 10 * OVERLAP_MS) break
+      this.#toldHere.delete(key)
+    }
     this.#toldHere.set(`${version}:${taskId}`, now)
     this.#emit({ taskId, version })
   }
@@ -109,7 +112,11 @@ export class MysqlChangeFeed implements TaskNotifications {
       const since = this.#newest - OVERLAP_MS
       const rows = await this.#read<FeedRow>(feedSince(new Date(since)))
       if (epoch !== this.#epoch) return
-      for (const [key, stamp] of this.#told) if (stamp < since) this.#told.delete(key)
+      // Filled in the feed's time order, so the oldest go first.
+      for (const [key, stamp] of this.#told) {
+        if (stamp >= since) break
+        this.#told.delete(key)
+      }
       for (const row of rows) {
         const key = `${row.version}:${row.taskId}`
         const stamp = row.createdAt.getTime()

@@ -81,13 +81,7 @@ function* takeAll(requests: readonly TakeRequest[], nowMs: number): Steps<Counte
     if (take) taken.push(request)
     counted.push({ ord: i + 1, taken: take, next })
   })
-  if (expired.length)
-    yield* write(
-      sql`DELETE FROM "A2ALimitEntry" WHERE ${join(
-        expired.map((entry) => sql`("key" = ${entry.key} AND "id" = ${entry.id})`),
-        ' OR ',
-      )}`,
-    )
+  if (expired.length) yield* write(MYSQL_COUNTERS.release(expired))
   if (taken.length) {
     const rows = taken.map((request) => sql`(${request.key}, ${request.id}, ${at}, ${new Date(Math.min(nowMs + request.ttlMs, NEVER.getTime() - 1))})`)
     yield* write(sql`INSERT INTO "A2ALimitEntry" ("key", "id", "createdAt", "expiresAt") VALUES ${join(rows)} ON DUPLICATE KEY UPDATE "expiresAt" = VALUES("expiresAt")`)

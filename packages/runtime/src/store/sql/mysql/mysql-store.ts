@@ -11,7 +11,6 @@
  * (change-feed.ts), polling the kept events every 25 ms, as MySQL has no LISTEN/NOTIFY.
  * @module
  */
-import { createRequire } from 'node:module'
 import { MysqlExecutor, utcDatetimes, type MysqlPool } from './executor.js'
 import { MysqlChangeFeed } from './change-feed.js'
 import { heldClaims } from './held-claims.js'
@@ -28,7 +27,8 @@ import { TickBatch } from '../tick-batch.js'
 import type { StreamResponse } from '../../../wire/types.js'
 import { encodeJson } from '../../../wire/json-safe.js'
 import { MysqlCounters } from './counters.js'
-import { type PoolEvents, logPoolErrors, unreachable } from './pool-errors.js'
+import { type PoolEvents, unreachable } from './pool-errors.js'
+import { mariadbPool } from './mariadb-pool.js'
 import { keepLanded, LANDED, outboxedColumn, outboxExists, outboxInsert, outboxTable } from './outbox-rows.js'
 import { MYSQL } from '../dialect.js'
 import type { CapabilityName } from '../../capabilities.js'
@@ -66,31 +66,6 @@ const indexIfInserted = (record: TaskRecord): Sql => {
     SELECT ${record.owner}, m."messageId", ${record.id} FROM (${join(ids, ' UNION ALL ')}) m WHERE ROW_COUNT() > 0`
 }
 
-/** `mysql://` or `mariadb://` URL → the connector's options. */
-function connectionOptions(url: string): Record<string, unknown> {
-  if (!/^(mysql|mariadb):\/\//.test(url)) {
-    throw new Error(`MysqlStore needs a mysql:// (or mariadb://) URL, not ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}`)
-  }
-  const parsed = new URL(url)
-  const database = decodeURIComponent(parsed.pathname.slice(1))
-  if (!database) throw new Error('MysqlStore needs the database in its URL: mysql://user:password@host:3306/<database>')
-  return {
-    host: parsed.hostname,
-    port: Number(parsed.port || 3306),
-    user: decodeURIComponent(parsed.username),
-    password: decodeURIComponent(parsed.password),
-    database,
-  }
-}
-
-export function loadMariadb(): { createPool(options: Record<string, unknown>): MysqlPool & PoolEvents } {
-  try {
-    return createRequire(import.meta.url)('mariadb')
-  } catch (error) {
-    throw new Error('MySQL and MariaDB need the mariadb package: npm install mariadb', { cause: error })
-  }
-}
-
 export class MysqlStore extends SqlStore {
   readonly #pool: MysqlPool
   readonly #url: string
@@ -109,16 +84,19 @@ export class MysqlStore extends SqlStore {
 
   /** `url`: the app's `mysql://` URL, the one its Prisma adapter opens. */
   constructor(url: string, options: MysqlStoreOptions = {}) {
-    const pool = loadMariadb().createPool({
-      ...connectionOptions(url),
-      connectionLimit: options.max ?? DEFAULT_POOL_SIZE,
-      // Prisma's adapter keeps DATETIME in UTC: every Date read and bound is UTC, whatever the process's TZ (the statements stamp with UTC_TIMESTAMP).
-      typeCast: utcDatetimes,
-      bigIntAsNumber: true,
-      insertIdAsNumber: true,
-    })
     const onLost = options.onConnectionError ?? throttledLog('a MySQL connection of the task store was lost')
-    logPoolErrors(pool, onLost)
+    const { pool } = mariadbPool<MysqlPool & PoolEvents>(
+      'MysqlStore',
+      { url },
+      {
+        connectionLimit: options.max ?? DEFAULT_POOL_SIZE,
+        // Prisma's adapter keeps DATETIME in UTC: every Date read and bound is UTC, whatever the process's TZ (the statements stamp with UTC_TIMESTAMP).
+        typeCast: utcDatetimes,
+        bigIntAsNumber: true,
+        insertIdAsNumber: true,
+      },
+      onLost,
+    )
     const executor = new MysqlExecutor(pool)
     const checked = new SchemaCheckedExecutor(executor, async () => assertSchema('MysqlStore', POSTGRES_STORE_SCHEMA, await foundColumns(executor, POSTGRES_STORE_SCHEMA)))
     super(tracedExecutor(checked, 'mysql'))
