@@ -308,12 +308,14 @@ function outboxTests(target: OutboxDatabase): void {
     expect(v10!.headers).toMatchObject({ 'content-type': 'application/a2a+json', authorization: 'Bearer s' })
   }, 30_000)
 
-  it('a replica killed mid-delivery: another delivers that row again after its lease, then the rest in order', async () => {
+  it('a replica killed mid-delivery: another delivers that row again after its lease, counting no attempt for the lost one, then the rest in order', async () => {
     await (await outbox()).stop() // the tables exist
+    // One config; the second row to a URL of its own, so its delivery can be held while the first row is read.
     await target.leave(database.url, [
       { taskId: 't-kill', version: 1, url: `${base}/kill`, body: statusOf('t-kill', 'TASK_STATE_WORKING') },
-      { taskId: 't-kill', version: 2, url: `${base}/kill`, body: statusOf('t-kill', 'TASK_STATE_COMPLETED') },
+      { taskId: 't-kill', version: 2, url: `${base}/kill/2`, body: statusOf('t-kill', 'TASK_STATE_COMPLETED') },
     ])
+    const killHits = () => hits.filter((hit) => hit.path.startsWith('/kill'))
     hold = (path) => path === '/kill'
     const replica = spawn(process.execPath, ['--conditions=@a2a-agent/source', '--import', 'tsx', new URL('./__fixture__/replica.ts', import.meta.url).pathname, database.url], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -325,11 +327,38 @@ function outboxTests(target: OutboxDatabase): void {
       replica.kill('SIGKILL')
       await once(replica, 'exit')
     }
-    hold = () => false
+    // The taking replica's first delivery of the second row hangs: meanwhile the first row is kept, delivered.
+    hold = (path) => path === '/kill/2'
     await outbox({ sweepIntervalMs: 500, timeoutMs: 1000 })
-    await expect.poll(() => hitsOf('/kill').length, { timeout: 20_000, interval: 50 }).toBe(3)
-    expect(hitsOf('/kill').map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'])
+    await expect.poll(() => hitsOf('/kill/2').length, { timeout: 20_000, interval: 50 }).toBe(1)
+    // The delivery the killed replica lost counts no attempt: the first row was delivered on its first counted one.
+    expect(await target.rowsOf(database.url, 't-kill')).toEqual([
+      { version: 1, state: 'delivered', attempts: 1 },
+      { version: 2, state: 'pending', attempts: 0 },
+    ])
+    hold = () => false
+    await expect.poll(() => killHits().length, { timeout: 20_000, interval: 50 }).toBe(4)
+    expect(killHits().map((hit) => stateOf(hit.body))).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED'])
+    // The config keeps its last delivered row only: the second, its held delivery counted as failed.
+    await expect.poll(() => target.rowsOf(database.url, 't-kill'), { timeout: 10_000, interval: 50 }).toEqual([{ version: 2, state: 'delivered', attempts: 2 }])
   }, 60_000)
+
+  it('an outbox never started creates the tables on its first event, and a started outbox on the database delivers it', async () => {
+    const make = await target.fresh(database.url, 9)
+    const options: OutboxOptions = { allowPrivate: true, logger: quiet, pollingIntervalSeconds: 0.5 }
+    const queuing = make(options)
+    started.push({ close: () => queuing.stop() })
+    const server = await agent(queuing)
+    const { task } = await send(server, 'echo', '/lazy')
+    await queuing.idle()
+    expect(hits).toEqual([])
+    const delivering = make(options)
+    started.push({ close: () => delivering.stop() })
+    await delivering.start()
+    await expect.poll(() => hitsOf('/lazy').length, { timeout: 10_000, interval: 50 }).toBe(2)
+    expect(hitsOf('/lazy').every((hit) => JSON.stringify(hit.body).includes(task.id))).toBe(true)
+    expect(await delivering.deadLetters()).toEqual([])
+  }, 30_000)
 
   it("replicas starting together on a fresh table all start (pg-boss's create_queue deadlocks some on PostgreSQL; they try again)", async () => {
     // Without the retry, 8 of 20 such starts failed with 40P01 here.

@@ -33,6 +33,8 @@ export interface OutboxDatabase {
   leave(url: string, rows: readonly LeftRow[]): Promise<void>
   /** How many rows wait to be delivered. */
   pending(url: string): Promise<number>
+  /** The task's rows, in version order: each one's state and the attempts it counts. */
+  rowsOf(url: string, taskId: string): Promise<{ version: number; state: string; attempts: number }[]>
   /** The outbox's tables in the database. */
   tables(url: string): Promise<string[]>
   /** Makes outboxes on a fresh table (round: a number of its own). */
@@ -58,6 +60,8 @@ export const POSTGRES_OUTBOX: OutboxDatabase = {
       }
     }),
   pending: (url) => onPostgres(url, async (client) => Number((await client.query(`SELECT count(*) AS n FROM a2a_push.outbox WHERE state = 'pending'`)).rows[0].n)),
+  rowsOf: (url, taskId) =>
+    onPostgres(url, async (client) => (await client.query(`SELECT version, state, attempts FROM a2a_push.outbox WHERE task_id = $1 ORDER BY version, id`, [taskId])).rows),
   tables: (url) =>
     onPostgres(url, async (client) => {
       const { rows } = await client.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'a2a_push' AND table_name IN ('outbox', 'job') ORDER BY 1`)
@@ -95,6 +99,8 @@ export const MYSQL_OUTBOX: OutboxDatabase = {
       }
     }),
   pending: (url) => onMysql(url, async (connection) => Number((await connection.query(`SELECT COUNT(*) AS n FROM a2a_push_outbox WHERE state = 'pending'`))[0].n)),
+  rowsOf: (url, taskId) =>
+    onMysql(url, async (connection) => await connection.query(`SELECT version, state, attempts FROM a2a_push_outbox WHERE task_id = ? ORDER BY version, id`, [taskId])),
   tables: (url) =>
     onMysql(url, async (connection) =>
       (
