@@ -11,7 +11,7 @@ import { type DbSchema, targetSchema } from './schema.js'
 export type { DataLossWarning, MigrationDiff } from './diff.js'
 export { diffSchemas, quoteName } from './diff.js'
 export type { Query } from './introspect.js'
-export { MIGRATIONS_TABLE, introspect } from './introspect.js'
+export { MIGRATIONS_TABLE, RUNTIME_TABLES, introspect } from './introspect.js'
 export type { DbColumn, DbForeignKey, DbIndex, DbSchema, DbTable } from './schema.js'
 export { targetSchema } from './schema.js'
 

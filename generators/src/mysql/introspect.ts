@@ -15,7 +15,8 @@ export const MIGRATIONS_TABLE = '_prisma_migrations'
  * Tables the runtime creates on start in the app's database, as pg-boss does its schema on
  * PostgreSQL: never part of the app's schema, so no migration drops or reports them. `a2a_jobs` is
  * MysqlJobQueue's (@a2a-agent/runtime/mysql-jobs), `a2a_push_outbox` MysqlPushOutbox's
- * (@a2a-agent/runtime/mysql-push-outbox).
+ * (@a2a-agent/runtime/mysql-push-outbox). Written out, as the generators do not import the runtime:
+ * a runtime test (jobs/mysql-job-queue.test.ts) holds them to its MYSQL_JOBS_TABLE and MYSQL_OUTBOX_TABLE.
  */
 export const RUNTIME_TABLES: readonly string[] = [MIGRATIONS_TABLE, 'a2a_jobs', 'a2a_push_outbox']
 

@@ -5,7 +5,9 @@ import { PrismaStore } from '../store/prisma/prisma-store.js'
 import { expectUnreachable, keepingLogger, killConnections, nowhereUrl } from '../store/sql/mysql/__fixture__/cut-pools.js'
 import { closeAfterEach, quiet } from './__fixture__/job-server.js'
 import { queued, settings, tableQueueCases, type TableRow } from './__fixture__/table-queue-cases.js'
-import { MysqlJobQueue, mysqlJobId } from './mysql-job-queue.js'
+import { RUNTIME_TABLES } from '@a2a-agent/generators/mysql'
+import { MYSQL_OUTBOX_TABLE } from '../push/outbox/mysql-outbox-sql.js'
+import { MYSQL_JOBS_TABLE, MysqlJobQueue, mysqlJobId } from './mysql-job-queue.js'
 
 // MysqlJobQueue on a real MariaDB (a database of this file's own), through a listening server and
 // through the queue's own interface; two queues on one database stand for two processes.
@@ -14,7 +16,7 @@ let database: TestDatabase
 beforeAll(async () => {
   database = await openDatabase('mysql')
 }, 60_000)
-const later = closeAfterEach(() => query('DROP TABLE IF EXISTS a2a_jobs'))
+const later = closeAfterEach(() => query(`DROP TABLE IF EXISTS ${MYSQL_JOBS_TABLE}`))
 afterAll(async () => {
   await database?.close()
 })
@@ -40,6 +42,10 @@ tableQueueCases({
   // Done and dead jobs leave the (agent, run_at) index the claim scans.
   deadRow: { run_at: null },
   later,
+})
+
+it("its table and the push outbox's are among the tables a2a migrate leaves out of the app's schema", () => {
+  expect(RUNTIME_TABLES).toEqual(expect.arrayContaining([MYSQL_JOBS_TABLE, MYSQL_OUTBOX_TABLE]))
 })
 
 it('refuses a URL that is not MySQL or names no database, and no URL nor pool', () => {
