@@ -170,7 +170,9 @@ describe('MysqlStore and PrismaStore on one MariaDB database', () => {
   })
 
   it('names a URL that is not MySQL, without its credentials', () => {
-    expect(() => new MysqlStore('postgresql://user:secret@db/app')).toThrow('MysqlStore url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting "postgresql:"')
+    expect(() => new MysqlStore('postgresql://user:secret@db/app')).toThrow(
+      'MysqlStore url must be a mysql:// or mariadb:// URL, e.g. mysql://root@127.0.0.1:3306/invoices; got one starting "postgresql:"',
+    )
     expect(() => new MysqlStore('mysql://root@127.0.0.1:3306')).toThrow('MysqlStore needs the database in its URL')
   })
 })
