@@ -9,13 +9,11 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import mariadb from 'mariadb'
 import { describe, expect, it } from 'vitest'
+import { mysqlConnection, mysqlServer as server } from './mysql-server.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const example = join(root, 'examples/invoices')
-const server = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
-const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) }
 
 /** `<command> <args>` in the example with extra env: exit code and output, never a throw. */
 function inExample(command: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
@@ -27,7 +25,7 @@ function inExample(command: string, args: string[], env: Record<string, string>)
 }
 
 async function databases(pattern: string): Promise<string[]> {
-  const admin = await mariadb.createConnection(connection)
+  const admin = await mysqlConnection()
   try {
     return ((await admin.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [pattern])) as { name: string }[]).map((row) => row.name)
   } finally {
@@ -70,7 +68,7 @@ describe.concurrent('examples/invoices on MySQL/MariaDB', () => {
       expect(result.code, result.output).toBe(0)
       expect(result.output).toMatch(/Applied 0001_init[\s\S]*Already in sync/)
     } finally {
-      const admin = await mariadb.createConnection(connection)
+      const admin = await mysqlConnection()
       await admin.query(`DROP DATABASE IF EXISTS \`${url.pathname.slice(1)}\``).finally(() => admin.end())
     }
   })

@@ -16,7 +16,6 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os'
 import { basename, delimiter, dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type Packed, packLocalPackages } from '../packages/create-a2a-agent/src/build/from-clone.js'
@@ -24,11 +23,11 @@ import { unpackWithDependencies } from '../packages/create-a2a-agent/src/build/u
 import { exportTargets, SOURCE_CONDITION } from '../packages/runtime/scripts/build.js'
 import { grpcBindingClient } from '../packages/runtime/src/testing/grpc-client.js'
 import { freePort } from './free-port.js'
+import { mysqlConnection, mysqlServer } from './mysql-server.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url))
 const RUNTIME = join(REPO, 'packages/runtime')
 const server = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
-const mysqlServer = process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql'
 const temp = mkdtempSync(join(tmpdir(), 'a2a-published-'))
 const app = join(temp, 'published-agent')
 afterAll(() => rmSync(temp, { recursive: true, force: true }), 120_000)
@@ -210,7 +209,7 @@ describe('the published packages', () => {
       const applied = await run('npm', ['run', 'db:change'], mysqlApp, env)
       expect(applied.code, applied.output).toBe(0)
       expect(applied.output).toMatch(/Applied \d{14}_hand_sql[\s\S]*Already in sync/)
-      const app = await mysqlConnection(database, database.pathname.slice(1))
+      const app = await mysqlConnection(database, { database: database.pathname.slice(1) })
       await expect(app.query('SELECT * FROM OpenNote').finally(() => app.end())).resolves.toEqual([])
     } finally {
       const admin = await mysqlConnection(database)
@@ -282,17 +281,6 @@ async function servesGrpcWhenAsked(app: string): Promise<void> {
     process.kill(-child.pid!, 'SIGTERM')
     await new Promise((resolve) => child.once('exit', resolve))
   }
-}
-
-/** A connection to the MySQL server of `url`, on `database` when given. */
-function mysqlConnection(url: URL, database?: string): Promise<mariadb.Connection> {
-  return mariadb.createConnection({
-    host: url.hostname,
-    port: Number(url.port || 3306),
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    ...(database !== undefined && { database }),
-  })
 }
 
 async function usersIn(url: string): Promise<string[]> {

@@ -16,7 +16,6 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { captureIo } from '../packages/create-a2a-agent/src/cli/test-io.js'
@@ -24,11 +23,11 @@ import { checkApp, scaffoldRoot, userEnv } from '../packages/create-a2a-agent/sr
 import { runCreate } from '../packages/create-a2a-agent/src/scaffold/index.js'
 import { generateEntities } from '../packages/create-a2a-agent/src/scaffold/steps.js'
 import type { Database } from '../packages/create-a2a-agent/src/scaffold/templates.js'
+import { mysqlConnection, mysqlServer } from './mysql-server.js'
 
 const corpus = fileURLToPath(new URL('./fixtures/schemas/', import.meta.url))
 const root = scaffoldRoot()
 const pgServer = process.env.A2A_TEST_PG_URL ?? 'postgresql://root@127.0.0.1:5432/postgres'
-const mysqlServer = process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql'
 
 interface CorpusApp {
   name: string
@@ -99,13 +98,7 @@ const databases: { database: Database; name: string }[] = []
 afterAll(async () => {
   for (const { database, name } of databases) {
     if (database === 'mysql') {
-      const url = new URL(mysqlServer)
-      const admin = await mariadb.createConnection({
-        host: url.hostname,
-        port: Number(url.port || 3306),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-      })
+      const admin = await mysqlConnection()
       await admin.query(`DROP DATABASE IF EXISTS \`${name}\``)
       await admin.end()
     } else {

@@ -43,8 +43,9 @@ export type { TaskContext, ArtifactChunk, Content } from './skills/task-context.
 export { defineJob } from './skills/job.js'
 export type { Job, JobContext, JobDefinition, Backoff } from './skills/job.js'
 export type { JobQueue, QueuedJob, JobSettings, JobHandlers } from './skills/job-queue.js'
+export { HandedBack } from './skills/job-queue.js'
 export type { JobWorker, JobWorkerOptions } from './jobs/job-worker.js'
-export { MemoryJobQueue, type DeadJob } from './jobs/memory-job-queue.js'
+export { MemoryJobQueue, type DeadJob, type MemoryJobQueueOptions } from './jobs/memory-job-queue.js'
 export { SqliteJobQueue, type SqliteJobQueueOptions, type DeadSqliteJob } from './jobs/sqlite-job-queue.js'
 export { DeadlineExceededError, RunEndedError, TaskCanceledError, TaskTimeoutError } from './run/run-errors.js'
 

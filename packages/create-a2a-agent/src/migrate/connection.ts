@@ -88,63 +88,68 @@ async function open(server: Server, database: string | undefined): Promise<Datab
   }
 }
 
-/** Creates the URL's database when it is missing; resolves to whether it did. */
-export async function ensureDatabase(server: Server): Promise<boolean> {
-  const admin = await open(server, undefined)
+/** Runs `fn` on a connection to `database` (none: the server only), ended afterwards. */
+async function withOpen<T>(server: Server, database: string | undefined, fn: (db: DatabaseConnection) => Promise<T>): Promise<T> {
+  const db = await open(server, database)
   try {
-    const found = await admin.query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [server.database])
-    if (found.length > 0) return false
-    await admin.query(`CREATE DATABASE IF NOT EXISTS ${quoteName(server.database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-    return true
-  } catch (error) {
-    throw new CliUserError(
-      `${server.database} does not exist on ${server.shown}, and creating it failed: ${(error as Error).message}. Create it (CREATE DATABASE \`${server.database}\`), or grant ${server.user} CREATE`,
-    )
+    return await fn(db)
   } finally {
-    await admin.end()
+    await db.end()
   }
 }
 
-/** A connection to the URL's database. */
-export function connect(server: Server): Promise<DatabaseConnection> {
-  return open(server, server.database)
+/** Runs `fn` on a connection to the URL's database, ended afterwards. */
+export function withConnection<T>(server: Server, fn: (db: DatabaseConnection) => Promise<T>): Promise<T> {
+  return withOpen(server, server.database, fn)
+}
+
+/** Runs `fn` on a connection to the server without a database (to create and drop them), ended afterwards. */
+export function withAdminConnection<T>(server: Server, fn: (admin: DatabaseConnection) => Promise<T>): Promise<T> {
+  return withOpen(server, undefined, fn)
+}
+
+const CREATE_OPTIONS = 'CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci'
+
+/** Creates the URL's database when it is missing; resolves to whether it did. */
+export function ensureDatabase(server: Server): Promise<boolean> {
+  return withAdminConnection(server, async (admin) => {
+    try {
+      const found = await admin.query('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [server.database])
+      if (found.length > 0) return false
+      await admin.query(`CREATE DATABASE IF NOT EXISTS ${quoteName(server.database)} ${CREATE_OPTIONS}`)
+      return true
+    } catch (error) {
+      throw new CliUserError(
+        `${server.database} does not exist on ${server.shown}, and creating it failed: ${(error as Error).message}. Create it (CREATE DATABASE \`${server.database}\`), or grant ${server.user} CREATE`,
+      )
+    }
+  })
 }
 
 /** Drops and recreates the URL's database: every table and row in it is gone. */
-export async function recreateDatabase(server: Server): Promise<void> {
-  const admin = await open(server, undefined)
-  try {
+export function recreateDatabase(server: Server): Promise<void> {
+  return withAdminConnection(server, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS ${quoteName(server.database)}`)
-    await admin.query(`CREATE DATABASE ${quoteName(server.database)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-  } finally {
-    await admin.end()
-  }
+    await admin.query(`CREATE DATABASE ${quoteName(server.database)} ${CREATE_OPTIONS}`)
+  })
 }
 
 /**
  * Runs `fn` on a fresh, empty database beside the app's (Prisma's shadow database: where the
  * migration history is replayed to learn what it builds), dropped afterwards.
  */
-export async function withShadowDatabase<T>(server: Server, fn: (shadow: DatabaseConnection) => Promise<T>): Promise<T> {
+export function withShadowDatabase<T>(server: Server, fn: (shadow: DatabaseConnection) => Promise<T>): Promise<T> {
   const name = `${server.database.slice(0, 40)}_shadow_${randomBytes(6).toString('hex')}`
-  const admin = await open(server, undefined)
-  try {
-    await admin.query(`CREATE DATABASE ${quoteName(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`)
-  } catch (error) {
-    await admin.end()
-    throw new CliUserError(
-      `creating the shadow database ${name} on ${server.shown} failed: ${(error as Error).message}. a2a migrate dev replays the migrations there to check them; grant ${server.user} CREATE and DROP`,
-    )
-  }
-  try {
-    const shadow = await open(server, name)
+  return withAdminConnection(server, async (admin) => {
+    await admin.query(`CREATE DATABASE ${quoteName(name)} ${CREATE_OPTIONS}`).catch((error: unknown) => {
+      throw new CliUserError(
+        `creating the shadow database ${name} on ${server.shown} failed: ${(error as Error).message}. a2a migrate dev replays the migrations there to check them; grant ${server.user} CREATE and DROP`,
+      )
+    })
     try {
-      return await fn(shadow)
+      return await withOpen(server, name, fn)
     } finally {
-      await shadow.end()
+      await admin.query(`DROP DATABASE IF EXISTS ${quoteName(name)}`).catch(() => {})
     }
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${quoteName(name)}`).catch(() => {})
-    await admin.end()
-  }
+  })
 }

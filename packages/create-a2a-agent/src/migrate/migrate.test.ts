@@ -7,14 +7,11 @@ import { readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import mariadb from 'mariadb'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { mysqlConnection, mysqlServer as server } from '../../../../test/mysql-server.js'
 import { runA2a } from '../cli/index.js'
 import { captureIo } from '../cli/test-io.js'
 import { checksum } from './history.js'
-
-const server = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
-const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) }
 
 const HEADER = `datasource db {
   provider = "mysql"
@@ -61,7 +58,7 @@ let app: string
 let database: string
 
 async function query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
-  const db = await mariadb.createConnection({ ...connection, database, bigIntAsNumber: true })
+  const db = await mysqlConnection(server, { database, bigIntAsNumber: true })
   try {
     return (await db.query(sql, params)) as Record<string, unknown>[]
   } finally {
@@ -102,7 +99,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   delete process.env.DATABASE_URL
-  const admin = await mariadb.createConnection(connection)
+  const admin = await mysqlConnection()
   await admin.query(`DROP DATABASE IF EXISTS \`${database}\``)
   const shadows = (await admin.query('SELECT SCHEMA_NAME AS s FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [`${database}_shadow_%`])) as { s: string }[]
   await admin.end()
@@ -316,13 +313,35 @@ describe('a2a migrate dev', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain(`migration ${folder} was edited after it was applied`)
   })
+  it('orders the folders of two --create-only runs in one second: the later takes the next second', async () => {
+    await writeSchema(INITIAL)
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-01T12:00:00.100Z') })
+    try {
+      expect((await migrate('dev', '--name', 'init', '--create-only')).code).toBe(0)
+      expect((await migrate('dev', '--name', 'hand_sql', '--create-only')).code).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(await migrationFolders()).toEqual(['20260101120000_init', '20260101120001_hand_sql'])
+  })
+
+  it('refuses migrations whose migration_lock.toml names another provider, saying to move them away', async () => {
+    await writeSchema(INITIAL)
+    await mkdir(join(app, 'prisma', 'migrations'))
+    await writeFile(join(app, 'prisma', 'migrations', 'migration_lock.toml'), 'provider = "postgresql"\n')
+    const result = await migrate('dev')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('says these migrations are for postgresql, not mysql')
+    expect(result.stderr).toContain('move them away (or delete the folder)')
+    expect(await migrationFolders()).toEqual([])
+  })
 })
 
 describe('a2a migrate deploy', () => {
   it('creates the database and applies the pending migrations, once', async () => {
     await writeSchema(INITIAL)
     expect((await migrate('dev', '--name', 'init', '--create-only')).code).toBe(0)
-    const admin = await mariadb.createConnection(connection)
+    const admin = await mysqlConnection()
     await admin.query(`DROP DATABASE \`${database}\``)
     await admin.end()
     const first = await migrate('deploy')
@@ -362,5 +381,28 @@ describe('a2a migrate deploy', () => {
     const result = await migrate('deploy')
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('DATABASE_URL names a postgresql database; a2a migrate is for MySQL/MariaDB')
+  })
+  it('refuses when the database has migrations the folder lacks, saying to restore them', async () => {
+    await writeSchema(INITIAL)
+    expect((await migrate('dev', '--name', 'init')).code).toBe(0)
+    const [folder] = await migrationFolders()
+    await rm(join(app, 'prisma', 'migrations', folder!), { recursive: true })
+    const result = await migrate('deploy')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(new RegExp(`the database has migrations that \\S*migrations lacks: ${folder}\\.`))
+    expect(result.stderr).toContain('Restore them from version control')
+  })
+})
+
+describe('a2a migrate reset', () => {
+  it('refuses without --force and leaves the database as it was', async () => {
+    await writeSchema(INITIAL)
+    expect((await migrate('dev', '--name', 'init')).code).toBe(0)
+    await query("INSERT INTO Customer (email) VALUES ('a@example.com')")
+    const result = await migrate('reset')
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`a2a migrate reset drops ${database}`)
+    expect(result.stderr).toContain('pass --force to do it')
+    expect(await query('SELECT email FROM Customer')).toEqual([{ email: 'a@example.com' }])
   })
 })

@@ -12,7 +12,7 @@ import { GeneratorError } from '@a2a-agent/generators'
 import { type DataLossWarning, diffSchemas, introspect, quoteName, readMysqlSchema } from '@a2a-agent/generators/mysql'
 import { CliUserError } from '../cli/app-db.js'
 import { type Io, formatUnexpectedError, formatUserError } from '../cli/io.js'
-import { type DatabaseConnection, connect, ensureDatabase, parseMysqlUrl, recreateDatabase, type Server, withShadowDatabase } from './connection.js'
+import { type DatabaseConnection, ensureDatabase, parseMysqlUrl, recreateDatabase, type Server, withConnection, withShadowDatabase } from './connection.js'
 import { appliedMigrations, applyMigration, ensureHistoryTable, MigrationError, pendingMigrations, readMigrations, writeMigration } from './history.js'
 
 export type MigrateAction = 'dev' | 'deploy' | 'reset'
@@ -178,13 +178,4 @@ async function warningsWithRows(db: DatabaseConnection, warnings: readonly DataL
     if (count > 0) found.push(`${warning.message} (${count} row${count === 1 ? '' : 's'})`)
   }
   return found
-}
-
-async function withConnection<T>(server: Server, fn: (db: DatabaseConnection) => Promise<T>): Promise<T> {
-  const db = await connect(server)
-  try {
-    return await fn(db)
-  } finally {
-    await db.end()
-  }
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import yargs from 'yargs'
-import { DATABASES, type Database } from './templates.js'
+import { DATABASE_NAMES, type Database } from './templates.js'
 
 export interface CreateFlags {
   /** Undefined when omitted: asked for in a terminal. */
@@ -34,11 +34,11 @@ export async function parseCreateArgs(args: readonly string[], version: string):
     .command('$0 [directory]', false, (command) =>
       command.positional('directory', { type: 'string', describe: 'Folder to create (must be missing or empty); asked for when omitted' }),
     )
-    .option('database', { type: 'string', describe: `Database: ${DATABASES.join(', ')}`, defaultDescription: 'sqlite' })
+    .option('database', { type: 'string', describe: `Database: ${DATABASE_NAMES.join(', ')}`, defaultDescription: 'sqlite' })
     .check((argv) => {
       const database = argv.database as string | undefined
-      if (database !== undefined && !(DATABASES as readonly string[]).includes(database)) {
-        throw new Error(`--database ${JSON.stringify(database)} is not one this scaffolds; pick one of ${DATABASES.join(' | ')} (e.g. --database mysql for MySQL or MariaDB)`)
+      if (database !== undefined && !(DATABASE_NAMES as readonly string[]).includes(database)) {
+        throw new Error(`--database ${JSON.stringify(database)} is not one this scaffolds; pick one of ${DATABASE_NAMES.join(' | ')} (e.g. --database mysql for MySQL or MariaDB)`)
       }
       return true
     })

@@ -7,6 +7,7 @@ import { captureIo } from '../cli/test-io.js'
 import { runCreate } from './index.js'
 import type { Prompter } from './prompts.js'
 import type { Run } from './steps.js'
+import { DATABASE_NAMES, databaseOfUrl, targetPath } from './templates.js'
 
 const root = mkdtempSync(join(tmpdir(), 'create-a2a-agent-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -383,5 +384,19 @@ describe('create-a2a-agent prompts', () => {
     const { prompter } = scripted([])
     const { io } = captureIo()
     expect(await runCreate([target(), '--yes', '--no-install', '--no-git'], io, { prompter, run: noRun })).toBe(0)
+  })
+})
+
+describe('the DATABASES table', () => {
+  it('names the database of a DATABASE_URL by its scheme, none for one it does not offer', () => {
+    const urls = ['file:./dev.db', 'postgres://h/x', 'postgresql://h/x', 'mysql://h/x', 'mariadb://h/x', 'mongodb://h/x']
+    expect(urls.map(databaseOfUrl)).toEqual(['sqlite', 'postgresql', 'postgresql', 'mysql', 'mysql', undefined])
+  })
+
+  it('gives the files marked server to the databases that run as one, and a database its own', () => {
+    expect(DATABASE_NAMES).toEqual(['sqlite', 'postgresql', 'mysql'])
+    expect(DATABASE_NAMES.map((database) => targetPath('test/support.server.ts.hbs', database))).toEqual([undefined, 'test/support.ts', 'test/support.ts'])
+    expect(DATABASE_NAMES.map((database) => targetPath('src/db.mysql.ts.hbs', database))).toEqual([undefined, undefined, 'src/db.ts'])
+    expect(targetPath('_gitignore', 'sqlite')).toBe('.gitignore')
   })
 })

@@ -7,16 +7,14 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import mariadb from 'mariadb'
 import { describe, expect, it } from 'vitest'
+import { mysqlConnection, mysqlServer as server } from '../../../../test/mysql-server.js'
 import { addColourWithDbChange, checkApp, devTokens, scaffoldApp, scaffoldRoot, sendMessage, startApp, userEnv } from './e2e-support.js'
 
 const root = scaffoldRoot()
-const server = new URL(process.env.A2A_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/mysql')
-const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) }
 
 async function serverQuery(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
-  const admin = await mariadb.createConnection(connection)
+  const admin = await mysqlConnection()
   try {
     return (await admin.query(sql, params)) as Record<string, unknown>[]
   } finally {

@@ -19,8 +19,8 @@ import { lineProgress, type Progress } from './progress.js'
 import type { Prompter } from './prompts.js'
 import { packageNameProblems, shellCommand, suggestPackageName } from './names.js'
 import { packedPackages, vendoredVersions, vendorTarballs } from './vendor.js'
-import { StepError, type Run, firstMigration, firstMysqlMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
-import { renderApp, renderEnv, templateView } from './templates.js'
+import { StepError, type Run, firstMigration, generateEntities, gitInit, install, run, seed } from './steps.js'
+import { DATABASES, databaseOfUrl, renderApp, renderEnv, templateView } from './templates.js'
 
 export interface CreateDeps {
   /** Folder the target is resolved against; default `process.cwd()`. */
@@ -138,20 +138,15 @@ export async function scaffold(options: ScaffoldOptions, io: Io, runner: Run = r
   io.stdout.write(`Created ${options.name} in ${shown} (${options.database}, ${options.example ? 'example notes entity' : 'empty'}): ${files.size} files.\n`)
   // The app's .env says the same; a DATABASE_URL of the other kind in this shell must not win.
   const env = { DATABASE_URL: options.databaseUrl }
+  const migration = DATABASES[options.database].firstMigration
   const steps: Step[] = [
     { label: `Installing dependencies (${commands.install}, a minute or two)`, command: commands.install, work: () => install(directory, options.packageManager, runner) },
     { label: 'Generating entity tools (a2a generate entities)', command: commands.run('generate'), work: () => generateEntities(directory, quietIo(io)) },
-    options.database === 'mysql'
-      ? {
-          label: 'Creating and applying the first migration (a2a migrate dev --name init), and the Prisma client',
-          command: `${commands.exec('a2a migrate dev --name init')} && ${commands.exec('prisma generate')}`,
-          work: () => firstMysqlMigration(directory, env, quietIo(io), runner),
-        }
-      : {
-          label: 'Creating and applying the first migration (prisma migrate dev --name init)',
-          command: commands.exec('prisma migrate dev --name init'),
-          work: () => firstMigration(directory, env, runner),
-        },
+    {
+      label: migration.label,
+      command: migration.commands.map((command) => commands.exec(command)).join(' && '),
+      work: () => firstMigration(directory, options.database, env, quietIo(io), runner),
+    },
     { label: `Adding the development users (${commands.run('db:seed')})`, command: commands.run('db:seed'), work: () => seed(directory, env, runner) },
   ]
   const todo = options.install ? steps : []
@@ -210,8 +205,7 @@ function refuseTarget(directory: string, shown: string): string | undefined {
 /** DATABASE_URL when it names a database of the chosen kind, else the app's default. */
 function databaseUrlFor(options: ScaffoldOptions): string {
   const given = process.env.DATABASE_URL
-  const kind = given === undefined ? undefined : /^postgres(ql)?:\/\//.test(given) ? 'postgresql' : /^(mysql|mariadb):\/\//.test(given) ? 'mysql' : 'sqlite'
-  if (given && kind === options.database) return given
+  if (given && databaseOfUrl(given) === options.database) return given
   return templateView(options).defaultUrl
 }
 

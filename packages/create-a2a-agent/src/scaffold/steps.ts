@@ -9,6 +9,7 @@ import { delimiter, dirname, join, resolve } from 'node:path'
 import { runGenerateEntities } from '../cli/generate-entities.js'
 import type { Io } from '../cli/io.js'
 import { installArgs, type PackageManager } from './package-manager.js'
+import { DATABASES, type Database } from './templates.js'
 
 export interface RunResult {
   code: number
@@ -74,19 +75,16 @@ export async function generateEntities(app: string, io: Io): Promise<void> {
 }
 
 /**
- * `prisma migrate dev --name init`: the first migration, in Prisma's own naming
- * (prisma/migrations/<timestamp>_init), applied to the database, and the Prisma client generated.
+ * The first migration, in Prisma's own naming (prisma/migrations/<timestamp>_init), applied to the
+ * database, and the Prisma client generated: `prisma migrate dev --name init`, or (the database's
+ * `migrator` is a2a: MySQL/MariaDB, which Prisma's wasm schema engine has no connector for)
+ * `a2a migrate dev --name init` in-process, creating the database when missing, then `prisma generate`.
  */
-export async function firstMigration(app: string, env: Record<string, string>, runner: Run = run): Promise<void> {
-  await prisma(app, ['migrate', 'dev', '--name', 'init'], env, runner)
-}
-
-/**
- * MySQL/MariaDB: `a2a migrate dev --name init` in-process (Prisma's wasm schema engine has no MySQL
- * connector), creating the database when missing, then `prisma generate`, which `prisma migrate
- * dev` runs on the other databases.
- */
-export async function firstMysqlMigration(app: string, env: Record<string, string>, io: Io, runner: Run = run): Promise<void> {
+export async function firstMigration(app: string, database: Database, env: Record<string, string>, io: Io, runner: Run = run): Promise<void> {
+  if (DATABASES[database].migrator === 'prisma') {
+    await prisma(app, ['migrate', 'dev', '--name', 'init'], env, runner)
+    return
+  }
   const { runMigrate } = await import('../migrate/migrate.js')
   if ((await runMigrate('dev', { app, name: 'init', url: env.DATABASE_URL, cwd: app }, io)) !== 0) throw new StepError('a2a migrate dev --name init failed (see above).')
   await prisma(app, ['generate'], env, runner)

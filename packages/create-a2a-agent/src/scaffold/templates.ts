@@ -15,8 +15,59 @@ import { commandsFor, type PackageManager } from './package-manager.js'
 
 export const TEMPLATE_DIRECTORY = join(templatesRoot(), 'app')
 
-export const DATABASES = ['sqlite', 'postgresql', 'mysql'] as const
-export type Database = (typeof DATABASES)[number]
+/** What differs between the databases the scaffolder offers; every per-database choice reads it. */
+export interface DatabaseKind {
+  /** DATABASE_URL when none is given, for the app's database name. */
+  defaultUrl(dbName: string): string
+  /** How its DATABASE_URLs start. */
+  urlPrefixes: readonly string[]
+  /** Runs as a server: it gets the template files marked `server` (`support.server.ts.hbs`). */
+  server: boolean
+  /**
+   * The first migration: `prisma migrate dev` (which generates the client too), or, where Prisma's
+   * wasm schema engine has no connector, `a2a migrate dev` then `prisma generate`.
+   */
+  migrator: 'prisma' | 'a2a'
+  /** The first migration as the scaffolder's progress line names it, and its commands as typed by hand (each after the package manager's exec). */
+  firstMigration: { label: string; commands: readonly string[] }
+}
+
+const PRISMA_FIRST_MIGRATION = 'Creating and applying the first migration (prisma migrate dev --name init)'
+
+export const DATABASES = {
+  sqlite: {
+    defaultUrl: () => 'file:./dev.db',
+    urlPrefixes: ['file:'],
+    server: false,
+    migrator: 'prisma',
+    firstMigration: { label: PRISMA_FIRST_MIGRATION, commands: ['prisma migrate dev --name init'] },
+  },
+  postgresql: {
+    defaultUrl: (dbName) => `postgresql://postgres@localhost:5432/${dbName}`,
+    urlPrefixes: ['postgresql://', 'postgres://'],
+    server: true,
+    migrator: 'prisma',
+    firstMigration: { label: PRISMA_FIRST_MIGRATION, commands: ['prisma migrate dev --name init'] },
+  },
+  mysql: {
+    defaultUrl: (dbName) => `mysql://root@localhost:3306/${dbName}`,
+    urlPrefixes: ['mysql://', 'mariadb://'],
+    server: true,
+    migrator: 'a2a',
+    firstMigration: {
+      label: 'Creating and applying the first migration (a2a migrate dev --name init), and the Prisma client',
+      commands: ['a2a migrate dev --name init', 'prisma generate'],
+    },
+  },
+} as const satisfies Record<string, DatabaseKind>
+export type Database = keyof typeof DATABASES
+/** The databases' names, in the order they are offered. */
+export const DATABASE_NAMES = Object.keys(DATABASES) as Database[]
+
+/** The database a DATABASE_URL names, by its scheme; undefined for one the scaffolder does not offer. */
+export function databaseOfUrl(url: string): Database | undefined {
+  return DATABASE_NAMES.find((database) => DATABASES[database].urlPrefixes.some((prefix) => url.startsWith(prefix)))
+}
 
 /** What the templates may read; every key is always present (strict rendering throws on a missing one). */
 export interface TemplateView {
@@ -60,8 +111,7 @@ export interface TemplateView {
 
 export function templateView(options: ScaffoldOptions): TemplateView {
   const dbName = options.name.replace(/[^a-zA-Z0-9]+/g, '_').toLowerCase()
-  const defaultUrl =
-    options.database === 'sqlite' ? 'file:./dev.db' : options.database === 'mysql' ? `mysql://root@localhost:3306/${dbName}` : `postgresql://postgres@localhost:5432/${dbName}`
+  const defaultUrl = DATABASES[options.database].defaultUrl(dbName)
   return {
     name: options.name,
     title: options.name
@@ -132,8 +182,8 @@ export function targetPath(path: string, database: Database): string | undefined
   // both databases that run as a server (PostgreSQL, MySQL), whose files differ only in places.
   const marker = parts.length > 2 ? parts[parts.length - 2] : undefined
   let name = base
-  if (marker && ((DATABASES as readonly string[]).includes(marker) || marker === 'server')) {
-    if (marker === 'server' ? database === 'sqlite' : marker !== database) return undefined
+  if (marker && (Object.hasOwn(DATABASES, marker) || marker === 'server')) {
+    if (marker === 'server' ? !DATABASES[database].server : marker !== database) return undefined
     name = [...parts.slice(0, -2), parts[parts.length - 1]].join('.')
   }
   if (name.startsWith('_')) name = `.${name.slice(1)}`

@@ -13,6 +13,7 @@ import type { Skill } from '../skills/skill.js'
 import type { TaskRecord } from '../store/store.js'
 import type { Message } from '../wire/types.js'
 import type { Job, JobContext } from '../skills/job.js'
+import { HandedBack } from '../skills/job-queue.js'
 
 /** How an attempt ended: done (the task settled, paused, or was settled by someone else) or threw, to be retried. */
 export type Attempt = { done: true } | { done: false; error: unknown }
@@ -63,10 +64,10 @@ export class JobRun extends TaskRun {
     void this.release()
   }
 
-  /** The worker (or its exchange) shuts down: the task stays WORKING under the job's lease and the queue gives the job to another worker. */
+  /** The worker (or its exchange) shuts down: the task stays WORKING under the job's lease and the queue takes the job back (HandedBack), uncounted, for another worker. */
   override async cut(): Promise<void> {
     if (this.finished) return
-    this.#thrown ??= { error: new Error('the job worker stopped during this attempt') }
+    this.#thrown ??= { error: new HandedBack('the job worker stopped during this attempt') }
     await this.release()
   }
 }

@@ -20,7 +20,7 @@ import { capabilityOf } from '../store/capabilities.js'
 import { isTerminal, type Message } from '../wire/types.js'
 import { JOB_RUNNER, jobLease, type JobSetup } from '../run/enqueue-job.js'
 import type { Job } from '../skills/job.js'
-import { reasonOf, type QueuedJob } from '../skills/job-queue.js'
+import { HandedBack, type QueuedJob } from '../skills/job-queue.js'
 import { JobRun } from './job-run.js'
 
 export interface JobWorkerOptions {
@@ -64,10 +64,9 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
     for (;;) {
       const record = await core.store.get(queued.taskId)
       if (!record || isTerminal(record.task.status.state) || stopping || core.closing) return undefined
-      const attemptsLeft = job.retries + 2 - attempt
       if (record.lease?.runner === JOB_RUNNER) {
         // The lease follows the job: renewed for what is left of it, without a version.
-        const lease = jobLease(job, attemptsLeft)
+        const lease = jobLease(job, attempt)
         await capabilityOf(core.store, 'leases')?.renewLeases(JOB_RUNNER, [record.id], lease.until)
         return { ...record, lease }
       }
@@ -81,7 +80,7 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
         if (isTerminal(current.task.status.state) || current.lease?.runner === JOB_RUNNER || (current.lease?.until ?? -Infinity) >= Date.now()) return null
         const next = withStatus(current.task, 'TASK_STATE_WORKING')
         event = next.event
-        return { task: next.task, event: next.event, lease: jobLease(job, attemptsLeft) }
+        return { task: next.task, event: next.event, lease: jobLease(job, attempt) }
       })
       if ('written' in outcome && event) {
         core.events.publish({ taskId: record.id, version: outcome.written.version, response: event })
@@ -95,10 +94,9 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
     // Thrown: retried, then dead-lettered with this reason (a deploy without the job must not lose it).
     if (!job) throw new Error(`no job named "${queued.job}" is registered on this worker: add it to jobs.jobs in createExchange`)
     const record = await claim(queued, job, attempt)
-    if (!record) {
-      if (stopping || core.closing) throw new Error('the job worker stopped before this attempt')
-      return
-    }
+    // Stopped while claiming: the task stays WORKING under the job's lease, for the next worker.
+    if (stopping || core.closing) throw new HandedBack('the job worker stopped before this attempt')
+    if (!record) return
     const history = record.task.history ?? []
     const message: Message = history.find((m) => m.messageId === queued.messageId) ?? history.at(-1) ?? { messageId: queued.messageId, role: 'ROLE_USER', parts: [] }
     const jobRun = new JobRun(coreOf(job), record, job, queued.input, attempt, queued.principal, message, queued.baseUrl)
@@ -135,15 +133,15 @@ export function createJobWorker(core: ExchangeCore, setup: JobSetup, options: Jo
       stopping = false
       handle = await setup.queue.work({
         run,
-        dead: (queued, reason, attempts) => dead(queued, reasonOf(reason), attempts),
+        dead,
         concurrency,
         ...(core.agentId === undefined ? {} : { agent: core.agentId }),
       })
     },
     async stop() {
       stopping = true
-      await Promise.all([...live].map((jobRun) => jobRun.cut()))
-      await handle?.stop()
+      // The queue stops handing out jobs first, so a job handed back is not given to this worker again.
+      await Promise.all([handle?.stop(), ...[...live].map((jobRun) => jobRun.cut())])
       handle = undefined
     },
   }

@@ -8,6 +8,7 @@ import { defineJob, type Job } from '../skills/job.js'
 import { MemoryJobQueue } from './memory-job-queue.js'
 import { JOB_RUNNER } from '../run/enqueue-job.js'
 import type { JobWorker } from './job-worker.js'
+import { closeAfterEach, handBackCase } from './__fixture__/job-server.js'
 
 // Jobs on the memory queue, through a listening server: what a caller sees and what the queue holds.
 
@@ -58,6 +59,8 @@ const send = (server: TestServer, job: string, input: unknown) =>
 const stateOf = async (server: TestServer, id: string) => (await server.result('GetTask', { id })).status.state
 
 describe('jobs on the memory queue', () => {
+  handBackCase(() => new MemoryJobQueue(), closeAfterEach())
+
   it('enqueue answers WORKING with the slot freed; a worker completes the task later, with its artifact', async () => {
     const statement = defineJob({
       name: 'statement',
@@ -333,5 +336,38 @@ describe('jobs on the memory queue', () => {
     await queue.enqueue(queued, settings)
     await queue.enqueue({ ...queued, input: { other: true } }, settings)
     expect(queue.pending).toBe(1)
+  })
+})
+
+describe('MemoryJobQueue', () => {
+  const queued = (key: string) => ({ key, taskId: key, job: 'j', input: {}, messageId: 'm', principal: { owner: 'alice' }, baseUrl: 'http://127.0.0.1' })
+  const settings = { retries: 0, backoff: { delayMs: 1, exponential: false }, timeoutMs: 1000 }
+
+  it('keeps done and dead jobs (their keys held, dead ones listed) for keepMs, then forgets them', async () => {
+    const queue = new MemoryJobQueue({ keepMs: 200 })
+    const runs: string[] = []
+    const handle = await queue.work({
+      run: async (job) => {
+        runs.push(job.key)
+        if (job.key === 'dies') throw new Error('no ledger')
+      },
+      dead: async () => {},
+      concurrency: 2,
+    })
+    open.push({ stop: () => handle.stop(), start: async () => {} })
+    await queue.enqueue(queued('done'), settings)
+    await queue.enqueue(queued('dies'), settings)
+    await expect.poll(() => queue.deadLetters()).toEqual([{ job: queued('dies'), reason: 'no ledger', attempts: 1 }])
+    expect(queue.pending).toBe(0)
+    // Within keepMs a repeated enqueue of a kept key stores nothing.
+    await queue.enqueue(queued('done'), settings)
+    expect(queue.size).toBe(2)
+    expect(runs).toEqual(['done', 'dies'])
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    expect(queue.deadLetters()).toEqual([])
+    expect(queue.size).toBe(0)
+    // Past it the key is free again.
+    await queue.enqueue(queued('done'), settings)
+    await expect.poll(() => runs).toEqual(['done', 'dies', 'done'])
   })
 })

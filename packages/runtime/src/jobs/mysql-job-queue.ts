@@ -115,7 +115,9 @@ class MysqlJobTable implements JobTable {
         ? [`state = 'done', run_at = NULL`, []]
         : outcome.state === 'waiting'
           ? [`state = 'waiting', run_at = ${NOW} + ?, last_error = ?`, [outcome.pauseMs, outcome.reason]]
-          : [`state = 'dead', run_at = NULL, last_error = ?`, [outcome.reason]]
+          : outcome.state === 'handedBack'
+            ? [`state = 'waiting', attempts = attempts - 1, run_at = ${NOW}`, []]
+            : [`state = 'dead', run_at = NULL, last_error = ?`, [outcome.reason]]
     await this.#pool.query(`UPDATE ${T} SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker])
   }
 

@@ -5,7 +5,7 @@ import { openDatabase, type TestDatabase } from '../store/prisma/__fixture__/dat
 import { PostgresStore } from '../store/sql/postgres/postgres-store.js'
 import { userMessage, type TestServer } from '../testing/test-server.js'
 import { defineJob, type Job } from '../skills/job.js'
-import { closeAfterEach, quiet, serveJobs, stateOf } from './__fixture__/job-server.js'
+import { closeAfterEach, handBackCase, quiet, serveJobs, stateOf } from './__fixture__/job-server.js'
 import { jobId, PgBossJobQueue } from './pg-boss-job-queue.js'
 
 // PgBossJobQueue on a real PostgreSQL (a database of this file's own), through a listening server.
@@ -19,12 +19,21 @@ afterAll(async () => {
   await database?.close()
 })
 
-async function serve(jobs: Job[]): Promise<{ server: TestServer; queue: PgBossJobQueue }> {
+function queueOf(): PgBossJobQueue {
   const queue = new PgBossJobQueue({ connectionString: database.url, pollingIntervalSeconds: 0.5, logger: quiet })
   later(() => queue.stop())
+  return queue
+}
+
+function storeOf(): PostgresStore {
   const store = new PostgresStore(database.url, { max: 4 })
   later(() => store.close())
-  return { server: await serveJobs(jobs, queue, later, { store }), queue }
+  return store
+}
+
+async function serve(jobs: Job[]): Promise<{ server: TestServer; queue: PgBossJobQueue }> {
+  const queue = queueOf()
+  return { server: await serveJobs(jobs, queue, later, { store: storeOf() }), queue }
 }
 
 it('a job that always throws is dead-lettered after its retries and its task FAILED with the reason', async () => {
@@ -77,3 +86,5 @@ it('an enqueue of the same key stores one job', async () => {
     'PgBossJobQueue schema "Bad-Schema" must be a lower-case SQL identifier like a2a_jobs',
   )
 })
+
+handBackCase(queueOf, later, storeOf)

@@ -4,7 +4,8 @@
  * retries a thrown attempt with the job's backoff (doubled, with jitter, in whole seconds), takes
  * back the job of a worker that went silent (killed, or cut off from the database) once the
  * attempt's timeout and a grace have passed, and moves a job past its retries to a dead-letter
- * queue, where this queue's worker fails its task with the reason.
+ * queue, where this queue's worker fails its task with the reason. A job a stopping worker hands
+ * back (HandedBack) is failed uncounted: retried after its backoff, with the same attempt number.
  * @module
  */
 import { createHash } from 'node:crypto'
@@ -14,7 +15,7 @@ import { createQueueOnce } from '../core/pg-boss-queue.js'
 import { consoleLogger, scrub, type Logger } from '../log/logger.js'
 import type { PgBossJobRow } from '../store/job-row.js'
 import { databaseIdentity } from '../store/sql/postgres/job-rows.js'
-import { reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
+import { HandedBack, reasonOf, type JobHandlers, type JobQueue, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 
 export interface PgBossJobQueueOptions {
   /** A pool the queue shares (it adds an `error` listener); or give `connectionString`. */
@@ -159,6 +160,9 @@ export class PgBossJobQueue implements JobQueue {
         try {
           // retryCount counts the attempts before this one (a taken-back job's included).
           await handlers.run(job!.data, job!.retryCount + 1)
+        } catch (error) {
+          if (error instanceof HandedBack) await this.#handBack(queue, job!.id)
+          throw error
         } finally {
           next(() => id)
         }
@@ -184,6 +188,18 @@ export class PgBossJobQueue implements JobQueue {
         }
       },
     }
+  }
+
+  /**
+   * Uncounts the attempt of a job its worker handed back, before pg-boss fails it: pg-boss's fail
+   * then queues it again (retry_count below retry_limit, so never dead-lettered) after its backoff,
+   * and its next fetch counts retry_count back up, so the next attempt has this one's number.
+   * Done while the row is still active and this worker's: nothing else may take it in between.
+   */
+  async #handBack(queue: string, id: string): Promise<void> {
+    await this.#pool
+      .query(`UPDATE ${this.#schema}.job SET retry_count = retry_count - 1 WHERE name = $1 AND id = $2 AND state = 'active'`, [queue, id])
+      .catch((error: unknown) => this.#logger.error(`a2a: job queue: could not hand job ${id} back uncounted: ${scrub(error)}`))
   }
 
   /** Stops pg-boss (attempts in flight are waited for a while) and closes the queue's own pool. */

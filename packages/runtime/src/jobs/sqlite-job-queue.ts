@@ -72,7 +72,7 @@ function open(file: string): Connection {
 /** The queue's statements: synchronous, so a pass over a lane claims without yielding. Times are this process's clock. */
 class SqliteJobTable implements JobTable {
   readonly #db: Connection
-  readonly #statements: Record<'insert' | 'due' | 'claim' | 'retry' | 'done' | 'dead' | 'hold' | 'prune', Statement>
+  readonly #statements: Record<'insert' | 'due' | 'claim' | 'retry' | 'handBack' | 'done' | 'dead' | 'hold' | 'prune', Statement>
 
   constructor(db: Connection) {
     this.#db = db
@@ -85,6 +85,7 @@ class SqliteJobTable implements JobTable {
       ),
       claim: prepare(`UPDATE a2a_job SET state = 'active', attempts = attempts + 1, run_at = ?, worker = ?, updated_at = ? WHERE key = ?`),
       retry: prepare(`UPDATE a2a_job SET state = 'waiting', run_at = ?, last_error = ?, worker = NULL, updated_at = ? WHERE key = ? AND worker = ?`),
+      handBack: prepare(`UPDATE a2a_job SET state = 'waiting', attempts = attempts - 1, run_at = ?, worker = NULL, updated_at = ? WHERE key = ? AND worker = ?`),
       done: prepare(`UPDATE a2a_job SET state = 'done', worker = NULL, updated_at = ? WHERE key = ? AND worker = ?`),
       dead: prepare(`UPDATE a2a_job SET state = 'dead', last_error = ?, worker = NULL, updated_at = ? WHERE key = ?`),
       hold: prepare(`UPDATE a2a_job SET run_at = ?, updated_at = ? WHERE key = ?`),
@@ -120,6 +121,7 @@ class SqliteJobTable implements JobTable {
     const now = Date.now()
     if (outcome.state === 'done') this.#statements.done.run(now, id, worker)
     else if (outcome.state === 'waiting') this.#statements.retry.run(now + outcome.pauseMs, outcome.reason, now, id, worker)
+    else if (outcome.state === 'handedBack') this.#statements.handBack.run(now, now, id, worker)
     else this.#statements.dead.run(outcome.reason, now, id)
   }
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { scrub, type Logger } from '../log/logger.js'
 import { backoffMs } from '../skills/job.js'
-import { reasonOf, type JobHandlers, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
+import { HandedBack, reasonOf, type JobHandlers, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
 import type { DeadJob } from './memory-job-queue.js'
 
 /** A job's row as a claim reads it. */
@@ -33,8 +33,8 @@ export interface Claim {
   dead?: string
 }
 
-/** How an attempt ended, for its row. */
-export type Outcome = { state: 'done' } | { state: 'waiting'; pauseMs: number; reason: string } | { state: 'dead'; reason: string }
+/** How an attempt ended, for its row; `handedBack`: waiting again, due now, its attempt uncounted (its worker stopped). */
+export type Outcome = { state: 'done' } | { state: 'waiting'; pauseMs: number; reason: string } | { state: 'handedBack' } | { state: 'dead'; reason: string }
 
 /** SQLite's driver answers at once, MySQL's over the network: a pass over a lane awaits only the latter. */
 type Maybe<T> = T | Promise<T>
@@ -207,6 +207,7 @@ export class TableJobQueue {
       : handlers.run(job, row.attempts).then(
           () => settle({ state: 'done' }),
           async (error: unknown) => {
+            if (error instanceof HandedBack) return settle({ state: 'handedBack' })
             const reason = reasonOf(error)
             if (row.attempts <= row.retries) {
               const pauseMs = backoffMs({ backoff: { delayMs: row.delay_ms, exponential: row.exponential === 1 } }, row.attempts)

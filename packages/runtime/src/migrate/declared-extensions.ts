@@ -48,14 +48,18 @@ const STATEMENT = /\b(CREATE|DROP)\s+EXTENSION\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?(
 // What the engine writes for a draft with no steps.
 const EMPTY_MIGRATION = '-- This is an empty migration.'
 
-/** The extensions the migration history (and shadow database init script) leaves created, in order. */
-export function extensionsCreatedBy(scripts: string[]): Set<string> {
+/**
+ * The extensions the migration history (and shadow database init script) leaves created, in order.
+ * With `fromDeclarations`, only those created by the engine's rendered step (a declaration), not by hand-written SQL.
+ */
+export function extensionsCreatedBy(scripts: string[], { fromDeclarations = false } = {}): Set<string> {
   const created = new Set<string>()
   for (const script of scripts) {
+    const rendered = fromDeclarations ? new Set([...script.matchAll(RENDERED_CREATE)].map((step) => step[1]!)) : undefined
     for (const [, verb, quoted, bare] of script.matchAll(STATEMENT)) {
       const name = quoted ?? bare!.toLowerCase()
-      if (verb!.toUpperCase() === 'CREATE') created.add(name)
-      else created.delete(name)
+      if (verb!.toUpperCase() === 'DROP') created.delete(name)
+      else if (!rendered || rendered.has(name)) created.add(name)
     }
   }
   return created
@@ -86,25 +90,11 @@ export function declaredExtensions(schema: SchemaFiles): Set<string> | undefined
   return declared
 }
 
-/** Extensions the history created from a declaration (the engine's rendered step) and did not drop since. */
-function createdFromDeclarations(scripts: string[]): Set<string> {
-  const created = new Set<string>()
-  for (const script of scripts) {
-    const rendered = new Set([...script.matchAll(RENDERED_CREATE)].map((step) => step[1]!))
-    for (const [, verb, quoted, bare] of script.matchAll(STATEMENT)) {
-      const name = quoted ?? bare!.toLowerCase()
-      if (verb!.toUpperCase() === 'DROP') created.delete(name)
-      else if (rendered.has(name)) created.add(name)
-    }
-  }
-  return created
-}
-
 /** Declared extensions that the schema no longer declares, in the order they were created. */
 export function removedExtensions(migrationsList: MigrationsList, schema: SchemaFiles | undefined): string[] {
   const declared = schema && declaredExtensions(schema)
   if (!declared) return []
-  return [...createdFromDeclarations(historyOf(migrationsList))].filter((name) => !declared.has(name))
+  return [...extensionsCreatedBy(historyOf(migrationsList), { fromDeclarations: true })].filter((name) => !declared.has(name))
 }
 
 /**

@@ -33,8 +33,8 @@ export interface JobHandOff {
 /** The lease runner of a task a job holds: the lease sweep leaves it alone until its expiry. */
 export const JOB_RUNNER = 'a2a-jobs'
 
-/** The lease a job's task holds while `attemptsLeft` attempts may still come. */
-export const jobLease = (job: Job, attemptsLeft: number): RunLease => ({ runner: JOB_RUNNER, until: Date.now() + jobHorizonMs(job, attemptsLeft) })
+/** The lease a job's task holds while attempts from `fromAttempt` on may still come. */
+export const jobLease = (job: Job, fromAttempt: number): RunLease => ({ runner: JOB_RUNNER, until: Date.now() + jobHorizonMs(job, fromAttempt) })
 
 export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, agent: string | undefined, job: Job, input: unknown, content?: Content): Promise<void> {
   const name = job?.name
@@ -63,7 +63,7 @@ export async function enqueueJob(run: TaskRun, setup: JobSetup | undefined, agen
     enqueue: () => queue.enqueue(queued, settings),
     ...(queue.rowOf ? { row: () => queue.rowOf!(queued, settings), stored: () => queue.wake?.() } : {}),
   }
-  await run.handOff(handOff, jobLease(job, job.retries + 1), content)
+  await run.handOff(handOff, jobLease(job, 1), content)
 }
 
 /** ExchangeOptions.jobs, checked: one job per name. */

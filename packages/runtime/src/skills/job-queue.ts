@@ -33,7 +33,11 @@ export interface JobSettings {
 
 /** What a worker gives the queue to run. */
 export interface JobHandlers {
-  /** Runs one attempt (from 1); a throw retries it after its backoff, or dead-letters it past its retries. */
+  /**
+   * Runs one attempt (from 1); a throw retries it after its backoff, or dead-letters it past its
+   * retries. A throw of {@link HandedBack} (the worker stopped) counts no attempt: the job is
+   * queued again, due at once (PgBossJobQueue: after its backoff), with the same attempt number.
+   */
   run(job: QueuedJob, attempt: number): Promise<void>
   /** The job is dead-lettered after `attempts` attempts, the last failing with `reason`. */
   dead(job: QueuedJob, reason: string, attempts: number): Promise<void>
@@ -55,6 +59,17 @@ export interface JobQueue {
   rowOf?(job: QueuedJob, settings: JobSettings): Promise<PgBossJobRow>
   /** Tells this process's workers a job was queued by a task write, not by `enqueue`. */
   wake?(): void
+}
+
+/**
+ * What JobHandlers.run throws when its worker stops before or during an attempt: the job goes back
+ * to the queue uncounted, never dead-lettered, and its task stays WORKING for the next worker.
+ */
+export class HandedBack extends Error {
+  constructor(message = 'the job worker stopped: the job is handed back to the queue') {
+    super(message)
+    this.name = 'HandedBack'
+  }
 }
 
 /** The reason a dead-lettered job is stored with: the error's message, bounded. */

@@ -90,12 +90,12 @@ export function defineJob<Schema extends ZodType>(definition: JobDefinition<Sche
 export const backoffMs = (job: Pick<Job, 'backoff'>, retry: number): number => (job.backoff.exponential ? job.backoff.delayMs * 2 ** (retry - 1) : job.backoff.delayMs)
 
 /**
- * How long a job may still take from now, with `attemptsLeft` attempts to go: what the task's lease
- * holds while the job waits or runs (jobLease in run/enqueue-job.ts), so the lease sweep leaves it to the queue.
+ * How long a job may still take from now, from attempt `fromAttempt` (1 = the first) to its last:
+ * what the task's lease holds while the job waits or runs (jobLease in run/enqueue-job.ts), so the
+ * lease sweep leaves it to the queue.
  */
-export function jobHorizonMs(job: Job, attemptsLeft: number): number {
+export function jobHorizonMs(job: Job, fromAttempt: number): number {
   let total = job.waitMs
-  const first = job.retries + 2 - attemptsLeft
-  for (let attempt = first; attempt <= job.retries + 1; attempt++) total += job.timeoutMs + (attempt > 1 ? 2 * backoffMs(job, attempt - 1) : 0)
+  for (let attempt = fromAttempt; attempt <= job.retries + 1; attempt++) total += job.timeoutMs + (attempt > 1 ? 2 * backoffMs(job, attempt - 1) : 0)
   return total
 }

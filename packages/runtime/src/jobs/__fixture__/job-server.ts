@@ -3,14 +3,15 @@
  * the closing after each test they share.
  * @module
  */
-import { afterEach } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
+import { z } from 'zod'
 import type { Logger } from '../../log/logger.js'
-import type { Job } from '../../skills/job.js'
+import { defineJob, type Job } from '../../skills/job.js'
 import type { JobQueue } from '../../skills/job-queue.js'
 import { defineSkill } from '../../skills/skill.js'
 import { MemoryStore } from '../../store/memory-store.js'
 import type { Store } from '../../store/store.js'
-import { startTestServer, type TestServer } from '../../testing/test-server.js'
+import { startTestServer, userMessage, type TestServer } from '../../testing/test-server.js'
 
 export const quiet: Logger = { warn: () => {}, error: () => {} }
 
@@ -47,3 +48,39 @@ export async function serveJobs(
 }
 
 export const stateOf = async (server: TestServer, id: string) => (await server.result('GetTask', { id })).status
+
+/**
+ * A graceful stop of a worker mid-attempt, on each queue: the job is handed back uncounted, so even
+ * with no retries its task stays WORKING, and a worker started after runs it as attempt 1 again.
+ */
+export function handBackCase(queue: () => JobQueue, later: (close: () => unknown) => void, store?: () => Store): void {
+  it('a worker stopped mid-attempt hands its job back uncounted: with retries 0 the task stays WORKING and a restarted worker completes it', async () => {
+    const started: number[] = []
+    let began!: () => void
+    const running = new Promise<void>((resolve) => (began = resolve))
+    const slow = defineJob({
+      name: 'slow',
+      input: z.object({}),
+      retries: 0,
+      backoff: { delayMs: 0 },
+      run: async (ctx) => {
+        started.push(ctx.attempt)
+        if (started.length > 1) return ctx.complete(`done on attempt ${ctx.attempt}`)
+        began()
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      },
+    })
+    const server = await serveJobs([slow], queue(), later, { ...(store ? { store: store() } : {}), worker: false })
+    const first = server.exchange.jobWorker({ concurrency: 1, handOverPollMs: 20 })
+    await first.start()
+    const { task } = await server.result('SendMessage', { message: userMessage('slow') })
+    await running
+    await first.stop()
+    expect((await stateOf(server, task.id)).state).toBe('TASK_STATE_WORKING')
+    const second = server.exchange.jobWorker({ concurrency: 1, handOverPollMs: 20 })
+    await second.start()
+    later(() => second.stop())
+    await expect.poll(async () => (await stateOf(server, task.id)).message?.parts, { timeout: 15_000 }).toEqual([{ text: 'done on attempt 1' }])
+    expect(started).toEqual([1, 1])
+  })
+}

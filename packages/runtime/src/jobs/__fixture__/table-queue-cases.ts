@@ -11,7 +11,7 @@ import type { JobQueue, JobSettings, QueuedJob } from '../../skills/job-queue.js
 import type { Store } from '../../store/store.js'
 import { userMessage } from '../../testing/test-server.js'
 import type { DeadJob } from '../memory-job-queue.js'
-import { serveJobs, stateOf } from './job-server.js'
+import { handBackCase, serveJobs, stateOf } from './job-server.js'
 
 export type TableQueue = JobQueue & { deadLetters(): DeadJob[] | Promise<DeadJob[]> }
 
@@ -36,6 +36,8 @@ export const queued = (key: string): QueuedJob => ({ key, taskId: key, job: 'j',
 export const settings: JobSettings = { retries: 0, backoff: { delayMs: 1, exponential: false }, timeoutMs: 1000 }
 
 export function tableQueueCases(kit: TableQueueKit): void {
+  handBackCase(kit.queue, kit.later, kit.store)
+
   it('a job that always throws is dead-lettered after its retries, its task FAILED with the reason', async () => {
     let attempts = 0
     const broken = defineJob({
