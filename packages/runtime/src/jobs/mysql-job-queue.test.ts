@@ -79,3 +79,24 @@ it('on a URL where nothing listens, start() rejects naming the URL without its p
   later(() => queue.stop())
   await expectUnreachable('MysqlJobQueue', () => queue.start(), logger, 'a2a: job queue database connection lost: ')
 })
+
+it('prunes without waiting on a row another process is settling: old jobs go, the row in flight is untouched', async () => {
+  const queue = new MysqlJobQueue({ url: database.url, pollingIntervalMs: 20, logger: quiet, keepMs: 10_000 })
+  later(() => queue.stop())
+  for (const key of ['old', 'busy']) await queue.enqueue(queued(key), settings)
+  await query(`UPDATE ${MYSQL_JOBS_TABLE} SET state = 'done', run_at = NULL, updated_at = updated_at - 60000 WHERE id = ?`, [mysqlJobId('old')])
+  await query(`UPDATE ${MYSQL_JOBS_TABLE} SET state = 'active', run_at = run_at + 60000 WHERE id = ?`, [mysqlJobId('busy')])
+  // Another process's worker is writing the end of its attempt, its transaction still open: its
+  // row now sits just past the old ones in the (state, updated_at) index a range DELETE scans.
+  const other = await mariadb.createConnection(database.url.replace(/^mysql:/, 'mariadb:'))
+  later(() => other.end())
+  await other.query('START TRANSACTION')
+  await other.query(`UPDATE ${MYSQL_JOBS_TABLE} SET state = 'done', run_at = NULL, worker = NULL WHERE id = ?`, [mysqlJobId('busy')])
+  later(() => other.query('ROLLBACK'))
+  // A worker starting prunes first; a prune that waited on the settle's lock would hold it for innodb_lock_wait_timeout (50 s).
+  const started = queue.work({ run: async () => {}, dead: async () => {}, concurrency: 1 })
+  const waited = new Promise((resolve) => setTimeout(resolve, 3000, 'still waiting after 3 s'))
+  expect(await Promise.race([started.then(() => 'started'), waited])).toBe('started')
+  expect((await query(`SELECT id, state FROM ${MYSQL_JOBS_TABLE}`)).map((row) => row.id)).toEqual([mysqlJobId('busy')])
+  later(async () => (await started).stop())
+})

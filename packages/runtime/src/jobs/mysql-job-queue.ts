@@ -16,7 +16,8 @@ import type mariadb from 'mariadb'
 import { consoleLogger, type Logger } from '../log/logger.js'
 import { unreachable, withCause } from '../store/sql/mysql/pool-errors.js'
 import { mariadbPool } from '../store/sql/mysql/mariadb-pool.js'
-import { readCommitted } from '../store/sql/mysql/transaction.js'
+import { DATABASE_MS as NOW } from '../store/sql/mysql/clock.js'
+import { pruneRows, readCommitted } from '../store/sql/mysql/transaction.js'
 import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
 import type { DeadJob } from './memory-job-queue.js'
 import { type Claim, claimOf, type DeadRow, deadJobOf, type JobRow, type JobTable, type Outcome, TableJobQueue, type TableJobQueueOptions } from './table-job-queue.js'
@@ -57,9 +58,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${T} (
   KEY ${T}_kept (state, updated_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`
 
-/** The database's time in ms: every process of the queue reads one clock. */
-const NOW = 'CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)'
-
 /** The key's row id: a key holds a client's message id, of any length; its hash fits a primary key. */
 export const mysqlJobId = (key: string): string => createHash('sha256').update(key).digest('hex')
 
@@ -88,8 +86,8 @@ class MysqlJobTable implements JobTable {
     )
   }
 
-  async prune(keepMs: number): Promise<void> {
-    await this.#pool.query(`DELETE FROM ${T} WHERE state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
+  prune(keepMs: number): Promise<void> {
+    return pruneRows(this.#pool, T, `state IN ('done', 'dead') AND updated_at < ${NOW} - ?`, [keepMs])
   }
 
   /** In one short transaction, skipping rows another worker is claiming (`FOR UPDATE SKIP LOCKED`). */

@@ -10,6 +10,7 @@ import { userMessage } from '../testing/test-server.js'
 import { closeAfterEach, serveJobs, stateOf } from './__fixture__/job-server.js'
 import { tableQueueCases, type TableRow } from './__fixture__/table-queue-cases.js'
 import { SqliteJobQueue } from './sqlite-job-queue.js'
+import type { TableJobQueueOptions } from './table-job-queue.js'
 
 // SqliteJobQueue on real SQLite files of this test's own (one per test; two queues on it stand for
 // a process and the one after it), through a listening server and through its own interface.
@@ -23,7 +24,7 @@ beforeEach(() => {
   file = join(dir, `${++files}.jobs.db`)
 })
 
-function queueOn(path: string, options: { expireGraceMs?: number } = {}): SqliteJobQueue {
+function queueOn(path: string, options: TableJobQueueOptions = {}): SqliteJobQueue {
   const queue = new SqliteJobQueue({ file: path, pollingIntervalMs: 20, ...options })
   later(() => queue.close())
   return queue

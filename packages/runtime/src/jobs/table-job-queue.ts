@@ -60,6 +60,8 @@ export interface TableJobQueueOptions {
   expireGraceMs?: number
   /** Done and dead jobs are kept this long (a repeated enqueue of a kept key stores nothing); default 14 days. */
   keepMs?: number
+  /** How often a working queue deletes the jobs past `keepMs`: as its first worker starts, then at most this often; default 1 hour. */
+  pruneIntervalMs?: number
 }
 
 /**
@@ -99,6 +101,9 @@ export class TableJobQueue {
   readonly #worker = randomUUID()
   readonly #lanes = new Map<string, Lane>()
   readonly #running = new Set<Promise<void>>()
+  /** When this process last pruned the table, by its clock. */
+  #prunedAt = Number.NEGATIVE_INFINITY
+  #pruning: Promise<void> | undefined
 
   constructor(table: JobTable, options: TableJobQueueOptions & { oneWorker: string; logger?: Logger }) {
     this.#table = table
@@ -119,7 +124,7 @@ export class TableJobQueue {
     await this.#table.ready?.()
     const lane: Lane = { handlers, active: 0, timer: undefined, pass: undefined, again: false }
     this.#lanes.set(agent, lane)
-    await this.#table.prune(this.#options.keepMs ?? 14 * 86_400_000)
+    await this.#prune()
     this.#pump(agent)
     return {
       stop: async () => {
@@ -139,6 +144,27 @@ export class TableJobQueue {
     this.#lanes.clear()
     await Promise.all(lanes.map((lane) => lane.pass))
     await Promise.all([...this.#running])
+    await this.#pruning
+  }
+
+  /**
+   * Deletes the jobs past `keepMs`, unless pruned within `pruneIntervalMs`. Housekeeping: a failure
+   * is logged and never stops a worker; a later pass tries again.
+   */
+  #prune(): Promise<void> | undefined {
+    const now = Date.now()
+    if (this.#pruning || now - this.#prunedAt < (this.#options.pruneIntervalMs ?? 3_600_000)) return this.#pruning
+    this.#prunedAt = now
+    const failed = (error: unknown) => void this.#logger?.error(`a2a: job queue: could not delete old jobs: ${scrub(error)}`)
+    try {
+      const pruned = this.#table.prune(this.#options.keepMs ?? 14 * 86_400_000)
+      if (!(pruned instanceof Promise)) return undefined
+      this.#pruning = pruned.catch(failed).finally(() => (this.#pruning = undefined))
+      return this.#pruning
+    } catch (error) {
+      failed(error)
+      return undefined
+    }
   }
 
   /** Starts every due job the lane has room for, then looks again after the polling interval; one pass at a time per lane. */
@@ -168,6 +194,7 @@ export class TableJobQueue {
   }
 
   #rest(agent: string, lane: Lane): void {
+    void this.#prune()
     lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
   }
 

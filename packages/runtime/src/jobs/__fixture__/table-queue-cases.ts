@@ -11,6 +11,7 @@ import type { JobQueue, JobSettings, QueuedJob } from '../../skills/job-queue.js
 import type { Store } from '../../store/store.js'
 import { userMessage } from '../../testing/test-server.js'
 import type { DeadJob } from '../memory-job-queue.js'
+import type { TableJobQueueOptions } from '../table-job-queue.js'
 import { handBackCase, serveJobs, stateOf } from './job-server.js'
 
 export type TableQueue = JobQueue & { deadLetters(): DeadJob[] | Promise<DeadJob[]> }
@@ -20,7 +21,7 @@ export type TableRow = { id: string; data: string; state: string; attempts: numb
 
 export interface TableQueueKit {
   /** A new queue on this test's table, polling every 20 ms; closed after the test. */
-  queue(options?: { expireGraceMs?: number }): TableQueue
+  queue(options?: TableJobQueueOptions): TableQueue
   /** The store the served tasks live in. */
   store(): Store
   rows(): Promise<TableRow[]>
@@ -111,6 +112,26 @@ export function tableQueueCases(kit: TableQueueKit): void {
       .poll(async () => (await kit.rows()).map(({ state, last_error }) => ({ state, last_error })))
       .toEqual([{ state: 'dead', last_error: 'its worker stopped during the last attempt' }])
     release()
+  })
+
+  it('a working queue deletes done and dead jobs past keepMs as it starts and every pruneIntervalMs, never a waiting one', async () => {
+    const queue = kit.queue({ keepMs: 400, pruneIntervalMs: 50 })
+    await queue.enqueue(queued('t/m/done'), settings)
+    await queue.enqueue(queued('t/m/dead'), settings)
+    await queue.enqueue(queued('t/m/later'), { ...settings, retries: 1, backoff: { delayMs: 60_000, exponential: false } })
+    const handle = await queue.work({
+      run: async (job) => {
+        if (job.key !== 't/m/done') throw new Error('no ledger')
+      },
+      dead: async () => {},
+      concurrency: 3,
+    })
+    kit.later(() => handle.stop())
+    const states = async () => Object.fromEntries((await kit.rows()).map((row) => [JSON.parse(row.data).key, row.state]))
+    // Kept for keepMs after they settled (a prune ran meanwhile, as the worker started)...
+    await expect.poll(states).toEqual({ 't/m/done': 'done', 't/m/dead': 'dead', 't/m/later': 'waiting' })
+    // ...then deleted by the running worker; the job waiting on its backoff stays.
+    await expect.poll(states, { timeout: 5000 }).toEqual({ 't/m/later': 'waiting' })
   })
 
   it('two queues on one table never run one job twice', async () => {

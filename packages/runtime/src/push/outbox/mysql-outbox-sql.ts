@@ -10,7 +10,7 @@
 import type mariadb from 'mariadb'
 import { DATABASE_MS as NOW } from '../../store/sql/mysql/clock.js'
 import { unreachable } from '../../store/sql/mysql/pool-errors.js'
-import { readCommitted } from '../../store/sql/mysql/transaction.js'
+import { pruneRows, readCommitted } from '../../store/sql/mysql/transaction.js'
 import type { WebhookTarget } from '../webhook-client.js'
 import { deadLetterOf, type DeadLetter, type DeadRow, type DrainJob, type NewOutboxRow, type OutboxRow, type OutboxRows } from './outbox-seams.js'
 
@@ -180,8 +180,8 @@ export class MysqlOutboxRows implements OutboxRows {
   }
 
   async prune(deliveredMs: number, deadMs: number): Promise<void> {
-    await this.#query(`DELETE FROM ${T} WHERE state = 'delivered' AND updated_at < ${NOW} - ?`, [deliveredMs])
-    await this.#query(`DELETE FROM ${T} WHERE state = 'dead' AND updated_at < ${NOW} - ?`, [deadMs])
+    await pruneRows(this.#pool, T, `state = 'delivered' AND updated_at < ${NOW} - ?`, [deliveredMs])
+    await pruneRows(this.#pool, T, `state = 'dead' AND updated_at < ${NOW} - ?`, [deadMs])
   }
 
   async deadLetters(limit: number): Promise<DeadLetter[]> {

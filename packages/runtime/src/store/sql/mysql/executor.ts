@@ -26,7 +26,7 @@ import type { Sql } from '../sql.js'
 import { returningParts } from '../statements.js'
 import { MYSQL } from '../dialect.js'
 import { isMysqlConnectionLoss, POOL_TIMEOUT } from './connection-loss.js'
-import { inTransaction, onConnection } from './transaction.js'
+import { inTransaction, onConnection, overDeadlocks } from './transaction.js'
 
 type Row = Record<string, unknown>
 
@@ -86,12 +86,6 @@ interface Grouped {
   resolve(value: unknown): void
   reject(error: unknown): void
 }
-
-const ER_LOCK_DEADLOCK = 1213
-const DEADLOCK_ATTEMPTS = 3
-
-/** InnoDB rolled the whole transaction back to end a deadlock: nothing of it stays, so it may be sent again. */
-const deadlocked = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === ER_LOCK_DEADLOCK
 
 /**
  * Every connection's isolation: the writes are guarded by versions and unique keys, not by
@@ -292,16 +286,6 @@ export class MysqlExecutor implements Executor {
       }
     }
     await Promise.all(group.map((grouped) => this.#alone(grouped.unit).then(grouped.resolve, grouped.reject)))
-  }
-}
-
-async function overDeadlocks<R>(attempt: () => Promise<R>): Promise<R> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return await attempt()
-    } catch (error) {
-      if (tries >= DEADLOCK_ATTEMPTS || !deadlocked(error)) throw error
-    }
   }
 }
 

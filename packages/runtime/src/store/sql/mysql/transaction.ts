@@ -64,3 +64,53 @@ export async function readCommitted<R>(pool: QueryPool, work: (query: Query) => 
     'START TRANSACTION',
   ])
 }
+
+const ER_LOCK_DEADLOCK = 1213
+const DEADLOCK_ATTEMPTS = 3
+
+/** InnoDB rolled the whole transaction back to end a deadlock: nothing of it stays, so it may be sent again. */
+const deadlocked = (error: unknown): boolean => (error as { errno?: unknown } | null)?.errno === ER_LOCK_DEADLOCK
+
+/** `attempt`, sent again (up to three times in all) while InnoDB ends it as a deadlock's victim. */
+export async function overDeadlocks<R>(attempt: () => Promise<R>): Promise<R> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt()
+    } catch (error) {
+      if (tries >= DEADLOCK_ATTEMPTS || !deadlocked(error)) throw error
+    }
+  }
+}
+
+/** Rows a {@link pruneRows} transaction deletes at most. */
+const PRUNE_BATCH = 500
+
+/**
+ * Deletes the rows of `table` (keyed by `id`) that `old` (an SQL condition, with `values`) holds
+ * for, e.g. done jobs past their keep, in batches, never locking another row. A DELETE ranging
+ * over the condition's index locks the first row past the range as well, whichever isolation:
+ * a row another process is settling at that moment, so the prune waited on it, and deadlocked
+ * with it. Here the old rows are found by a read that locks nothing, then locked by key (on the
+ * primary index only: a covering scan of the condition's index locked its entries first, and
+ * deadlocked with a process updating one of those rows), checked again (one may have been revived
+ * meanwhile, a dead push redelivered) and deleted by key.
+ */
+export async function pruneRows(pool: QueryPool, table: string, old: string, values: unknown[]): Promise<void> {
+  for (;;) {
+    const found = await overDeadlocks(() =>
+      readCommitted(pool, async (query) => {
+        const ids = (await query<Array<{ id: unknown }>>(`SELECT id FROM ${table} WHERE ${old} LIMIT ${PRUNE_BATCH}`, values)).map((row) => row.id)
+        if (ids.length === 0) return 0
+        const keys = ids.map(() => '?').join(', ')
+        const locked = await query<Array<{ id: unknown; old: number }>>(`SELECT id, ${old} AS old FROM ${table} FORCE INDEX (PRIMARY) WHERE id IN (${keys}) FOR UPDATE`, [
+          ...values,
+          ...ids,
+        ])
+        const still = locked.filter((row) => row.old).map((row) => row.id)
+        if (still.length > 0) await query(`DELETE FROM ${table} WHERE id IN (${still.map(() => '?').join(', ')})`, still)
+        return ids.length
+      }),
+    )
+    if (found < PRUNE_BATCH) return
+  }
+}
