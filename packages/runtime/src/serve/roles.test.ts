@@ -134,6 +134,27 @@ describe('roles', () => {
     await manual.shutdown({ timeoutMs: 100 })
   })
 
+  it("an exchange the app makes from start()'s context after start() returned follows the role: web never sweeps, a worker does", async () => {
+    for (const role of ['web', 'worker']) {
+      const store = new MemoryStore()
+      await store.create(stranded('left'))
+      let late: ReturnType<typeof createExchange> | undefined
+      serving = await start(role, () => {
+        // Made once start() has returned, in its async context (the timer carries it).
+        setTimeout(() => (late = createExchange({ skills: [echo], card, resolvePrincipal, store, runLeaseMs: LEASE_MS })), 20)
+        return { listener: a2aListener(createExchange({ skills: [echo], card, resolvePrincipal, runLeaseMs: LEASE_MS })) }
+      })
+      await expect.poll(() => late).toBeDefined()
+      if (role === 'web') {
+        await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 2))
+        expect((await store.get('left'))?.task.status.state).toBe('TASK_STATE_WORKING')
+      } else await expect.poll(async () => (await store.get('left'))?.task.status.state, { timeout: LEASE_MS * 10 }).toBe('TASK_STATE_FAILED')
+      await serving.stop()
+      serving = undefined
+      await late!.shutdown({ timeoutMs: 100 })
+    }
+  })
+
   it('all (the default, A2A_ROLE unset): every route, the sweep and the background services', async () => {
     const { build, calls, store } = app()
     delete process.env.A2A_ROLE

@@ -107,13 +107,23 @@ async function start(options: ServeOptions): Promise<Serving> {
   setDefaultLogger(logger)
   const telemetry = await startTelemetry(env, options.name)
   // An exchange made in start() leaves its sweep to us; one made before it swept at once, and is stopped here.
-  const { built: app, services } = await deferringBackground(() => options.start({ env, logger, role }))
+  const { built: app, services, handleLate } = await deferringBackground(() => options.start({ env, logger, role }))
   const listener = roleListener(app.listener, role)
   const sweeps = new Set([...services, ...(app.exchange?.background?.() ?? [])])
+  const background = [...sweeps, ...(app.background ?? [])]
+  let stopping: Promise<void> | undefined
+  let started = false
+  // An exchange the app makes later from start()'s context (a timer it set) follows the role too,
+  // and stops at shutdown; one made while the services below start is started by their loop.
+  handleLate((service) => {
+    if (stopping) return
+    background.push(service)
+    if (started && runsBackground(role)) void Promise.resolve(service.start()).catch((error: unknown) => logger.error({ err: error }, 'a background service failed to start'))
+  })
   if (!runsBackground(role)) for (const service of sweeps) await service.stop()
   await app.store?.ready?.()
-  const background = [...sweeps, ...(app.background ?? [])]
   if (runsBackground(role)) for (const service of background) await service.start()
+  started = true
   const readiness = new Readiness({
     check: async () => {
       await app.store?.ready?.()
@@ -137,7 +147,6 @@ async function start(options: ServeOptions): Promise<Serving> {
 
   const drainDelayMs = options.drainDelayMs ?? (Number(env.SHUTDOWN_DRAIN_MS) || 0)
   const timeoutMs = options.shutdownTimeoutMs ?? 5000
-  let stopping: Promise<void> | undefined
   const stop = () =>
     (stopping ??= (async () => {
       readiness.close()
