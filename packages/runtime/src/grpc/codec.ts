@@ -9,7 +9,7 @@
  */
 import protobuf from 'protobufjs'
 import { A2A_DESCRIPTOR } from './a2a-descriptor.js'
-import { encodableOf, useProtoJson } from './proto-json.js'
+import { useProtoJson } from './proto-json.js'
 
 export const PACKAGE = 'lf.a2a.v1'
 export const SERVICE = `${PACKAGE}.A2AService`
@@ -39,10 +39,9 @@ export function codecOf(typeName: string): Codec {
   let codec = codecs.get(typeName)
   if (!codec) {
     const type = a2aRoot().lookupType(typeName)
-    const encodable = encodableOf(type)
     codec = {
       encode: (value) => {
-        const bytes = type.encode((encodable ? encodable(value) : value) as object).finish()
+        const bytes = type.encode(value).finish()
         // On Node protobufjs writes Buffers already; grpc-js takes nothing else.
         return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
       },

@@ -21,18 +21,33 @@ const TIMESTAMP = 'google.protobuf.Timestamp'
 
 /**
  * Decoding: the well-known types' `toObject` replaced on this root, as protobufjs's own wrappers
- * replace Any's; the generated `toObject` of every type that holds one calls it.
+ * replace Any's; the generated `toObject` of every type that holds one calls it. Encoding:
+ * protobufjs's generated encoders take plain objects, but with enum numbers and the well-known
+ * types as messages. Rather than copy every answer into that shape, the well-known types write
+ * their ProtoJSON straight to the writer, and a type with enum fields copies only itself, its enum
+ * names made numbers, before its generated encoder runs; every other object is encoded as it is
+ * (bytes as base64 strings too, which protobufjs's writer decodes). Generated code calls a
+ * field's type's `encode` and `toObject` when it runs, so it reaches these.
  */
 export function useProtoJson(root: protobuf.Root): void {
-  const patch = (name: string, to: (message: never) => Json) => {
-    const type = root.lookupType(name)
+  for (const type of typesOf(root)) {
+    const wellKnown = WELL_KNOWN[type.fullName.slice(1)]
+    const enums = wellKnown ? [] : enumFieldsOf(type)
+    if (!wellKnown && enums.length === 0) continue
+    // Makes the generated functions, replaced or wrapped below; once only, as a second setup() would undo that.
     type.setup()
-    ;(type as unknown as { toObject: (message: never) => Json }).toObject = to
+    if (wellKnown) {
+      ;(type as unknown as { toObject: (message: never) => Json }).toObject = wellKnown.to
+      type.encode = ((json: unknown, writer?: protobuf.Writer, depth = 0) => {
+        const out = writer ?? protobuf.Writer.create()
+        wellKnown.write(json, out, depth)
+        return out
+      }) as typeof type.encode
+    } else {
+      const generated = type.encode.bind(type) as (message: unknown, writer?: protobuf.Writer, depth?: number) => protobuf.Writer
+      type.encode = ((message: unknown, writer?: protobuf.Writer, depth?: number) => generated(withEnumNumbers(message, enums), writer, depth)) as typeof type.encode
+    }
   }
-  patch(VALUE, valueTo)
-  patch(STRUCT, structTo)
-  patch(LIST, listTo)
-  patch(TIMESTAMP, timestampTo)
 }
 
 type ValueMessage = { kind?: string; numberValue?: number; stringValue?: string; boolValue?: boolean; structValue?: StructMessage; listValue?: ListMessage }
@@ -65,67 +80,55 @@ function structTo(message: StructMessage): { [key: string]: Json } {
 
 const listTo = (message: ListMessage): Json[] => (message.values ?? []).map(valueTo)
 
-/**
- * Encoding: protobufjs's encoders take plain objects, but with enum numbers and the well-known
- * types as messages (its `fromObject` refuses a string where a Timestamp goes, or a bare value
- * where a Value does). So each type gets a converter from ProtoJSON that rewrites only the fields
- * that differ (enums, well-known types, and messages that hold them) and leaves the rest, bytes
- * as base64 included (protobufjs's writer decodes base64 strings), as they are. Null when the type
- * holds nothing to rewrite.
- */
-export type Encodable = (value: unknown) => unknown
+type WellKnownEncoder = (json: unknown, writer: protobuf.Writer, depth: number) => void
 
-export function encodableOf(type: protobuf.Type): Encodable | null {
-  return converter(type, new Map())
+function typesOf(namespace: protobuf.NamespaceBase): protobuf.Type[] {
+  return namespace.nestedArray.flatMap((nested) => [
+    ...(nested instanceof protobuf.Type ? [nested] : []),
+    ...(nested instanceof protobuf.Namespace || nested instanceof protobuf.Type ? typesOf(nested) : []),
+  ])
 }
 
-function converter(type: protobuf.Type, made: Map<protobuf.Type, Encodable | null>): Encodable | null {
-  if (made.has(type)) return made.get(type)!
-  const known = WELL_KNOWN[type.fullName.slice(1)]
-  if (known) return known
-  // A type that holds itself (none in a2a.proto) converts lazily through this entry.
-  let convert: Encodable | null = (value) => convert!(value)
-  made.set(type, convert)
-  const fields: [string, Encodable][] = []
+type EnumField = [name: string, convert: (value: unknown) => unknown]
+
+function enumFieldsOf(type: protobuf.Type): EnumField[] {
+  const fields: EnumField[] = []
   for (const field of type.fieldsArray) {
     field.resolve()
-    const resolved = field.resolvedType
-    const one = resolved instanceof protobuf.Enum ? enumConverter(resolved) : resolved instanceof protobuf.Type ? converter(resolved, made) : null
-    if (!one) continue
+    if (!(field.resolvedType instanceof protobuf.Enum)) continue
+    const one = enumNumber(field.resolvedType)
     fields.push([field.name, field.map ? mapOf(one) : field.repeated ? listOf(one) : one])
   }
-  convert = fields.length === 0 ? null : objectConverter(fields)
-  made.set(type, convert)
-  return convert
+  return fields
 }
 
-function objectConverter(fields: [string, Encodable][]): Encodable {
-  return (value) => {
-    if (value === null || typeof value !== 'object') return value
-    const out: Record<string, unknown> = { ...value }
-    for (const [name, convert] of fields) {
-      const field = (value as Record<string, unknown>)[name]
-      if (field !== undefined && field !== null) out[name] = convert(field)
-    }
-    return out
+function withEnumNumbers(message: unknown, enums: readonly EnumField[]): unknown {
+  if (message === null || typeof message !== 'object') return message
+  let out: Record<string, unknown> | undefined
+  for (const [name, convert] of enums) {
+    const value = (message as Record<string, unknown>)[name]
+    if (value === undefined || value === null || typeof value === 'number') continue
+    out ??= { ...message }
+    out[name] = convert(value)
   }
+  return out ?? message
 }
 
 const listOf =
-  (convert: Encodable): Encodable =>
-  (value) =>
+  (convert: (value: unknown) => unknown) =>
+  (value: unknown): unknown =>
     Array.isArray(value) ? value.map(convert) : value
 
 const mapOf =
-  (convert: Encodable): Encodable =>
-  (value) => {
+  (convert: (value: unknown) => unknown) =>
+  (value: unknown): unknown => {
     if (value === null || typeof value !== 'object') return value
     const out: Record<string, unknown> = {}
     for (const key of Object.keys(value)) out[key] = convert((value as Record<string, unknown>)[key])
     return out
   }
 
-function enumConverter(type: protobuf.Enum): Encodable {
+function enumNumber(type: protobuf.Enum): (value: unknown) => unknown {
   return (value) => {
     if (typeof value !== 'string') return value
     const number = type.values[value]
@@ -134,43 +137,70 @@ function enumConverter(type: protobuf.Enum): Encodable {
   }
 }
 
-function valueFrom(json: unknown, depth = 0): Record<string, unknown> {
+// Field tags (field number << 3 | wire type) of the well-known types, as protoc numbers them.
+const VALUE_NULL = 8
+const VALUE_NUMBER = 17
+const VALUE_STRING = 26
+const VALUE_BOOL = 32
+const VALUE_STRUCT = 42
+const VALUE_LIST = 50
+const STRUCT_FIELDS = 10
+const MAP_KEY = 10
+const MAP_VALUE = 18
+const LIST_VALUES = 10
+const TIMESTAMP_SECONDS = 8
+const TIMESTAMP_NANOS = 16
+
+function writeValue(json: unknown, writer: protobuf.Writer, depth: number): void {
   if (depth > MAX_DEPTH) throw new TypeError('a google.protobuf.Value nests too deep')
-  if (json === null) return { nullValue: 0 }
+  if (json === null) return void writer.uint32(VALUE_NULL).int32(0)
   switch (typeof json) {
     case 'number':
-      return { numberValue: json }
+      return void writer.uint32(VALUE_NUMBER).double(json)
     case 'string':
-      return { stringValue: json }
+      return void writer.uint32(VALUE_STRING).string(json)
     case 'boolean':
-      return { boolValue: json }
+      return void writer.uint32(VALUE_BOOL).bool(json)
     case 'object':
-      return Array.isArray(json) ? { listValue: listFrom(json, depth + 1) } : { structValue: structFrom(json, depth + 1) }
+      writer.uint32(Array.isArray(json) ? VALUE_LIST : VALUE_STRUCT).fork()
+      if (Array.isArray(json)) writeList(json, writer, depth + 1)
+      else writeStruct(json, writer, depth + 1)
+      return void writer.ldelim()
     default:
       throw new TypeError(`a ${typeof json} is not a JSON value`)
   }
 }
 
-function structFrom(json: unknown, depth = 0): { fields: Record<string, unknown> } {
+function writeStruct(json: unknown, writer: protobuf.Writer, depth: number): void {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new TypeError('a google.protobuf.Struct must be a JSON object')
-  const fields: Record<string, unknown> = {}
   for (const key of Object.keys(json)) {
     const value = (json as Record<string, unknown>)[key]
-    if (value !== undefined) fields[key] = valueFrom(value, depth)
+    if (value === undefined) continue
+    writer.uint32(STRUCT_FIELDS).fork().uint32(MAP_KEY).string(key).uint32(MAP_VALUE).fork()
+    writeValue(value, writer, depth)
+    writer.ldelim().ldelim()
   }
-  return { fields }
 }
 
-function listFrom(json: unknown, depth = 0): { values: unknown[] } {
+function writeList(json: unknown, writer: protobuf.Writer, depth: number): void {
   if (!Array.isArray(json)) throw new TypeError('a google.protobuf.ListValue must be a JSON array')
-  return { values: json.map((item) => valueFrom(item, depth)) }
+  for (const item of json) {
+    writer.uint32(LIST_VALUES).fork()
+    writeValue(item, writer, depth)
+    writer.ldelim()
+  }
 }
 
-const WELL_KNOWN: Record<string, Encodable> = {
-  [VALUE]: (json) => valueFrom(json),
-  [STRUCT]: (json) => structFrom(json),
-  [LIST]: (json) => listFrom(json),
-  [TIMESTAMP]: (json) => timestampFrom(json),
+function writeTimestamp(json: unknown, writer: protobuf.Writer): void {
+  const { seconds, nanos } = timestampFrom(json)
+  writer.uint32(TIMESTAMP_SECONDS).int64(seconds).uint32(TIMESTAMP_NANOS).int32(nanos)
+}
+
+const WELL_KNOWN: Record<string, { to: (message: never) => Json; write: WellKnownEncoder }> = {
+  [VALUE]: { to: valueTo, write: writeValue },
+  [STRUCT]: { to: structTo, write: writeStruct },
+  [LIST]: { to: listTo, write: writeList },
+  [TIMESTAMP]: { to: timestampTo, write: writeTimestamp },
 }
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i
