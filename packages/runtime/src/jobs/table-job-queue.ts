@@ -7,6 +7,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import { PollingPump } from '../core/polling-pump.js'
 import { scrub, type Logger } from '../log/logger.js'
 import { backoffMs } from '../skills/job.js'
 import { HandedBack, reasonOf, type JobHandlers, type JobSettings, type QueuedJob } from '../skills/job-queue.js'
@@ -88,8 +89,8 @@ export const deadJobOf = (row: DeadRow): DeadJob => ({
   attempts: row.attempts,
 })
 
-/** A worker's lane: `pass` is the pump's look for jobs while a claim is out. */
-type Lane = { handlers: JobHandlers; active: number; timer: NodeJS.Timeout | undefined; pass: Promise<void> | undefined; again: boolean }
+/** A worker's lane: its pump looks for due jobs while the lane has room. */
+type Lane = { handlers: JobHandlers; active: number; pump: PollingPump }
 
 export class TableJobQueue {
   readonly #table: JobTable
@@ -115,23 +116,22 @@ export class TableJobQueue {
   async enqueue(job: QueuedJob, settings: JobSettings): Promise<void> {
     await this.#table.ready?.()
     await this.#table.insert(job, settings)
-    if (this.#lanes.has(job.agent ?? '')) this.#pump(job.agent ?? '')
+    this.#lanes.get(job.agent ?? '')?.pump.poke()
   }
 
   async work(handlers: JobHandlers): Promise<{ stop(): Promise<void> }> {
     const agent = handlers.agent ?? ''
     if (this.#lanes.has(agent)) throw new Error(`${this.#oneWorker}${agent ? ` ("${agent}")` : ''}: stop the other first`)
     await this.#table.ready?.()
-    const lane: Lane = { handlers, active: 0, timer: undefined, pass: undefined, again: false }
+    const lane: Lane = { handlers, active: 0, pump: new PollingPump(() => this.#pass(agent, lane), this.#options.pollingIntervalMs ?? 500) }
     this.#lanes.set(agent, lane)
     await this.#prune()
-    this.#pump(agent)
+    lane.pump.poke()
     return {
       stop: async () => {
-        clearTimeout(lane.timer)
         if (this.#lanes.get(agent) === lane) this.#lanes.delete(agent)
         // A claim in flight may still start a job: it runs to its end as the others do.
-        await lane.pass
+        await lane.pump.stop()
         await Promise.all([...this.#running])
       },
     }
@@ -140,9 +140,8 @@ export class TableJobQueue {
   /** Stops looking for jobs at once; resolves once the claims and attempts in flight ended. */
   async halt(): Promise<void> {
     const lanes = [...this.#lanes.values()]
-    for (const lane of lanes) clearTimeout(lane.timer)
     this.#lanes.clear()
-    await Promise.all(lanes.map((lane) => lane.pass))
+    await Promise.all(lanes.map((lane) => lane.pump.stop()))
     await Promise.all([...this.#running])
     await this.#pruning
   }
@@ -167,35 +166,16 @@ export class TableJobQueue {
     }
   }
 
-  /** Starts every due job the lane has room for, then looks again after the polling interval; one pass at a time per lane. */
-  #pump(agent: string): void {
-    const lane = this.#lanes.get(agent)
-    if (!lane) return
-    if (lane.pass) {
-      lane.again = true
-      return
-    }
-    clearTimeout(lane.timer)
-    const pass = this.#take(agent, lane)?.catch((error: unknown) => this.#logger?.error(`a2a: job queue: could not take a job: ${scrub(error)}`))
-    if (!pass) {
-      this.#rest(agent, lane)
-      return
-    }
-    lane.pass = pass
-    // Settled in a later microtask: after lane.pass is set, even when the pass ended at once.
-    void pass.finally(() => {
-      lane.pass = undefined
-      if (this.#lanes.get(agent) !== lane) return
-      if (lane.again) {
-        lane.again = false
-        this.#pump(agent)
-      } else this.#rest(agent, lane)
-    })
-  }
-
-  #rest(agent: string, lane: Lane): void {
+  /** A look of the lane's pump: prunes when due, then starts every due job the lane has room for. */
+  #pass(agent: string, lane: Lane): Promise<void> | undefined {
     void this.#prune()
-    lane.timer = setTimeout(() => this.#pump(agent), this.#options.pollingIntervalMs ?? 500).unref()
+    const failed = (error: unknown) => void this.#logger?.error(`a2a: job queue: could not take a job: ${scrub(error)}`)
+    try {
+      return this.#take(agent, lane)?.catch(failed)
+    } catch (error) {
+      failed(error)
+      return undefined
+    }
   }
 
   /**
@@ -209,17 +189,17 @@ export class TableJobQueue {
       if (claimed instanceof Promise) {
         return claimed.then((claim) => {
           if (!claim) return undefined
-          this.#start(agent, lane, claim)
+          this.#start(lane, claim)
           return this.#take(agent, lane)
         })
       }
       if (!claimed) break
-      this.#start(agent, lane, claimed)
+      this.#start(lane, claimed)
     }
     return undefined
   }
 
-  #start(agent: string, lane: Lane, { row, dead }: Claim): void {
+  #start(lane: Lane, { row, dead }: Claim): void {
     const job = JSON.parse(row.data) as QueuedJob
     const { handlers } = lane
     lane.active++
@@ -249,7 +229,7 @@ export class TableJobQueue {
       .finally(() => {
         lane.active--
         this.#running.delete(running)
-        this.#pump(agent)
+        lane.pump.poke()
       })
     this.#running.add(running)
   }

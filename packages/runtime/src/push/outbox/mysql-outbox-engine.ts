@@ -14,6 +14,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto'
+import { PollingPump } from '../../core/polling-pump.js'
 import { scrub } from '../../log/logger.js'
 import { DeliveryFailed } from './drain.js'
 import type { MysqlOutboxRows } from './mysql-outbox-sql.js'
@@ -28,10 +29,7 @@ export class MysqlOutboxEngine implements OutboxEngine {
   #concurrency = 0
   /** The configs this replica drains now, by task and config id: a look never starts a second drain of one. */
   readonly #draining = new Map<string, Promise<void>>()
-  #timer: NodeJS.Timeout | undefined
-  /** The look in flight; `again` when a wake-up came meanwhile. */
-  #pass: Promise<void> | undefined
-  #again = false
+  #pump: PollingPump | undefined
 
   constructor(rows: MysqlOutboxRows, settings: RetrySettings & { pollingIntervalSeconds?: number }, log: (line: string) => void) {
     this.#rows = rows
@@ -46,41 +44,23 @@ export class MysqlOutboxEngine implements OutboxEngine {
   async work(drain: (job: DrainJob) => Promise<void>, concurrency: number): Promise<void> {
     this.#drain = drain
     this.#concurrency = concurrency
-    this.#pump()
+    this.#pump = new PollingPump(() => this.#look(), (this.#settings.pollingIntervalSeconds ?? 2) * 1000)
+    this.#pump.poke()
   }
 
   /** The rows are in the table already: this replica's workers look at once, the others at their next look. */
   async wake(): Promise<void> {
-    this.#pump()
+    this.#pump?.poke()
   }
 
   async sweep(): Promise<void> {
-    this.#pump()
+    this.#pump?.poke()
   }
 
   async stop(): Promise<void> {
     this.#drain = undefined
-    clearTimeout(this.#timer)
-    await this.#pass
+    await this.#pump?.stop()
     await Promise.all([...this.#draining.values()])
-  }
-
-  /** Starts a look for due heads, unless one runs (it looks again after); then looks again after the polling interval. */
-  #pump(): void {
-    if (!this.#drain) return
-    if (this.#pass) {
-      this.#again = true
-      return
-    }
-    clearTimeout(this.#timer)
-    this.#pass = this.#look().finally(() => {
-      this.#pass = undefined
-      if (!this.#drain) return
-      if (this.#again) {
-        this.#again = false
-        this.#pump()
-      } else this.#timer = setTimeout(() => this.#pump(), (this.#settings.pollingIntervalSeconds ?? 2) * 1000).unref()
-    })
   }
 
   /** Starts a drain per due head while workers are free. */
@@ -116,6 +96,6 @@ export class MysqlOutboxEngine implements OutboxEngine {
 
   #ended(key: string, lookAgain: boolean): void {
     this.#draining.delete(key)
-    if (lookAgain) this.#pump()
+    if (lookAgain) this.#pump?.poke()
   }
 }
