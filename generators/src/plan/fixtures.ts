@@ -86,30 +86,31 @@ export type OwnerIds = Record<'alice' | 'bob', string>
 /**
  * The create arguments. A required key gets a real row alice owns, made before the object is
  * built: through the referenced entity's create tool when it has one (over MCP), else straight in
- * the app's database.
+ * the app's database. `user` is who makes the rows through tools: alice, or the fixture's `user`
+ * parameter (a test then has bob make rows of his own).
  */
-export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds): Fixture {
+export function createFixture(entity: ResolvedEntity, all: readonly ResolvedEntity[], caller: string, owners: OwnerIds, user = "'alice'"): Fixture {
   const fixture: Fixture = { setup: [], literal: '', async: false, uses: { fresh: false, uuid: false, db: false } }
-  const entries = fixtureEntries(entity, all, caller, owners, fixture, new Set([entity.name]), new Set())
+  const entries = fixtureEntries(entity, all, { caller, owners, user }, fixture, new Set([entity.name]), new Set())
   fixture.literal = printObject(entries, '  ', '  return '.length)
   return fixture
 }
 
-function fixtureEntries(
-  entity: ResolvedEntity,
-  all: readonly ResolvedEntity[],
-  caller: string,
-  owners: OwnerIds,
-  fixture: Fixture,
-  seen: Set<string>,
-  names: Set<string>,
-): string[] {
+/** Who makes a fixture's rows: the entity caller's variable and the user it calls as, and the owners' ids for rows made in the database. */
+interface Maker {
+  caller: string
+  owners: OwnerIds
+  user: string
+}
+
+function fixtureEntries(entity: ResolvedEntity, all: readonly ResolvedEntity[], maker: Maker, fixture: Fixture, seen: Set<string>, names: Set<string>): string[] {
   const fresh = freshFields(entity)
-  // A row of an entity with create, made through its tool as alice: its name in the fixture.
+  const { caller, owners, user } = maker
+  // A row of an entity with create, made through its tool as the maker's user: its name in the fixture.
   const created = (referenced: ResolvedEntity) => {
-    const nested = fixtureEntries(referenced, all, caller, owners, fixture, new Set([...seen, referenced.name]), names)
+    const nested = fixtureEntries(referenced, all, maker, fixture, new Set([...seen, referenced.name]), names)
     const name = freshName(camelCase(referenced.model), names)
-    const start = `  const ${name} = await ${caller}.tool('alice', '${entityNames(referenced).operations.create.tool}', `
+    const start = `  const ${name} = await ${caller}.tool(${user}, '${entityNames(referenced).operations.create.tool}', `
     fixture.setup.push(`${start}${printObject(nested, '  ', start.length, ')'.length)})`.trimStart())
     fixture.async = true
     return name

@@ -314,11 +314,15 @@ describe('keys of several columns', () => {
     ])
   })
 
-  it("tests that bob cannot name alice's row, that a part of a key is refused, and that a key naming no row is", async () => {
+  it("tests that bob cannot name alice's row, nor alice bob's, that a part of a key is refused, and that a key naming no row is", async () => {
     expectLines(contentOf(await planned, 'test/entities/items.gen.test.ts'), [
-      "  const bin = await items.tool('alice', 'bins_create', {",
+      "async function newItem(user: User = 'alice') {",
+      "  const bin = await items.tool(user, 'bins_create', {",
       'binWarehouseId: bin.warehouseId, binCode: bin.code',
       '    expect(error).toBe(`bin (warehouseId ${input.binWarehouseId}, code ${input.binCode}) not found`)\n',
+      "    const theirs = await newItem('bob')\n",
+      "    const { error } = await call('alice', 'update', { id: created.id, binWarehouseId: theirs.binWarehouseId, binCode: theirs.binCode })\n",
+      '    expect(error).toBe(`bin (warehouseId ${theirs.binWarehouseId}, code ${theirs.binCode}) not found`)\n',
       "it('refuses part of the key bin (binWarehouseId, binCode), naming what is missing'",
       "    const { error } = await call('alice', 'update', { id: created.id, binWarehouseId: created.binWarehouseId })\n",
       "    expect(error).toContain('binCode is missing')\n",

@@ -22,7 +22,10 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   const has = (op: (typeof OPERATIONS)[number]) => entity.operations.includes(op)
   const caller = names.toolsFunction.replace(/Tools$/, '')
   const fixtureName = `new${pascalCase(entity.model)}`
-  const fixture = has('create') ? createFixture(entity, all, caller, owners) : undefined
+  const aliceFixture = has('create') ? createFixture(entity, all, caller, owners) : undefined
+  const crossUpdate = aliceFixture?.async && !aliceFixture.uses.db && has('update') && !callsInTenant(entity, all) && crossUpdateProbe(entity, all)
+  // With that test the fixture takes the user who makes its rows, so bob can have rows of his own.
+  const fixture = crossUpdate ? createFixture(entity, all, caller, owners, 'user') : aliceFixture
   const awaitFixture = fixture?.async ? 'await ' : ''
   const id = entity.id.name
   const idVisible = entity.key.every((field) => entity.fields.includes(field))
@@ -73,6 +76,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     update: has('update'),
     delete: has('delete'),
     fixtureName,
+    fixtureParameters: crossUpdate ? "user: User = 'alice'" : '',
     fixtureAsync: fixture?.async ?? false,
     fixture: fixture?.literal ?? '{}',
     fixtureSetup: fixture?.setup ?? [],
@@ -96,6 +100,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
     operationList: entity.operations.join(', '),
     undeclaredTools: OPERATIONS.filter((op) => !has(op)).map((op) => names.operations[op].tool),
     crossReference,
+    crossUpdate,
   })
 }
 
@@ -172,25 +177,53 @@ function duplicateProbe(entity: ResolvedEntity): { field: string } | false {
   return field ? { field: field.name } : false
 }
 
-/**
- * A key the fixture fills with a row alice creates, and what bob is told when he sends it: the
- * row is not found, as if it did not exist.
- */
-function crossReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { singular: string; notFound: string } | undefined {
+/** A required key of the entity into another entity with create: its fields, the target's columns, and the target. */
+interface CrossKey {
+  fields: string[]
+  /** The referenced columns, as the refusal names them (none for a key of one column: it names the value alone). */
+  columns: string[] | undefined
+  target: ResolvedEntity
+}
+
+/** The key the create fixture fills with a row it makes through the target's create tool. */
+function crossKey(entity: ResolvedEntity, all: readonly ResolvedEntity[]): CrossKey | undefined {
   const creatable = (model: string | undefined) => all.find((other) => other.model === model && other.operations.includes('create'))
   const field = entity.writable.find((candidate) => isRequiredOnCreate(candidate) && creatable(candidate.references))
-  if (field) {
-    const { singular } = entityNames(creatable(field.references)!)
-    return { singular, notFound: `\`${singular} \${input.${field.name}} not found\`` }
-  }
+  if (field) return { fields: [field.name], columns: undefined, target: creatable(field.references)! }
   // A key of several columns, all sent (none the caller's own): named by the target's columns.
   const key = entity.compoundReferences.find(
     (candidate) => candidate.isRequired && creatable(candidate.references) && candidate.fields.every((name) => entity.writable.some((other) => other.name === name)),
   )
-  if (!key) return undefined
-  const { singular } = entityNames(creatable(key.references)!)
-  const values = key.to.map((column, index) => `${column} \${input.${key.fields[index]}}`)
-  return { singular, notFound: `\`${singular} (${values.join(', ')}) not found\`` }
+  return key && { fields: key.fields, columns: key.to, target: creatable(key.references)! }
+}
+
+/** What the server answers a key naming another owner's row, read from the object `from`: the row is not found, as if it did not exist. */
+function crossNotFound({ fields, columns, target }: CrossKey, from: string): string {
+  const { singular } = entityNames(target)
+  if (!columns) return `\`${singular} \${${from}.${fields[0]}} not found\``
+  const values = columns.map((column, index) => `${column} \${${from}.${fields[index]}}`)
+  return `\`${singular} (${values.join(', ')}) not found\``
+}
+
+/** A create as bob with alice's fixture: its key names alice's row. */
+function crossReferenceProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { singular: string; notFound: string } | undefined {
+  const key = crossKey(entity, all)
+  return key && { singular: entityNames(key.target).singular, notFound: crossNotFound(key, 'input') }
+}
+
+/**
+ * An update of alice's row pointing its key at a row bob made: refused as not found. Only for a
+ * key an update may send, into an entity of which bob can make a row per test (not one per owner).
+ */
+function crossUpdateProbe(entity: ResolvedEntity, all: readonly ResolvedEntity[]): { singular: string; entries: string; notFound: string } | false {
+  const key = crossKey(entity, all)
+  const sendable = new Set(updatable(entity).map((field) => field.name))
+  if (!key || key.target.onePerOwner || !key.fields.every((name) => sendable.has(name))) return false
+  return {
+    singular: entityNames(key.target).singular,
+    entries: key.fields.map((name) => `${name}: theirs.${name}`).join(', '),
+    notFound: crossNotFound(key, 'theirs'),
+  }
 }
 
 /**
