@@ -23,7 +23,7 @@ export function entityTestFile(entity: ResolvedEntity, all: readonly ResolvedEnt
   const caller = names.toolsFunction.replace(/Tools$/, '')
   const fixtureName = `new${pascalCase(entity.model)}`
   const aliceFixture = has('create') ? createFixture(entity, all, caller, owners) : undefined
-  const crossUpdate = aliceFixture?.async && !aliceFixture.uses.db && has('update') && !callsInTenant(entity, all) && crossUpdateProbe(entity, all)
+  const crossUpdate = aliceFixture?.async && !aliceFixture.uses.db && has('update') && crossUpdateProbe(entity, all)
   // With that test the fixture takes the user who makes its rows, so bob can have rows of his own.
   const fixture = crossUpdate ? createFixture(entity, all, caller, owners, 'user') : aliceFixture
   const awaitFixture = fixture?.async ? 'await ' : ''
