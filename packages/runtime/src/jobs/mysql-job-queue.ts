@@ -17,7 +17,7 @@ import { consoleLogger, type Logger } from '../log/logger.js'
 import { unreachable, withCause } from '../store/sql/mysql/pool-errors.js'
 import { mariadbPool } from '../store/sql/mysql/mariadb-pool.js'
 import { DATABASE_MS as NOW } from '../store/sql/mysql/clock.js'
-import { pruneRows, readCommitted } from '../store/sql/mysql/transaction.js'
+import { overDeadlocks, pruneRows, readCommitted } from '../store/sql/mysql/transaction.js'
 import type { JobHandlers, JobQueue, JobSettings, QueuedJob } from '../skills/job-queue.js'
 import type { DeadJob } from './memory-job-queue.js'
 import { type Claim, claimOf, type DeadRow, deadJobOf, type JobRow, type JobTable, type Outcome, TableJobQueue, type TableJobQueueOptions } from './table-job-queue.js'
@@ -116,7 +116,8 @@ class MysqlJobTable implements JobTable {
           : outcome.state === 'handedBack'
             ? [`state = 'waiting', attempts = attempts - 1, run_at = ${NOW}`, []]
             : [`state = 'dead', run_at = NULL, last_error = ?`, [outcome.reason]]
-    await this.#pool.query(`UPDATE ${T} SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker])
+    // Sent again when InnoDB ends it as a deadlock's victim: else the attempt would be taken again once its lease lapsed, and counted twice.
+    await overDeadlocks(() => this.#pool.query(`UPDATE ${T} SET ${set}, worker = NULL, updated_at = ${NOW} WHERE id = ? AND worker = ?`, [...values, id, worker]))
   }
 
   async deadLetters(): Promise<DeadMysqlJob[]> {

@@ -1,7 +1,7 @@
 import mariadb from 'mariadb'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { onMysql, openDatabase, type TestDatabase } from '../../prisma/__fixture__/databases.js'
-import { pruneRows } from './transaction.js'
+import { overDeadlocks, pruneRows, readCommitted } from './transaction.js'
 
 // pruneRows on a real MariaDB table of this file's own database.
 
@@ -51,4 +51,37 @@ it('keeps a row revived between the read that found it and its delete (a dead pu
     await pruned
   })
   expect(await ids()).toEqual([1])
+})
+
+it("sends a transaction InnoDB ended as a deadlock's victim again, which then commits", async () => {
+  await pool.batch(
+    'INSERT INTO kept_rows VALUES (?, ?, ?)',
+    Array.from({ length: 20 }, (_, i) => [i + 1, 'pending', 0]),
+  )
+  const waitingOn = async (other: mariadb.Connection, statement: string) =>
+    expect.poll(async () => Number((await other.query('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO = ?', [statement]))[0].n)).toBe(1)
+  const second = 'UPDATE kept_rows SET updated_at = updated_at + 1 WHERE id = 1'
+  await onMysql(database.url, async (other) => {
+    // The other transaction writes more rows: InnoDB picks the smaller one, ours, as the victim.
+    // READ COMMITTED: its scan keeps no lock on row 2, which it does not change.
+    await other.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED')
+    await other.query('START TRANSACTION')
+    await other.query('UPDATE kept_rows SET updated_at = updated_at + 1 WHERE id <> 2')
+    let attempts = 0
+    const ours = overDeadlocks(() =>
+      readCommitted(pool, async (query) => {
+        attempts++
+        await query('UPDATE kept_rows SET updated_at = updated_at + 1 WHERE id = 2')
+        await query(second)
+      }),
+    )
+    await waitingOn(other, second)
+    // Row 2 is ours and row 1 the other's: each now waits on the other, and InnoDB ends ours.
+    await other.query('UPDATE kept_rows SET updated_at = updated_at + 1 WHERE id = 2')
+    await other.query('COMMIT')
+    await ours
+    expect(attempts).toBe(2)
+  })
+  const rows = await pool.query('SELECT id, updated_at FROM kept_rows WHERE id IN (1, 2, 3) ORDER BY id')
+  expect(rows.map((row: { updated_at: number | bigint }) => Number(row.updated_at))).toEqual([2, 2, 1])
 })
