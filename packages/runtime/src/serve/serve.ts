@@ -118,7 +118,7 @@ async function start(options: ServeOptions): Promise<Serving> {
   handleLate((service) => {
     if (stopping) return
     background.push(service)
-    if (started && runsBackground(role)) void Promise.resolve(service.start()).catch((error: unknown) => logger.error({ err: error }, 'a background service failed to start'))
+    if (started && runsBackground(role)) void (async () => service.start())().catch((error: unknown) => logger.error({ err: error }, 'a background service failed to start'))
   })
   if (!runsBackground(role)) for (const service of sweeps) await service.stop()
   await app.store?.ready?.()
