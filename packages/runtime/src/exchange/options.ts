@@ -75,7 +75,8 @@ export interface ExchangeOptions {
   /**
    * When the lease sweep (the service `exchange.background()` returns) starts: `'auto'`
    * (default) with the exchange, `'manual'` when its service is started. An exchange created in
-   * serve()'s `start` leaves it to serve(), which starts it under the worker and all roles only.
+   * serve()'s `start` (or later, from a timer or promise chain it left) leaves it to serve(), which
+   * starts it under the worker and all roles only.
    */
   background?: 'auto' | 'manual'
   /** This process's id in run leases (default: a random UUID); must be unique among replicas on one store. */
