@@ -115,7 +115,7 @@ export function tableQueueCases(kit: TableQueueKit): void {
   })
 
   it('a working queue deletes done and dead jobs past keepMs as it starts and every pruneIntervalMs, never a waiting one', async () => {
-    const queue = kit.queue({ keepMs: 400, pruneIntervalMs: 50 })
+    const queue = kit.queue({ keepMs: 1500, pruneIntervalMs: 50 })
     await queue.enqueue(queued('t/m/done'), settings)
     await queue.enqueue(queued('t/m/dead'), settings)
     await queue.enqueue(queued('t/m/later'), { ...settings, retries: 1, backoff: { delayMs: 60_000, exponential: false } })
@@ -129,7 +129,7 @@ export function tableQueueCases(kit: TableQueueKit): void {
     kit.later(() => handle.stop())
     const states = async () => Object.fromEntries((await kit.rows()).map((row) => [JSON.parse(row.data).key, row.state]))
     // Kept for keepMs after they settled (a prune ran meanwhile, as the worker started)...
-    await expect.poll(states).toEqual({ 't/m/done': 'done', 't/m/dead': 'dead', 't/m/later': 'waiting' })
+    await expect.poll(states, { timeout: 5000 }).toEqual({ 't/m/done': 'done', 't/m/dead': 'dead', 't/m/later': 'waiting' })
     // ...then deleted by the running worker; the job waiting on its backoff stays.
     await expect.poll(states, { timeout: 5000 }).toEqual({ 't/m/later': 'waiting' })
   })
