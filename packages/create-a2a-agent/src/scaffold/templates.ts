@@ -32,7 +32,8 @@ export interface DatabaseKind {
   firstMigration: { label: string; commands: readonly string[] }
 }
 
-const PRISMA_FIRST_MIGRATION = 'Creating and applying the first migration (prisma migrate dev --name init)'
+/** SQLite's and PostgreSQL's first migration: Prisma's own migrate (MySQL apps migrate with `a2a migrate`). */
+const PRISMA_FIRST_MIGRATION = { label: 'Creating and applying the first migration (prisma migrate dev --name init)', commands: ['prisma migrate dev --name init'] }
 
 export const DATABASES = {
   sqlite: {
@@ -40,14 +41,14 @@ export const DATABASES = {
     urlPrefixes: ['file:'],
     server: false,
     migrator: 'prisma',
-    firstMigration: { label: PRISMA_FIRST_MIGRATION, commands: ['prisma migrate dev --name init'] },
+    firstMigration: PRISMA_FIRST_MIGRATION,
   },
   postgresql: {
     defaultUrl: (dbName) => `postgresql://postgres@localhost:5432/${dbName}`,
     urlPrefixes: ['postgresql://', 'postgres://'],
     server: true,
     migrator: 'prisma',
-    firstMigration: { label: PRISMA_FIRST_MIGRATION, commands: ['prisma migrate dev --name init'] },
+    firstMigration: PRISMA_FIRST_MIGRATION,
   },
   mysql: {
     defaultUrl: (dbName) => `mysql://root@localhost:3306/${dbName}`,
